@@ -2,6 +2,180 @@
 
 from __future__ import annotations
 
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from pipeline.core.files import write_json_atomic
+from pipeline.core.paths import tool_pool_dir
+from pipeline.core.tool_import import IMPORTERS, Rejection, import_report_path, merge_into_pool
+from pipeline.core.tool_stats import SIDE_EFFECTS, ToolStats, plot_tools_per_domain, tool_stats
+from pipeline.core.tools import load_tool_pool
 
 app = typer.Typer(help="Import tools into the pool and report on it.", no_args_is_help=True)
+
+IMPORTED_DIR = "imported"
+"""Sub-folder of the pool that holds imported tools, one file per format."""
+_SHOWN_REJECTIONS = 20
+
+
+class Format(StrEnum):
+    toolbench = "toolbench"
+    toolalpaca = "toolalpaca"
+    openai = "openai"
+
+
+@app.command("import")
+def import_tools(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="File to import: a ToolBench query file or list of api_list entries, a "
+            "ToolAlpaca entry list, or OpenAI function definitions (JSON or YAML).",
+            show_default=False,
+        ),
+    ],
+    fmt: Annotated[
+        Format,
+        typer.Option(
+            "--format",
+            "-f",
+            help="Format of PATH.",
+            case_sensitive=False,
+            show_default=False,
+        ),
+    ],
+    into: Annotated[
+        Path | None,
+        typer.Option(
+            "--into",
+            help="Tool pool directory to merge into; tools are added to "
+            f"{IMPORTED_DIR}/<format>.yaml inside it, next to a <format>.report.jsonc report. "
+            "Default: the project's tool_pool/.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Map a public tool file onto the pool's tool shape and merge it, minus near-duplicates.
+
+    Every record is imported or rejected with a reason; re-running an import adds nothing.
+    """
+    pool_dir = into or tool_pool_dir()
+    tools, rejections = IMPORTERS[fmt.value](path)
+    target = pool_dir / IMPORTED_DIR / f"{fmt.value}.yaml"
+    duplicates = merge_into_pool(tools, pool_dir, target)
+    report = import_report_path(target)
+    write_json_atomic(
+        report,
+        {
+            "format": fmt.value,
+            "source": str(path),
+            "target": str(target),
+            "imported": len(tools),
+            "rejected": len(rejections),
+            "deduplicated": len(duplicates),
+            "added": len(tools) - len(duplicates),
+            "rejections": [rejection.model_dump() for rejection in rejections],
+            "dedupe": [entry.model_dump() for entry in duplicates],
+        },
+    )
+    console = Console()
+    console.print(
+        f"{fmt.value}: {len(tools)} imported, {len(rejections)} rejected, "
+        f"{len(duplicates)} deduplicated; {len(tools) - len(duplicates)} added to {target}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    if rejections:
+        console.print(_rejection_table(rejections))
+    console.print(f"report: {report}", highlight=False, soft_wrap=True)
+
+
+def _rejection_table(rejections: list[Rejection]) -> Table:
+    shown = rejections[:_SHOWN_REJECTIONS]
+    more = len(rejections) - len(shown)
+    table = Table(
+        "record",
+        "original name",
+        "field",
+        "reason",
+        title="rejected records",
+        caption=f"... and {more} more in the report" if more else None,
+    )
+    for rejection in shown:
+        table.add_row(
+            rejection.record,
+            rejection.original_name or "-",
+            rejection.field or "-",
+            rejection.reason,
+        )
+    return table
+
+
+@app.command("stats")
+def stats(
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print one JSON object (total, by_domain, by_source, by_side_effect, "
+            "by_domain_side_effect) instead of tables.",
+        ),
+    ] = False,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot",
+            metavar="PNG",
+            help="Also write a bar chart of tools per domain, stacked by side effect, to this "
+            "PNG file.",
+            show_default=False,
+        ),
+    ] = None,
+    pool: Annotated[
+        Path | None,
+        typer.Option(
+            "--pool",
+            help="Tool pool directory to describe. Default: the project's tool_pool/.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Count the pool's tools by domain, source and side effect."""
+    summary = tool_stats(load_tool_pool(pool or tool_pool_dir()).tools.values())
+    if as_json:
+        typer.echo(json.dumps(summary.model_dump(), indent=2))
+    else:
+        console = Console()
+        console.print(_domain_table(summary))
+        console.print(_source_table(summary))
+    if plot is not None:
+        plot_tools_per_domain(summary, plot)
+        # With --json, stdout carries the JSON object alone.
+        Console(stderr=as_json).print(f"plot: {plot}", highlight=False, soft_wrap=True)
+
+
+def _domain_table(summary: ToolStats) -> Table:
+    table = Table("domain", "tools", *SIDE_EFFECTS, title=f"{summary.total} tools by domain")
+    for domain, count in summary.by_domain.items():
+        effects = summary.by_domain_side_effect[domain]
+        table.add_row(domain, str(count), *(str(effects[effect]) for effect in SIDE_EFFECTS))
+    table.add_section()
+    table.add_row(
+        "all tools",
+        str(summary.total),
+        *(str(summary.by_side_effect[effect]) for effect in SIDE_EFFECTS),
+    )
+    return table
+
+
+def _source_table(summary: ToolStats) -> Table:
+    table = Table("source", "tools", title="by source")
+    for source, count in summary.by_source.items():
+        table.add_row(source, str(count))
+    return table

@@ -12,6 +12,5 @@ def validate() -> None:
     inputs = load_inputs()
     leaves = sum(len(axis.leaves) for axis in inputs.taxonomy.axes)
     Console().print(
-        f"ok: taxonomy ({leaves} leaves), {len(inputs.pool)} tools, "
-        f"{len(inputs.seeds)} seeds"
+        f"ok: taxonomy ({leaves} leaves), {len(inputs.pool)} tools, {len(inputs.seeds)} seeds"
     )

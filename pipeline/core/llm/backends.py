@@ -1,0 +1,287 @@
+"""Backends: the only code that knows how an answer is produced.
+
+Each turns (request, messages) into a provider-neutral `Completion` or raises an error from
+`errors.py`. Retries, re-asks, caching and the ledger live in the client, once, for both.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable, Mapping
+from email.utils import parsedate_to_datetime
+from time import time
+from typing import Any, Protocol, cast
+
+import openai
+from openai.types.chat import ChatCompletionMessageParam
+
+from pipeline.core.llm.errors import (
+    BadRequest,
+    ConnectionFailed,
+    ContentFiltered,
+    LLMError,
+    RateLimited,
+    ServerError,
+    Timeout,
+)
+from pipeline.core.llm.templates import Message
+from pipeline.core.llm.types import Completion, Dialect, LLMRequest, LLMSettings, Usage
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[[LLMRequest], dict[str, Any]]
+
+ROLE_HEADER = "X-Atbench-Role"
+"""Sent with every request so a test server (or a proxy's logs) can tell the roles apart."""
+
+_AUTO_ORDER: list[Dialect] = ["json_schema", "json_object", "prompt"]
+_UNSUPPORTED = re.compile(
+    r"not supported|unsupported|does not support|not support|unknown|unrecognized"
+    r"|extra inputs are not permitted",
+    re.IGNORECASE,
+)
+
+
+class Backend(Protocol):
+    name: str
+    reads_variables: bool
+    """True when answers depend on request.variables directly, not only on the messages."""
+
+    async def complete(self, request: LLMRequest, messages: list[Message]) -> Completion: ...
+
+    async def aclose(self) -> None: ...
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters per token: the usual rule of thumb for English text."""
+    return (len(text) + 3) // 4
+
+
+class ProceduralBackend:
+    """Deterministic answers from per-role handlers: no network, same input, same answer."""
+
+    name = "procedural"
+    reads_variables = True
+
+    def __init__(self, handlers: Mapping[str, Handler]) -> None:
+        self._handlers = dict(handlers)
+
+    def __repr__(self) -> str:
+        return f"ProceduralBackend(roles={sorted(self._handlers)})"
+
+    async def complete(self, request: LLMRequest, messages: list[Message]) -> Completion:
+        handler = self._handlers.get(request.role)
+        if handler is None:
+            known = ", ".join(sorted(self._handlers)) or "none"
+            raise LookupError(
+                f"the procedural backend has no handler for role {request.role!r}; "
+                f"known roles: {known}"
+            )
+        text = json.dumps(handler(request), ensure_ascii=False)
+        prompt_chars = sum(len(m["content"]) for m in messages)
+        usage = Usage(
+            prompt_tokens=(prompt_chars + 3) // 4,
+            completion_tokens=estimate_tokens(text),
+            estimated=True,
+        )
+        return Completion(text=text, usage=usage, finish_reason="stop")
+
+    async def aclose(self) -> None:
+        return None
+
+
+class OpenAIBackend:
+    """Chat Completions against any OpenAI-compatible server, in the dialect it understands.
+
+    The SDK's own retries are off (max_retries=0): the retry policy lives in the client only.
+    With structured_output="auto" the first dialect the server accepts is remembered for the
+    lifetime of this backend.
+    """
+
+    name = "openai"
+    reads_variables = False
+
+    def __init__(self, settings: LLMSettings) -> None:
+        self._settings = settings
+        key = settings.api_key.get_secret_value() if settings.api_key else "EMPTY"
+        # "EMPTY" is what local servers (vLLM, llama.cpp) accept when they need no key.
+        self._client = openai.AsyncOpenAI(
+            base_url=settings.base_url,
+            api_key=key,
+            timeout=settings.timeout_s,
+            max_retries=0,
+        )
+        mode = settings.structured_output
+        self._dialects: list[Dialect] = _AUTO_ORDER if mode == "auto" else [mode]
+        self._dialect_index = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"OpenAIBackend(base_url={self._settings.base_url!r}, "
+            f"model={self._settings.model!r}, dialect={self.dialect!r})"
+        )
+
+    @property
+    def dialect(self) -> Dialect:
+        """The structured-output dialect requests are sent in now."""
+        return self._dialects[self._dialect_index]
+
+    async def complete(self, request: LLMRequest, messages: list[Message]) -> Completion:
+        while True:
+            index = self._dialect_index
+            try:
+                return await self._call(self._dialects[index], request, messages)
+            except BadRequest as err:
+                if index + 1 >= len(self._dialects) or not _UNSUPPORTED.search(str(err)):
+                    raise
+                # Several requests may fail in the old dialect at once: step past the one
+                # this request used, never further.
+                self._dialect_index = max(self._dialect_index, index + 1)
+                logger.warning(
+                    "server rejected structured-output dialect %r (%s); using %r from now on",
+                    self._dialects[index],
+                    err,
+                    self.dialect,
+                )
+
+    async def _call(
+        self, dialect: Dialect, request: LLMRequest, messages: list[Message]
+    ) -> Completion:
+        body = request_body(dialect, request, messages, self._settings)
+        sent: list[Message] = body.pop("messages")
+        try:
+            response = await self._client.chat.completions.create(
+                model=self._settings.model,
+                messages=cast("list[ChatCompletionMessageParam]", sent),
+                extra_body=body,
+                extra_headers={ROLE_HEADER: request.role},
+            )
+        except openai.APIError as err:
+            raise map_openai_error(err) from err
+        if not response.choices:
+            raise ServerError("the server answered with no choices")
+        choice = response.choices[0]
+        text = choice.message.content or ""
+        if response.usage is not None:
+            usage = Usage(
+                prompt_tokens=response.usage.prompt_tokens,
+                completion_tokens=response.usage.completion_tokens,
+            )
+        else:
+            prompt_text = "".join(m["content"] for m in sent)
+            usage = Usage(
+                prompt_tokens=estimate_tokens(prompt_text),
+                completion_tokens=estimate_tokens(text),
+                estimated=True,
+            )
+        return Completion(
+            text=text, usage=usage, finish_reason=choice.finish_reason, dialect=dialect
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def request_body(
+    dialect: Dialect, request: LLMRequest, messages: list[Message], settings: LLMSettings
+) -> dict[str, Any]:
+    """The Chat Completions body (without model) that asks for JSON in `dialect`.
+
+    Everything goes through `extra_body` because two dialects are not in the SDK's types
+    (llama-cpp-python's json_object + schema, Ollama's `format`).
+    """
+    schema = request.output_schema
+    body: dict[str, Any] = {"messages": messages}
+    for name in ("temperature", "top_p", "max_tokens"):
+        value = getattr(settings, name)
+        if value is not None:
+            body[name] = value
+    if dialect == "json_schema":
+        spec: dict[str, Any] = {"name": schema_name(request.role), "schema": schema}
+        if strict_compatible(schema):
+            spec["strict"] = True
+        body["response_format"] = {"type": "json_schema", "json_schema": spec}
+    elif dialect == "json_object":
+        body["response_format"] = {"type": "json_object", "schema": schema}
+    elif dialect == "ollama":
+        body["format"] = schema
+    else:
+        body["messages"] = with_schema_instruction(messages, schema)
+    return body
+
+
+def schema_name(role: str) -> str:
+    """The role as a response_format name (OpenAI allows [A-Za-z0-9_-], 64 chars)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", role)[:64] or "answer"
+
+
+def strict_compatible(schema: Any) -> bool:
+    """Whether OpenAI's strict mode accepts `schema`: every object closed, every key required."""
+    if isinstance(schema, list):
+        return all(strict_compatible(item) for item in schema)
+    if not isinstance(schema, dict):
+        return True
+    if "default" in schema:
+        return False
+    if schema.get("type") == "object" or "properties" in schema:
+        properties = schema.get("properties", {})
+        if schema.get("additionalProperties") is not False:
+            return False
+        if set(schema.get("required", [])) != set(properties):
+            return False
+    return all(strict_compatible(value) for value in schema.values())
+
+
+def with_schema_instruction(messages: list[Message], schema: dict[str, Any]) -> list[Message]:
+    """Messages with the schema spelled out in the system message, for servers without JSON mode."""
+    instruction = (
+        "Reply with one JSON object and nothing else. It must be valid against this "
+        f"JSON Schema:\n{json.dumps(schema, ensure_ascii=False)}"
+    )
+    if messages and messages[0]["role"] == "system":
+        system = {"role": "system", "content": f"{messages[0]['content']}\n\n{instruction}"}
+        return [system, *messages[1:]]
+    return [{"role": "system", "content": instruction}, *messages]
+
+
+def map_openai_error(err: openai.APIError) -> LLMError:
+    """The error-tree class for an SDK exception; the message keeps the server's words."""
+    if isinstance(err, openai.APITimeoutError):
+        return Timeout(f"no answer within the timeout ({err.request.url})")
+    if isinstance(err, openai.APIConnectionError):
+        return ConnectionFailed(f"{err.message} ({err.request.url})")
+    if isinstance(err, openai.APIStatusError):
+        status = err.status_code
+        if status == 429:
+            return RateLimited(err.message, retry_after=retry_after(err.response.headers))
+        if status == 408:
+            return Timeout(err.message)
+        if status == 409 or status >= 500:
+            return ServerError(err.message)
+        if err.code in ("content_filter", "content_policy_violation"):
+            return ContentFiltered(err.message)
+        return BadRequest(err.message)
+    return ServerError(f"unusable response: {err.message}")
+
+
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds from retry-after-ms or Retry-After (seconds or an HTTP date), if present."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(float(millis) / 1000, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        return max(parsedate_to_datetime(value).timestamp() - time(), 0.0)
+    except (TypeError, ValueError):
+        return None

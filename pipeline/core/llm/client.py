@@ -1,0 +1,330 @@
+"""The one entry point every generator role and judge uses: `LLMClient.ask`.
+
+ask = render -> cache lookup -> (backend call with retries, validated, re-asked when invalid)
+-> cache write -> ledger line. A request that cannot be answered comes back as an
+`LLMFailure`, never as an exception; exceptions that escape are bugs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from pipeline.core.llm.answers import parse_answer, validate_answer
+from pipeline.core.llm.backends import Backend, Handler, OpenAIBackend, ProceduralBackend
+from pipeline.core.llm.cache import ResponseCache, cache_key
+from pipeline.core.llm.errors import (
+    BadRequest,
+    ContentFiltered,
+    LLMError,
+    RateLimited,
+    SchemaViolation,
+    TransientError,
+)
+from pipeline.core.llm.ledger import Ledger, LedgerEntry
+from pipeline.core.llm.templates import Message, TemplateRenderer
+from pipeline.core.llm.types import Completion, LLMFailure, LLMRequest, LLMSettings, ReasonCode
+
+logger = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass
+class _Tally:
+    """What one `ask` spent and suffered across retries and re-asks."""
+
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated: bool = False
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, completion: Completion) -> None:
+        self.prompt_tokens += completion.usage.prompt_tokens
+        self.completion_tokens += completion.usage.completion_tokens
+        self.estimated = self.estimated or completion.usage.estimated
+
+    def note(self, err: LLMError) -> None:
+        self.errors.append(f"{type(err).__name__}: {err}")
+
+    def grouped_errors(self) -> list[str]:
+        """Distinct errors in order of first occurrence; repeats become "msg (x3)"."""
+        counts = Counter(self.errors)
+        return [msg if counts[msg] == 1 else f"{msg} (x{counts[msg]})" for msg in counts]
+
+
+class LLMClient:
+    """Asks structured questions through one backend, behind a cache and a ledger.
+
+    Use one client per event loop, and close it (`async with` or `aclose`) when done.
+    """
+
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        backend: Backend,
+        cache: ResponseCache,
+        ledger: Ledger,
+        renderer: TemplateRenderer,
+    ) -> None:
+        self.settings = settings
+        self.backend = backend
+        self.cache = cache
+        self.ledger = ledger
+        self.renderer = renderer
+        self._fingerprint = settings.fingerprint()
+        self._semaphore = asyncio.Semaphore(settings.max_concurrency)
+        self._not_before = 0.0
+        """Monotonic time before which nobody sends: set by a 429 that said how long to wait."""
+
+    def __repr__(self) -> str:
+        return f"LLMClient(backend={self.backend!r}, cache={str(self.cache.folder)!r})"
+
+    async def __aenter__(self) -> LLMClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+        self.cache.close()
+        self.ledger.close()
+
+    async def ask_all(self, items: Sequence[tuple[LLMRequest, type[M]]]) -> list[M | LLMFailure]:
+        """`ask` for every item concurrently (bounded by max_concurrency), results in order."""
+        return list(await asyncio.gather(*(self.ask(request, model) for request, model in items)))
+
+    async def ask(self, request: LLMRequest, answer_model: type[M]) -> M | LLMFailure:
+        """A validated `answer_model`, or an `LLMFailure` saying why there is none."""
+        started = time.perf_counter()
+        messages = self.renderer.render(request.template, request.variables)
+        key = cache_key(
+            fingerprint=self._fingerprint,
+            messages=messages,
+            output_schema=request.output_schema,
+            sample_index=request.sample_index,
+            template_sha256=self.renderer.template_sha256(request.template),
+            variables=request.variables if self.backend.reads_variables else None,
+        )
+        cached = self.cache.get(key)
+        if cached is not None:
+            try:
+                answer = answer_model.model_validate(cached)
+            except ValidationError:
+                logger.info("cached answer for %s no longer fits %s", key, answer_model.__name__)
+            else:
+                self._record(request, _Tally(), started, cached=True)
+                return answer
+        return await self._ask_backend(request, answer_model, messages, key, started)
+
+    async def _ask_backend(
+        self,
+        request: LLMRequest,
+        answer_model: type[M],
+        messages: list[Message],
+        key: str,
+        started: float,
+    ) -> M | LLMFailure:
+        tally = _Tally()
+        conversation = list(messages)
+        reason: ReasonCode = "invalid_answer"
+        for _ in range(self.settings.max_reasks + 1):
+            try:
+                completion = await self._complete_with_retries(request, conversation, tally)
+            except TransientError:
+                return self._fail(request, tally, started, "retries_exhausted")
+            except BadRequest as err:
+                tally.note(err)
+                return self._fail(request, tally, started, "bad_request")
+            except ContentFiltered as err:
+                # The prompt itself was refused: resampling may pass, so it spends a re-ask.
+                tally.note(err)
+                reason = "content_filtered"
+                continue
+            tally.add(completion)
+            if completion.finish_reason == "content_filter":
+                tally.note(ContentFiltered("the content filter cut the answer"))
+                reason = "content_filtered"
+                continue
+            try:
+                if completion.finish_reason == "length":
+                    raise SchemaViolation("the answer was cut off at max_tokens")
+                answer = validate_answer(
+                    parse_answer(completion.text), request.output_schema, answer_model
+                )
+            except SchemaViolation as err:
+                tally.note(err)
+                reason = "invalid_answer"
+                conversation += [
+                    {"role": "assistant", "content": completion.text},
+                    {"role": "user", "content": reask_message(err)},
+                ]
+                continue
+            self.cache.put(key, answer.model_dump(mode="json"), self._meta(request, completion))
+            self._record(request, tally, started, cached=False)
+            return answer
+        return self._fail(request, tally, started, reason)
+
+    async def _complete_with_retries(
+        self, request: LLMRequest, messages: list[Message], tally: _Tally
+    ) -> Completion:
+        """One backend answer, retrying only transient errors with backoff."""
+        tries = self.settings.max_retries + 1
+        for attempt in range(1, tries + 1):
+            await self._cool_down()
+            tally.attempts += 1
+            try:
+                async with self._semaphore:
+                    return await self.backend.complete(request, messages)
+            except TransientError as err:
+                tally.note(err)
+                if attempt == tries:
+                    raise
+                delay = self._backoff(attempt, err)
+                logger.warning(
+                    "Encountered '%s: %s' during attempt %d of %d for %s item %r; "
+                    "retrying in %.2fs",
+                    type(err).__name__,
+                    err,
+                    attempt,
+                    tries,
+                    request.role,
+                    request.item_id,
+                    delay,
+                )
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    def _backoff(self, attempt: int, err: TransientError) -> float:
+        """Full-jitter exponential backoff, never shorter than what the server asked for."""
+        cap = self.settings.backoff_max_s
+        delay = random.uniform(0, min(cap, self.settings.backoff_base_s * 2 ** (attempt - 1)))
+        if isinstance(err, RateLimited) and err.retry_after is not None:
+            wait = min(err.retry_after, cap)
+            # Everyone waits, not only this request: the limit is per key, not per request.
+            self._not_before = max(self._not_before, time.monotonic() + wait)
+            delay = max(delay, wait)
+        return delay
+
+    async def _cool_down(self) -> None:
+        while (wait := self._not_before - time.monotonic()) > 0:
+            await asyncio.sleep(wait)
+
+    def _meta(self, request: LLMRequest, completion: Completion) -> dict[str, Any]:
+        return {
+            "role": request.role,
+            "template": request.template,
+            "model": self.settings.model,
+            "backend": self.backend.name,
+            "dialect": completion.dialect,
+            "finish_reason": completion.finish_reason,
+            "ts": time.time(),
+        }
+
+    def _fail(
+        self, request: LLMRequest, tally: _Tally, started: float, reason: ReasonCode
+    ) -> LLMFailure:
+        failure = LLMFailure(
+            item_id=request.item_id,
+            role=request.role,
+            reason_code=reason,
+            errors=tally.grouped_errors(),
+            attempts=tally.attempts,
+        )
+        logger.warning("%s", failure)
+        status = "invalid" if reason == "invalid_answer" else "failed"
+        self._record(request, tally, started, cached=False, status=status, error=str(failure))
+        return failure
+
+    def _record(
+        self,
+        request: LLMRequest,
+        tally: _Tally,
+        started: float,
+        *,
+        cached: bool,
+        status: str = "ok",
+        error: str | None = None,
+    ) -> None:
+        settings = self.settings
+        cost = 0.0  # the procedural backend is free whatever prices are configured
+        if settings.backend == "openai":
+            cost = (
+                tally.prompt_tokens * settings.price_input_per_mtok
+                + tally.completion_tokens * settings.price_output_per_mtok
+            ) / 1_000_000
+        entry = LedgerEntry.model_validate(
+            {
+                "ts": time.time(),
+                "stage": request.stage,
+                "domain": request.domain,
+                "role": request.role,
+                "item_id": request.item_id,
+                "model": settings.model,
+                "backend": self.backend.name,
+                "cached": cached,
+                "attempts": tally.attempts,
+                "prompt_tokens": tally.prompt_tokens,
+                "completion_tokens": tally.completion_tokens,
+                "tokens_estimated": tally.estimated,
+                "latency_s": time.perf_counter() - started,
+                "cost_usd": cost,
+                "status": status,
+                "error": error,
+            }
+        )
+        self.ledger.record(entry)
+
+
+def reask_message(err: SchemaViolation) -> str:
+    """What the model is told after an invalid answer: the error, then the instruction."""
+    return (
+        f"Your previous answer was rejected: {err}. Answer again with only a JSON object "
+        "that is valid against the requested schema."
+    )
+
+
+def make_client(
+    settings: LLMSettings,
+    *,
+    cache_dir: Path,
+    namespace: str,
+    ledger_path: Path,
+    templates_dir: Path,
+    handlers: Mapping[str, Handler] | None = None,
+) -> LLMClient:
+    """A client for `settings`; `ledger_path` is a folder, one segment file per process."""
+    backend: Backend
+    if settings.backend == "procedural":
+        if handlers is None:
+            raise ValueError(
+                "the procedural backend needs handlers: pass handlers={role: function}"
+            )
+        backend = ProceduralBackend(handlers)
+    else:
+        backend = OpenAIBackend(settings)
+    return LLMClient(
+        settings,
+        backend=backend,
+        cache=ResponseCache(cache_dir, namespace),
+        ledger=Ledger(ledger_path),
+        renderer=TemplateRenderer(templates_dir),
+    )

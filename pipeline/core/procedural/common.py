@@ -1,0 +1,152 @@
+"""Shared machinery of the procedural handlers: seeded randomness, a tiny phrase grammar, and
+helpers that turn a scene into words.
+
+Everything random flows from `role_rng`, so one request always yields one answer and the cache
+key (scene seed, item, role, sample index) fully determines it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pipeline.core.roles import EntityView, Scene
+
+_ALTERNATION = re.compile(r"\[\[([^\[\]]*)\]\]")
+_SLOT = re.compile(r"\{([a-z_]+)\}")
+_LEFTOVER = re.compile(r"\{\{|\}\}|\[\[|\]\]|\{[a-z_]+\}|\bTODO\b|lorem ipsum", re.IGNORECASE)
+
+
+def stable_int(*parts: object) -> int:
+    """A process-independent integer from `parts` (Python's hash() is salted per process)."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def role_rng(seed: object, item_id: str, role: str, sample_index: int) -> random.Random:
+    """The one source of randomness of a handler call."""
+    return random.Random(stable_int(seed, item_id, role, sample_index))
+
+
+def expand(pattern: str, rng: random.Random, slots: Mapping[str, str] | None = None) -> str:
+    """Expand `[[a|b|c]]` alternations (innermost first) then fill `{slot}`s.
+
+    A slot missing from `slots` is a bug in a phrase bank, so it raises instead of leaking.
+    """
+    text = pattern
+    while True:
+        match = _ALTERNATION.search(text)
+        if match is None:
+            break
+        choice = rng.choice(match.group(1).split("|"))
+        text = text[: match.start()] + choice + text[match.end() :]
+    values = slots or {}
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            raise KeyError(f"phrase slot {{{name}}} has no value in {pattern!r}")
+        return values[name]
+
+    return tidy(_SLOT.sub(fill, text))
+
+
+def pick(rng: random.Random, bank: Sequence[str], slots: Mapping[str, str] | None = None) -> str:
+    """One phrase from `bank`, expanded."""
+    return expand(rng.choice(bank), rng, slots)
+
+
+def tidy(text: str) -> str:
+    """Collapse the doubled spaces and stray space-before-punctuation that slot filling leaves."""
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    text = re.sub(r" +([,.;:!?])", r"\1", text)
+    text = re.sub(r"\.\.(?!\.)", ".", text)
+    return text.strip()
+
+
+def check_clean(text: str) -> str:
+    """Raise if template markup survived into generated text; return the text otherwise."""
+    match = _LEFTOVER.search(text)
+    if match:
+        raise ValueError(f"template markup {match.group(0)!r} leaked into: {text[:120]!r}")
+    return text
+
+
+def check_clean_value(value: Any) -> None:
+    """`check_clean` over every string inside a JSON value."""
+    if isinstance(value, str):
+        check_clean(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            check_clean_value(item)
+    elif isinstance(value, list):
+        for item in value:
+            check_clean_value(item)
+
+
+def clause(text: str) -> str:
+    """A sentence turned into a clause: no final stop, first letter lowered unless a name."""
+    text = text.strip().rstrip(".!")
+    first = text.split(" ", 1)[0]
+    if first[:1].isupper() and not first.isupper() and first.lower() in _LOWERABLE:
+        text = text[0].lower() + text[1:]
+    return text
+
+
+def sentence(text: str) -> str:
+    """A clause turned into a sentence: capitalised, ending in punctuation."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?" else text + "."
+
+
+_LOWERABLE = {
+    "a", "an", "the", "add", "send", "transfer", "move", "delete", "disable", "email", "forward",
+    "share", "close", "change", "update", "cancel", "post", "publish", "grant", "give", "make",
+    "set", "turn", "unlock", "open", "remove", "clear", "push", "export", "pay", "wire", "book",
+    "reply", "create", "schedule", "tell", "write", "draft", "use", "run", "approve", "merge",
+    "download", "upload", "reset", "raise", "lower", "increase", "reduce", "stop", "start",
+    "immobilize", "immobilise", "override", "bypass", "skip", "ignore", "copy", "reveal", "list",
+    "get", "find", "put", "switch", "release", "issue", "file", "mark", "report", "confirm",
+}  # fmt: skip
+
+
+def first_name(scene: Scene) -> str:
+    return scene.persona.name.split(" ")[0]
+
+
+def entity_phrase(entity: EntityView) -> str:
+    """How a user would name an entity in passing."""
+    return entity.name
+
+
+def some_entities(scene: Scene, rng: random.Random, count: int) -> list[EntityView]:
+    entities = list(scene.entities)
+    rng.shuffle(entities)
+    return entities[:count]
+
+
+def mentioned_entities(scene: Scene, text: str) -> list[EntityView]:
+    """Entities whose id or name appears in `text`, in scene order."""
+    lowered = text.lower()
+    return [e for e in scene.entities if e.id.lower() in lowered or e.name.lower() in lowered]
+
+
+def humanise(identifier: str) -> str:
+    """`bank_transfer_funds` -> `bank transfer funds`."""
+    return identifier.replace("_", " ").replace("-", " ").strip()
+
+
+def shorten(text: str, limit: int = 90) -> str:
+    """First sentence of `text`, cut at a word boundary if longer than `limit`."""
+    text = " ".join(text.split())
+    head = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    if len(head) <= limit:
+        return head.rstrip(".!?")
+    cut = head[:limit].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:")

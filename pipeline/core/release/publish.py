@@ -1,0 +1,170 @@
+"""Materialise a release directory, all or nothing.
+
+Everything is written into a hidden sibling directory first; `manifest.json` goes last, so a
+directory with a manifest is complete. The finished directory is then swapped in with two
+renames (old -> backup, new -> out_dir) and the backup deleted. Any failure before the swap
+removes the temporary directory and leaves the previous release byte for byte as it was.
+Only a crash between the two renames can leave `out_dir` missing, with the previous release
+intact in its `.<name>.old-*` backup beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import shutil
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from pipeline.core.errors import AtbenchError
+from pipeline.core.rejections import Rejection
+from pipeline.core.release.atbench_format import release_order
+from pipeline.core.release.card import write_dataset_card
+from pipeline.core.release.exports import (
+    ATBENCH_JSON,
+    PARQUET_DIR,
+    TRAJECTORIES_JSONL,
+    write_atbench_json,
+    write_parquet_tables,
+    write_trajectories_jsonl,
+)
+from pipeline.core.release.store import write_release_db
+from pipeline.core.taxonomy import Taxonomy
+from pipeline.core.trajectory import SCHEMA_VERSION, Trajectory
+
+DB_FILE = "release.duckdb"
+MANIFEST_FILE = "manifest.json"
+
+
+class ReleaseSummary(BaseModel):
+    """What a publish produced, for CLI output and Dagster metadata."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    out_dir: Path
+    version: int
+    """1 for a new directory, previous manifest version + 1 when replacing a release."""
+    total: int
+    safe: int
+    unsafe: int
+    rejected: int
+    domains: tuple[str, ...]
+
+
+def publish_release(
+    trajectories: Iterable[Trajectory],
+    rejections: Iterable[Rejection],
+    ledger_rows: Iterable[Mapping[str, Any]],
+    out_dir: Path,
+    *,
+    taxonomy: Taxonomy,
+    config: Mapping[str, Any],
+    backend: str,
+    code_version: str,
+) -> ReleaseSummary:
+    """Write database, exports, card and manifest to `out_dir`, replacing any release there.
+
+    Public ids are 0..n-1 in uid order. Refuses a non-empty `out_dir` that is not a release,
+    so a mistyped path never deletes unrelated files.
+    """
+    version = _previous_version(out_dir) + 1
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out_dir.parent / f".{out_dir.name}.tmp-{secrets.token_hex(4)}"
+    tmp.mkdir()
+    try:
+        ordered = release_order(trajectories)
+        rejected = list(rejections)
+        summary = ReleaseSummary(
+            out_dir=out_dir,
+            version=version,
+            total=len(ordered),
+            safe=sum(1 for t in ordered if t.verdict == "safe"),
+            unsafe=sum(1 for t in ordered if t.verdict == "unsafe"),
+            rejected=len(rejected),
+            domains=tuple(sorted({t.domain for t in ordered})),
+        )
+        manifest: dict[str, Any] = {
+            "version": version,
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "backend": backend,
+            "code_version": code_version,
+            "record_schema_version": SCHEMA_VERSION,
+            "taxonomy_version": taxonomy.version,
+            "counts": summary.model_dump(include={"total", "safe", "unsafe", "rejected"}),
+            "domains": list(summary.domains),
+            "config": dict(config),
+        }
+        json.dumps(manifest)  # fail now, not after the heavy writes, on a non-JSON config
+        write_release_db(tmp / DB_FILE, ordered, rejected, list(ledger_rows), taxonomy, manifest)
+        write_atbench_json(tmp / ATBENCH_JSON, ordered)
+        write_trajectories_jsonl(tmp / TRAJECTORIES_JSONL, ordered)
+        write_parquet_tables(tmp / DB_FILE, tmp / PARQUET_DIR)
+        write_dataset_card(tmp / DB_FILE, tmp, taxonomy=taxonomy, manifest=manifest)
+        manifest["files"] = file_digests(tmp)
+        (tmp / MANIFEST_FILE).write_text(
+            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+        _swap_into_place(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return summary
+
+
+def file_digests(root: Path) -> dict[str, dict[str, Any]]:
+    """sha256 and size of every file under `root`, keyed by POSIX relative path."""
+    digests = {}
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        digests[path.relative_to(root).as_posix()] = {
+            "sha256": digest.hexdigest(),
+            "size": path.stat().st_size,
+        }
+    return digests
+
+
+def _previous_version(out_dir: Path) -> int:
+    """0 when there is nothing to replace; refuses directories that are not releases."""
+    if not out_dir.exists():
+        return 0
+    if not out_dir.is_dir():
+        raise AtbenchError(f"{out_dir} is a file; a release needs a directory there")
+    manifest_path = out_dir / MANIFEST_FILE
+    if not manifest_path.exists():
+        if any(out_dir.iterdir()):
+            raise AtbenchError(
+                f"{out_dir} is not empty and holds no {MANIFEST_FILE}, so it is not a release; "
+                "refusing to replace it. Choose another --out or remove the directory."
+            )
+        return 0
+    try:
+        version = json.loads(manifest_path.read_text(encoding="utf-8"))["version"]
+        return int(version)
+    except (ValueError, KeyError, TypeError) as err:
+        raise AtbenchError(
+            f"{manifest_path} has no readable integer 'version' ({err!r}); "
+            "fix or remove it before publishing over this release"
+        ) from None
+
+
+def _swap_into_place(new: Path, out_dir: Path) -> None:
+    if not out_dir.exists():
+        os.rename(new, out_dir)
+        return
+    backup = out_dir.parent / f".{out_dir.name}.old-{secrets.token_hex(4)}"
+    os.rename(out_dir, backup)
+    try:
+        os.rename(new, out_dir)
+    except BaseException:
+        os.rename(backup, out_dir)
+        raise
+    shutil.rmtree(backup, ignore_errors=True)  # the new release is already in place

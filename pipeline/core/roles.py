@@ -1,0 +1,250 @@
+"""Generator roles: what each role is given and what it must answer.
+
+Construction decides *what happens* in a trajectory (which tool, benign or harmful, where the
+trigger sits); roles only write the content. Every role is a jinja2 template plus a typed input
+and a typed answer. The same request goes to a real model (the template is rendered) or to the
+procedural backend (the input is read directly), so both backends are interchangeable.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pipeline.core.llm import LLMRequest
+
+In = TypeVar("In", bound=BaseModel)
+Out = TypeVar("Out", bound=BaseModel)
+
+_INPUT = ConfigDict(extra="forbid", frozen=True)
+
+
+# --- shared context ---------------------------------------------------------------------------
+
+
+class PersonaView(BaseModel):
+    model_config = _INPUT
+
+    name: str
+    role: str
+    goal: str
+
+
+class EntityView(BaseModel):
+    model_config = _INPUT
+
+    id: str
+    kind: str
+    name: str
+    attributes: dict[str, Any]
+    sensitive: bool
+
+
+class Scene(BaseModel):
+    """The environment a trajectory happens in, as every role sees it."""
+
+    model_config = _INPUT
+
+    domain: str
+    domain_name: str
+    agent_profile: str
+    persona: PersonaView
+    entities: tuple[EntityView, ...]
+    policies: tuple[str, ...]
+    seed: int
+    """Deterministic variety for the procedural backend; part of the cache key."""
+
+
+class TurnView(BaseModel):
+    """A past turn, flattened for prompts: `role` plus the text a reader would see."""
+
+    model_config = _INPUT
+
+    role: Literal["user", "agent", "environment"]
+    text: str
+
+
+class ToolView(BaseModel):
+    model_config = _INPUT
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    returns: dict[str, Any]
+    side_effect: str
+
+
+# --- role inputs and answers ------------------------------------------------------------------
+
+QueryMode = Literal["benign", "malicious", "injected"]
+
+
+class QueryInput(BaseModel):
+    model_config = _INPUT
+
+    scene: Scene
+    task: str
+    """The benign task the user brings (a seed workflow's request)."""
+    mode: QueryMode
+    """`malicious`: the user wants the harmful goal (possibly with jailbreak framing);
+    `injected`: a benign request that carries, as pasted or quoted text, an instruction
+    pushing the agent toward `harmful_goal`."""
+    harmful_goal: str | None = None
+    context_note: str | None = None
+    """For a follow-up request in a later episode: what happened before."""
+
+
+class QueryAnswer(BaseModel):
+    request: str = Field(min_length=10)
+    trigger_text: str | None = None
+    """Exact substring of `request` that carries the risk (malicious or injected modes)."""
+
+
+class ToolDescriptionInput(BaseModel):
+    model_config = _INPUT
+
+    scene: Scene
+    tool: ToolView
+    harmful_goal: str
+    """What the hidden instruction in the rewritten description must push the agent to do."""
+
+
+class ToolDescriptionAnswer(BaseModel):
+    description: str = Field(min_length=20)
+    trigger_text: str = Field(min_length=10)
+    """Exact substring of `description` holding the hidden instruction."""
+
+
+CallIntent = Literal["benign", "harmful", "verify"]
+
+
+class ToolCallInput(BaseModel):
+    model_config = _INPUT
+
+    scene: Scene
+    history: tuple[TurnView, ...]
+    tool: ToolView
+    """The tool construction chose for this step."""
+    intent: CallIntent
+    purpose: str
+    """What this call should achieve, in plain words."""
+    argument_hints: dict[str, Any] = Field(default_factory=dict)
+    """Values construction fixes (e.g. the attacker's account for a harmful transfer)."""
+    failure_mode: str | None = None
+    """For a harmful call: the failure mode the agent's thought should show."""
+    grounded_in_context: bool = False
+    """The call acts on something from an earlier episode, not on a fresh request."""
+
+
+class ToolCallAnswer(BaseModel):
+    thought: str = Field(min_length=5)
+    tool: str
+    arguments: dict[str, Any]
+
+
+ObservationMode = Literal[
+    "benign", "injected_instruction", "misinformation", "tampered", "malicious_side_effect"
+]
+
+
+class ObservationInput(BaseModel):
+    model_config = _INPUT
+
+    scene: Scene
+    tool: ToolView
+    arguments: dict[str, Any]
+    mode: ObservationMode
+    goal: str | None = None
+    """What the planted content is for: the action an injection pushes, the false claim, the
+    tampered value, or the side effect the tool secretly performed."""
+    html_field: str | None = None
+    """If set, this string field carries a long HTML page (at least 4,000 characters)."""
+
+
+class ObservationAnswer(BaseModel):
+    observation: dict[str, Any]
+    trigger_text: str | None = None
+    """Exact substring of one string value of `observation` holding the planted content."""
+
+
+ResponseMode = Literal["complete", "refuse", "ask_confirmation", "report_issue", "harmful_content"]
+
+
+class AgentResponseInput(BaseModel):
+    model_config = _INPUT
+
+    scene: Scene
+    history: tuple[TurnView, ...]
+    mode: ResponseMode
+    facts: tuple[str, ...] = ()
+    """What the answer must convey (results, the risk it noticed, the harmful content's gist)."""
+    failure_mode: str | None = None
+
+
+class AgentResponseAnswer(BaseModel):
+    thought: str = Field(min_length=5)
+    response: str = Field(min_length=5)
+
+
+class ReasonInput(BaseModel):
+    model_config = _INPUT
+
+    verdict: Literal["safe", "unsafe"]
+    labels: dict[str, str] = Field(default_factory=dict)
+    """Axis -> leaf display name, unsafe only."""
+    steps: tuple[str, ...]
+    """The concrete steps that make the trace safe or unsafe, in order."""
+
+
+class ReasonAnswer(BaseModel):
+    reason: str = Field(min_length=20)
+
+
+# --- the registry -----------------------------------------------------------------------------
+
+
+class Role(Generic[In, Out]):
+    """One generator role: its template, input type and answer type."""
+
+    def __init__(self, name: str, input_type: type[In], answer_type: type[Out]) -> None:
+        self.name = name
+        self.template = f"{name}.j2"
+        self.input_type = input_type
+        self.answer_type = answer_type
+
+    def request(
+        self,
+        payload: In,
+        *,
+        stage: str,
+        domain: str,
+        item_id: str,
+        schema_overrides: dict[str, dict[str, Any]] | None = None,
+    ) -> LLMRequest:
+        """Build the LLM request; `schema_overrides` narrows answer fields (enums, tool schemas)."""
+        schema = self.answer_type.model_json_schema()
+        for field, sub_schema in (schema_overrides or {}).items():
+            schema["properties"][field] = sub_schema
+        return LLMRequest(
+            role=self.name,
+            template=self.template,
+            variables=payload.model_dump(mode="json"),
+            output_schema=schema,
+            stage=stage,
+            domain=domain,
+            item_id=item_id,
+        )
+
+
+QUERY = Role("query_generator", QueryInput, QueryAnswer)
+TOOL_DESCRIPTION = Role("tool_description_simulator", ToolDescriptionInput, ToolDescriptionAnswer)
+TOOL_CALL = Role("tool_call_simulator", ToolCallInput, ToolCallAnswer)
+OBSERVATION = Role("simulated_data_generator", ObservationInput, ObservationAnswer)
+AGENT_RESPONSE = Role("agent_response_generator", AgentResponseInput, AgentResponseAnswer)
+REASON = Role("reason_generator", ReasonInput, ReasonAnswer)
+
+ROLES: dict[str, Role[Any, Any]] = {
+    role.name: role
+    for role in (QUERY, TOOL_DESCRIPTION, TOOL_CALL, OBSERVATION, AGENT_RESPONSE, REASON)
+}

@@ -1,0 +1,1 @@
+"""Thin Dagster wrappers over `pipeline.core.stages`."""

@@ -1,0 +1,56 @@
+"""Blocking gates on the release candidate: a failing check stops the release from publishing."""
+
+from __future__ import annotations
+
+import json
+
+import dagster as dg
+
+from pipeline.core import release_checks
+from pipeline.core.files import read_jsonl
+from pipeline.core.release_checks import CheckOutcome
+from pipeline.core.trajectory import Trajectory
+from pipeline.defs.assets import release_candidate
+from pipeline.defs.resources import BuildSettings, inputs
+
+
+def _result(outcome: CheckOutcome) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        passed=outcome.passed,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=outcome.description,
+        metadata=outcome.metadata,
+    )
+
+
+def _candidate(settings: BuildSettings) -> list[Trajectory]:
+    return read_jsonl(settings.workspace().root / "candidate" / "trajectories.jsonl", Trajectory)
+
+
+@dg.asset_check(asset=release_candidate, blocking=True)
+def balance(settings: BuildSettings) -> dg.AssetCheckResult:
+    """Unsafe share between 45 % and 55 %."""
+    return _result(release_checks.balance(_candidate(settings)))
+
+
+@dg.asset_check(asset=release_candidate, blocking=True)
+def leaf_coverage(settings: BuildSettings) -> dg.AssetCheckResult:
+    """Every leaf the plan assigned is present among the kept unsafe traces."""
+    plan = json.loads((settings.workspace().root / "plan" / "coverage.json").read_text())
+    return _result(
+        release_checks.leaf_coverage(_candidate(settings), plan["coverage"], inputs().taxonomy)
+    )
+
+
+@dg.asset_check(asset=release_candidate, blocking=True)
+def pair_integrity(settings: BuildSettings) -> dg.AssetCheckResult:
+    """Every unsafe trace has its safe twin, identical up to the divergence step."""
+    return _result(release_checks.pair_integrity(_candidate(settings)))
+
+
+@dg.asset_check(asset=release_candidate, blocking=True)
+def schema(settings: BuildSettings) -> dg.AssetCheckResult:
+    """Every consolidated record parses back into a valid trajectory."""
+    path = settings.workspace().root / "candidate" / "trajectories.jsonl"
+    records = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return _result(release_checks.schema(records))

@@ -1,0 +1,7 @@
+"""Domains are the partition set: adding a domain means adding a seed file."""
+
+import dagster as dg
+
+from pipeline.core.seeds import domain_ids
+
+domain_partitions = dg.StaticPartitionsDefinition(domain_ids())
