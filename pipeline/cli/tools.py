@@ -37,6 +37,7 @@ def import_tools(
         typer.Argument(
             help="File to import: a ToolBench query file or list of api_list entries, a "
             "ToolAlpaca entry list, or OpenAI function definitions (JSON or YAML).",
+            metavar="PATH",
             show_default=False,
         ),
     ],
@@ -45,7 +46,9 @@ def import_tools(
         typer.Option(
             "--format",
             "-f",
-            help="Format of PATH.",
+            metavar="FORMAT",
+            help="Format of PATH: toolbench (api_list entries or query records), toolalpaca "
+            "(entries with an OpenAPI Documentation) or openai (function-calling definitions).",
             case_sensitive=False,
             show_default=False,
         ),
@@ -54,6 +57,7 @@ def import_tools(
         Path | None,
         typer.Option(
             "--into",
+            metavar="DIR",
             help="Tool pool directory to merge into; tools are added to "
             f"{IMPORTED_DIR}/<format>.yaml inside it, next to a <format>.report.jsonc report. "
             "Default: the project's tool_pool/.",
@@ -141,6 +145,7 @@ def stats(
         Path | None,
         typer.Option(
             "--pool",
+            metavar="DIR",
             help="Tool pool directory to describe. Default: the project's tool_pool/.",
             show_default=False,
         ),

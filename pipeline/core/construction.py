@@ -687,8 +687,8 @@ async def build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory,
     tags = _tags(blueprint, unsafe_episodes)
     divergence = _flat_index(unsafe_episodes, last, len(prefix[last]))
     if strategy == "removed" and injected.risk_points:
-        first = injected.risk_points[0]
-        divergence = min(divergence, _flat_index(unsafe_episodes, first.episode, first.turn))
+        trigger = injected.risk_points[0]
+        divergence = min(divergence, _flat_index(unsafe_episodes, trigger.episode, trigger.turn))
     common = {
         "domain": blueprint.domain,
         "pair_id": blueprint.id,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -172,7 +172,7 @@ def _run_stage(
     domain: str,
     ws: Workspace,
     ctx: BuildContext,
-    work: Callable[[], Awaitable[tuple[list[Any], list[Rejection]]]],
+    work: Callable[[], Coroutine[Any, Any, tuple[list[Any], list[Rejection]]]],
 ) -> StageReport:
     built, rejected = asyncio.run(work())
     write_jsonl_atomic(ws.stage_file(stage, domain), built)

@@ -5,8 +5,6 @@ them all in one process, so a whole build does not pay one process start per ste
 distributed executor each partition can still run on its own worker.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from pathlib import Path
 

@@ -1,7 +1,5 @@
 """Blocking gates on the release candidate: a failing check stops the release from publishing."""
 
-from __future__ import annotations
-
 import json
 
 import dagster as dg

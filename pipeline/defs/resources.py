@@ -4,8 +4,6 @@ The API key is never part of Dagster config: the openai backend reads `OPENAI_AP
 from the environment of the process that runs the step.
 """
 
-from __future__ import annotations
-
 from functools import cache
 from pathlib import Path
 

@@ -44,7 +44,11 @@ def test_seed_missing_a_field_names_file_record_and_field(inputs_copy: Path) -> 
     _edit(seed, lambda d: d.pop("agent_profile"))
     with pytest.raises(InputError) as err:
         _load(inputs_copy)
-    assert (err.value.file, err.value.record, err.value.field) == (str(seed), DOMAIN, "agent_profile")
+    assert (err.value.file, err.value.record, err.value.field) == (
+        str(seed),
+        DOMAIN,
+        "agent_profile",
+    )
 
 
 def test_seed_referencing_an_unknown_tool(inputs_copy: Path) -> None:

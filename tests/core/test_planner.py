@@ -30,7 +30,9 @@ def test_every_leaf_within_twenty_percent_of_its_fair_share(inputs: Inputs) -> N
 def test_plan_is_deterministic_and_seed_dependent(inputs: Inputs) -> None:
     first = plan_release(_spec(inputs, size=200), inputs.seeds, inputs.pool, inputs.taxonomy)
     again = plan_release(_spec(inputs, size=200), inputs.seeds, inputs.pool, inputs.taxonomy)
-    other = plan_release(_spec(inputs, size=200, seed=7), inputs.seeds, inputs.pool, inputs.taxonomy)
+    other = plan_release(
+        _spec(inputs, size=200, seed=7), inputs.seeds, inputs.pool, inputs.taxonomy
+    )
     assert first == again
     assert first != other
 

@@ -11,7 +11,9 @@ from pipeline.core.taxonomy import default_taxonomy, load_taxonomy
 
 def test_leaf_counts_match_the_published_taxonomy() -> None:
     taxonomy = default_taxonomy()
-    counts = [len(taxonomy.leaf_ids(axis)) for axis in ("risk_source", "failure_mode", "real_world_harm")]
+    counts = [
+        len(taxonomy.leaf_ids(axis)) for axis in ("risk_source", "failure_mode", "real_world_harm")
+    ]
     assert counts == [8, 14, 10]
 
 
@@ -22,12 +24,22 @@ def test_leaf_counts_match_the_published_taxonomy() -> None:
         ("risk_source", "Inherent Agent/LLM Failures", "inherent_agent_failures"),
         ("failure_mode", "choosing_malicious_tools", "choosing_malicious_tool"),
         ("failure_mode", "tool_misuse_in_context", "tool_misuse_in_specific_context"),
-        ("failure_mode", "unconfirmed_or_overprivileged_action", "unconfirmed_or_over_privileged_action"),
+        (
+            "failure_mode",
+            "unconfirmed_or_overprivileged_action",
+            "unconfirmed_or_over_privileged_action",
+        ),
         ("real_world_harm", "privacy_confidentiality_harm", "privacy_and_confidentiality_harm"),
-        ("real_world_harm", "Reputational and Interpersonal Harm", "reputational_and_interpersonal_harm"),
+        (
+            "real_world_harm",
+            "Reputational and Interpersonal Harm",
+            "reputational_and_interpersonal_harm",
+        ),
     ],
 )
-def test_normalise_maps_aliases_and_display_names_to_ids(axis: str, spelling: str, leaf: str) -> None:
+def test_normalise_maps_aliases_and_display_names_to_ids(
+    axis: str, spelling: str, leaf: str
+) -> None:
     assert default_taxonomy().normalise(axis, spelling) == leaf  # type: ignore[arg-type]
 
 
@@ -50,7 +62,9 @@ def _broken_copy(tmp_path: Path, mutate) -> Path:  # type: ignore[no-untyped-def
 
 
 def test_missing_definition_names_file_and_field(tmp_path: Path) -> None:
-    path = _broken_copy(tmp_path, lambda d: d["axes"][0]["families"][0]["leaves"][0].pop("definition"))
+    path = _broken_copy(
+        tmp_path, lambda d: d["axes"][0]["families"][0]["leaves"][0].pop("definition")
+    )
     with pytest.raises(InputError) as err:
         load_taxonomy(path)
     assert str(path) in str(err.value)

@@ -39,7 +39,9 @@ def test_unknown_leaf_is_refused() -> None:
 
 def test_action_naming_a_tool_outside_the_list_is_refused() -> None:
     data = _unsafe_data()
-    turn = next(t for t in data["episodes"][0]["turns"] if t["role"] == "agent" and "name" in t["action"])
+    turn = next(
+        t for t in data["episodes"][0]["turns"] if t["role"] == "agent" and "name" in t["action"]
+    )
     turn["action"]["name"] = "rm_rf_everything"
     with pytest.raises(ValidationError, match="not in the trajectory's tool list"):
         Trajectory.model_validate(data)
