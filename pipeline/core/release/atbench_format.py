@@ -164,10 +164,11 @@ def from_atbench_row(
 
     Label spellings go through `taxonomy.normalise`; labels on a safe row are ignored, since a
     safe trajectory carries none. Without our extra keys the row becomes domain `imported`,
-    pair `row-<id>`. Episodes become setup/exploit when a two-episode row is tagged
-    `delayed_trigger`, else `main`. The public format does not locate the risk, so an unsafe
-    row gets one risk point whose channel follows its risk source, on the first turn of the
-    matching role (turn 0 when none matches), with the row's reason as its text.
+    pair `row-<id>`. The public format has no agent profile, so it is "" unless the row has a
+    `profile` (R-Judge-style rows do). Episodes become setup/exploit when a two-episode row is
+    tagged `delayed_trigger`, else `main`. The public format does not locate the risk, so an
+    unsafe row gets one risk point whose channel follows its risk source, on the first turn of
+    the matching role (turn 0 when none matches), with the row's reason as its text.
     Errors are `InputError`s naming the row id and the field.
     """
     row_id = row.get("id")

@@ -235,14 +235,20 @@ def write_release_db(
             }
         ),
     }
-    with duckdb.connect(str(path)) as con:
-        con.execute(_SCHEMA)
-        for name, table in tables.items():
-            if table.num_rows == 0:
-                continue  # e.g. no rejections; an empty Arrow table has no typed columns
-            con.register("incoming", table)
-            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM incoming")
-            con.unregister("incoming")
+    try:
+        with duckdb.connect(str(path)) as con:
+            con.execute(_SCHEMA)
+            for name, table in tables.items():
+                if table.num_rows == 0:
+                    continue  # e.g. no rejections; an empty Arrow table has no typed columns
+                con.register("incoming", table)
+                con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM incoming")
+                con.unregister("incoming")
+    except BaseException:
+        # a half-written database would look like a release to the next reader
+        path.unlink(missing_ok=True)
+        path.with_name(path.name + ".wal").unlink(missing_ok=True)
+        raise
 
 
 def load_trajectories(db_path: Path) -> list[Trajectory]:
@@ -252,7 +258,7 @@ def load_trajectories(db_path: Path) -> list[Trajectory]:
     return [Trajectory.model_validate_json(record) for (record,) in records]
 
 
-def estimate_tokens(row: Mapping[str, Any]) -> int:
+def _estimate_tokens(row: Mapping[str, Any]) -> int:
     """Rough size (chars / 4) of what a guard reads: the tool list and the contents."""
     text = json.dumps(row["tool_used"], ensure_ascii=False) + json.dumps(
         row["contents"], ensure_ascii=False
@@ -277,7 +283,7 @@ def _trajectory_table(ordered: Sequence[Trajectory]) -> pa.Table:
         columns["tags"].append(sorted(traj.tags))
         columns["n_episodes"].append(len(traj.episodes))
         columns["n_turns"].append(len(traj.turns))
-        columns["n_tokens"].append(estimate_tokens(to_atbench_row(traj, public_id)))
+        columns["n_tokens"].append(_estimate_tokens(to_atbench_row(traj, public_id)))
         columns["backend"].append(traj.provenance.backend)
         columns["record"].append(traj.model_dump_json())
     return pa.table(columns)
