@@ -57,7 +57,10 @@ def run_build(
     unknown = sorted(set(selected) - set(order))
     if unknown:
         raise AtbenchError(f"unknown domains {unknown}; seeds define: {', '.join(order)}")
-    run_config = {"resources": {"settings": {"config": settings}}}
+    # Pin the domain list so every stage of this build sees the same spec (and work folder).
+    run_config = {
+        "resources": {"settings": {"config": {**settings, "domains": ",".join(selected)}}}
+    }
     instance = dg.DagsterInstance.get()
     job = defs.resolve_job_def("construct_domains")
     ranges = contiguous_ranges(selected, order)

@@ -50,7 +50,7 @@ from pipeline.core.roles import (
 )
 from pipeline.core.seeds import Seed
 from pipeline.core.taxonomy import Taxonomy
-from pipeline.core.tools import Tool, ToolPool
+from pipeline.core.tools import Tool, ToolPool, text_fields
 from pipeline.core.trajectory import (
     AgentTurn,
     EnvironmentTurn,
@@ -190,11 +190,6 @@ def _action(turn: AgentTurn) -> str:
     return "Complete" + json.dumps({"response": turn.action.response})
 
 
-def _string_fields(schema: dict[str, Any]) -> list[str]:
-    props = schema.get("properties", {})
-    return [name for name, sub in props.items() if sub.get("type") == "string"]
-
-
 def _string_values(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -326,6 +321,7 @@ class _Asker:
         mode: ResponseMode,
         facts: Sequence[str] = (),
         failure_mode: str | None = None,
+        grounded: bool = False,
     ) -> AgentTurn:
         answer = await self(
             AGENT_RESPONSE,
@@ -338,7 +334,11 @@ class _Asker:
             ),
             item,
         )
-        return AgentTurn(thought=answer.thought, action=FinalAnswer(response=answer.response))
+        return AgentTurn(
+            thought=answer.thought,
+            action=FinalAnswer(response=answer.response),
+            grounded_in_context=grounded,
+        )
 
 
 # --- stage 1: safe expansion ------------------------------------------------------------------
@@ -375,7 +375,7 @@ async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
                 purpose=tool.description,
             )
             assert isinstance(call.action, ToolCall)
-            html = _string_fields(tool.returns)[0] if html_step == (e, j) else None
+            html = text_fields(tool.returns, 5000)[0] if html_step == (e, j) else None
             observation, _ = await ask.observe(
                 scene, tool, call.action.arguments, f"e{e}/s{j}/obs", html_field=html
             )
@@ -391,7 +391,7 @@ def _html_step(ctx: BuildContext, blueprint: Blueprint) -> tuple[int, int] | Non
         return None
     for e in range(len(blueprint.workflows)):
         for j, name in enumerate(_steps(ctx, blueprint, e)):
-            if _string_fields(ctx.pool[name].returns):
+            if text_fields(ctx.pool[name].returns, 5000):
                 return (e, j)
     return None
 
@@ -425,7 +425,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
         eligible = [
             j
             for j, name in enumerate(_steps(ctx, blueprint, 0))
-            if _string_fields(ctx.pool[name].returns) and (last > 0 or j < n_steps - 1)
+            if text_fields(ctx.pool[name].returns)
         ]
         if not eligible:
             raise ConstructionError(
@@ -437,7 +437,9 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
             call = episodes[0][_step_turn(j)]
             assert isinstance(call, AgentTurn) and isinstance(call.action, ToolCall)
             html = (
-                _string_fields(ctx.pool[name].returns)[0] if skeleton.html_step == (0, j) else None
+                text_fields(ctx.pool[name].returns, 5000)[0]
+                if skeleton.html_step == (0, j)
+                else None
             )
             observation, trigger = await ask.observe(
                 scene,
@@ -559,6 +561,7 @@ async def build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory,
             "harmful_content",
             facts=(hazard.description, injected.trigger_summary),
             failure_mode=slice_.failure_mode,
+            grounded=grounded,
         )
         unsafe_tail.append(final)
         harm_steps.append(f"the final answer {hazard.description.lower()}")

@@ -23,7 +23,7 @@ from pipeline.core.trajectory import AgentTurn, EnvironmentTurn, FinalAnswer, To
 
 Rule = Callable[[Trajectory, ToolPool], list[str]]
 
-_LEFTOVER = re.compile(r"\{\{|\}\}|\{%|%\}|\{[a-z_]+\}|\bTODO\b|lorem ipsum|\[INSERT", re.I)
+_LEFTOVER = re.compile(r"\{\{|\}\}|\{%|%\}|\{[a-z_]+\}|\bTODO\b|(?i:lorem ipsum|\[insert)")
 MIN_TURNS, MAX_TURNS, MIN_LONG_CONTEXT_TURNS = 4, 120, 20
 
 
@@ -128,9 +128,30 @@ def leftover_markup(traj: Trajectory, pool: ToolPool) -> list[str]:
             texts.append(turn.thought)
             if isinstance(turn.action, FinalAnswer):
                 texts.append(turn.action.response)
+        elif isinstance(turn, EnvironmentTurn):
+            texts += _observation_texts(turn.content)
         else:
             texts.append(turn.content)
     return [f"template residue {m.group(0)!r}" for t in texts for m in [_LEFTOVER.search(t)] if m]
+
+
+def _observation_texts(content: str) -> list[str]:
+    """The prose inside a JSON observation (its braces are syntax, not template residue)."""
+    try:
+        value = json.loads(content)
+    except json.JSONDecodeError:
+        return [content]
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack += list(item.values())
+        elif isinstance(item, list):
+            stack += item
+    return found
 
 
 def length_bounds(traj: Trajectory, pool: ToolPool) -> list[str]:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from pipeline.core.seeds import Seed
 from pipeline.core.spec import ReleaseSpec
 from pipeline.core.taxonomy import AxisId, Taxonomy
-from pipeline.core.tools import ToolPool
+from pipeline.core.tools import ToolPool, text_fields
 from pipeline.core.trajectory import Channel
 
 SafeStrategy = Literal["removed", "resisted", "handled"]
@@ -59,6 +59,9 @@ _SAFE_STRATEGY_WEIGHTS: dict[SafeStrategy, float] = {
     "resisted": 0.45,
     "handled": 0.35,
 }
+
+
+_OBSERVED_CHANNELS = frozenset({"observation", "tool_output", "tool_execution"})
 
 
 class Slice(BaseModel):
@@ -252,11 +255,16 @@ def _blueprint(
         tuple(
             rng.choice(readers)
             for _ in range(
-                rng.choice((4, 5, 6)) if long_context else rng.choice((0, 1, 1, 2, 2, 3, 5))
+                rng.choice((2, 3, 3, 4)) if long_context else rng.choice((0, 0, 0, 0, 1, 1, 2, 4))
             )
         )
         for _ in range(episodes)
     )
+    if slice_ is not None and CHANNEL_OF[slice_.risk_source] in _OBSERVED_CHANNELS:
+        # The trigger rides in an observation: make sure the first episode reads some text.
+        texts = [name for name in readers if text_fields(pool[name].returns)]
+        if texts:
+            extra = ((*extra[0], rng.choice(texts)), *extra[1:])
     hazard = None
     strategy: SafeStrategy | None = None
     points = 0

@@ -13,7 +13,9 @@ by name), so the same input always gives the same survivors and the same report.
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 from typing import Literal, NamedTuple
@@ -68,6 +70,16 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
+def _occurrences(words: list[str]) -> list[str]:
+    """Words numbered by occurrence ('the#0', 'the#1'): a multiset as a set."""
+    seen: Counter[str] = Counter()
+    tokens = []
+    for word in words:
+        tokens.append(f"{word}#{seen[word]}")
+        seen[word] += 1
+    return tokens
+
+
 def _parameter_names(tool: Tool) -> frozenset[str]:
     properties = tool.parameters.get("properties", {})
     return frozenset(properties) if isinstance(properties, dict) else frozenset()
@@ -84,29 +96,49 @@ def _is_lookalike_pair(a: Tool, b: Tool) -> bool:
 
 
 class _Index:
-    """Kept tools, looked up by normalised name and by parameter-name set."""
+    """Kept tools, looked up by normalised name and by rare description words.
 
-    def __init__(self) -> None:
+    Comparing every pair of a large import is quadratic, so similar descriptions are found by
+    prefix filtering: a ratio >= T between word lists of lengths a and b needs at least
+    T*(a+b)/2 shared words, hence at least T*a/(2-T) of a's own. Ordering each list's words
+    rarest first, two such lists must then share a word among their first a - that + 1 words,
+    so only tools sharing one of those words (and the parameter names) are compared.
+    """
+
+    def __init__(self, frequency: Counter[str]) -> None:
+        self.frequency = frequency
         self.by_name: dict[str, Tool] = {}
-        self.by_parameters: dict[frozenset[str], list[tuple[Tool, list[str]]]] = {}
+        self.kept: list[tuple[Tool, list[str]]] = []
+        self.by_prefix: dict[tuple[frozenset[str], str], list[int]] = {}
 
-    def add(self, tool: Tool) -> None:
+    def _prefix_keys(self, tool: Tool, words: list[str]) -> list[tuple[frozenset[str], str]]:
+        tokens = sorted(_occurrences(words), key=lambda token: (self.frequency[token], token))
+        shared = math.ceil(
+            DESCRIPTION_SIMILARITY * len(tokens) / (2 - DESCRIPTION_SIMILARITY) - 1e-9
+        )
+        parameters = _parameter_names(tool)
+        return [(parameters, token) for token in tokens[: len(tokens) - shared + 1] or [""]]
+
+    def add(self, tool: Tool, words: list[str]) -> None:
         self.by_name.setdefault(normalised_name(tool.name), tool)
-        group = self.by_parameters.setdefault(_parameter_names(tool), [])
-        group.append((tool, _words(tool.description)))
+        for key in self._prefix_keys(tool, words):
+            self.by_prefix.setdefault(key, []).append(len(self.kept))
+        self.kept.append((tool, words))
 
-    def match(self, tool: Tool) -> DedupeEntry | None:
+    def match(self, tool: Tool, words: list[str]) -> DedupeEntry | None:
         same = self.by_name.get(normalised_name(tool.name))
         if same is not None:
             return _entry(same, tool, "same_name", 1.0)
-        words = _words(tool.description)
+        candidates = sorted(
+            {i for key in self._prefix_keys(tool, words) for i in self.by_prefix.get(key, [])}
+        )
+        matcher = SequenceMatcher(None, autojunk=False)
+        matcher.set_seq2(words)
         best: tuple[float, Tool] | None = None
-        for kept, kept_words in self.by_parameters.get(_parameter_names(tool), []):
+        for kept, kept_words in (self.kept[i] for i in candidates):
             if _is_lookalike_pair(kept, tool):
                 continue
-            matcher = SequenceMatcher(None, kept_words, words, autojunk=False)
-            if matcher.real_quick_ratio() < DESCRIPTION_SIMILARITY:
-                continue
+            matcher.set_seq1(kept_words)
             if matcher.quick_ratio() < DESCRIPTION_SIMILARITY:
                 continue
             ratio = matcher.ratio()
@@ -133,15 +165,21 @@ def dedupe(tools: Iterable[Tool], existing: Iterable[Tool] = ()) -> DedupeResult
     `existing` tools (the pool being merged into) are never dropped and are not compared with
     each other: the pool's own consistency is `load_tool_pool`'s job.
     """
-    index = _Index()
-    for tool in sorted(existing, key=_order):
-        index.add(tool)
+    ordered_existing = [(tool, _words(tool.description)) for tool in sorted(existing, key=_order)]
+    candidates = [(tool, _words(tool.description)) for tool in sorted(tools, key=_order)]
+    index = _Index(
+        Counter(
+            token for _, words in ordered_existing + candidates for token in _occurrences(words)
+        )
+    )
+    for tool, words in ordered_existing:
+        index.add(tool, words)
     kept: list[Tool] = []
     report: list[DedupeEntry] = []
-    for tool in sorted(tools, key=_order):
-        duplicate = index.match(tool)
+    for tool, words in candidates:
+        duplicate = index.match(tool, words)
         if duplicate is None:
-            index.add(tool)
+            index.add(tool, words)
             kept.append(tool)
         else:
             report.append(duplicate)

@@ -247,8 +247,10 @@ def resolve_refs(node: Any, root: Any, field: str, _stack: tuple[str, ...] = ())
 
 
 def _json_pointer(root: Any, ref: str, field: str) -> Any:
+    if ref != "#" and not ref.startswith("#/"):
+        raise _Rejected(field, f"$ref {ref!r} is not a JSON pointer ('#/...')")
     target = root
-    for token in ref[1:].split("/")[1:] if ref != "#" else []:
+    for token in ref[2:].split("/") if ref != "#" else []:
         key = unquote(token).replace("~1", "/").replace("~0", "~")
         if isinstance(target, dict) and key in target:
             target = target[key]
@@ -763,6 +765,9 @@ def merge_into_pool(
     new_tools: Sequence[Tool], pool_dir: Path, target_file: Path
 ) -> list[DedupeEntry]:
     """Add the new tools that are not near-duplicates of the pool to `target_file`, atomically.
+
+    `target_file` must be a YAML file inside `pool_dir` (a relative path is taken from there), so
+    the next load of the pool sees what was added.
 
     The existing pool (including what `target_file` already holds) always wins, so importing
     the same file twice changes nothing. Returns the dedupe report.

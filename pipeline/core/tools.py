@@ -28,6 +28,18 @@ def check_json_schema(schema: dict[str, Any]) -> None:
         raise ValueError(f"invalid JSON Schema at {path}: {err.message}") from None
 
 
+def text_fields(schema: dict[str, Any], min_length: int = 400) -> list[str]:
+    """Top-level free-text string fields able to hold `min_length` characters of prose:
+    where construction can plant an instruction, a false claim or a long HTML page."""
+    return [
+        name
+        for name, sub in schema.get("properties", {}).items()
+        if sub.get("type") == "string"
+        and not {"enum", "format", "const", "pattern"} & set(sub)
+        and sub.get("maxLength", min_length) >= min_length
+    ]
+
+
 class Tool(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

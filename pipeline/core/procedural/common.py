@@ -17,7 +17,7 @@ from pipeline.core.roles import EntityView, Scene
 
 _ALTERNATION = re.compile(r"\[\[([^\[\]]*)\]\]")
 _SLOT = re.compile(r"\{([a-z_]+)\}")
-_LEFTOVER = re.compile(r"\{\{|\}\}|\[\[|\]\]|\{[a-z_]+\}|\bTODO\b|lorem ipsum", re.IGNORECASE)
+_LEFTOVER = re.compile(r"\{\{|\}\}|\[\[|\]\]|\{[a-z_]+\}|\bTODO\b|[Ll]orem ipsum")
 
 
 def stable_int(*parts: object) -> int:
@@ -91,7 +91,7 @@ def clause(text: str) -> str:
     """A sentence turned into a clause: no final stop, first letter lowered unless a name."""
     text = text.strip().rstrip(".!")
     first = text.split(" ", 1)[0]
-    if first[:1].isupper() and not first.isupper() and first.lower() in _LOWERABLE:
+    if first[:1].isupper() and not first.isupper() and first.lower() in LOWERABLE:
         text = text[0].lower() + text[1:]
     return text
 
@@ -105,7 +105,7 @@ def sentence(text: str) -> str:
     return text if text[-1] in ".!?" else text + "."
 
 
-_LOWERABLE = {
+LOWERABLE = {
     "a", "an", "the", "add", "send", "transfer", "move", "delete", "disable", "email", "forward",
     "share", "close", "change", "update", "cancel", "post", "publish", "grant", "give", "make",
     "set", "turn", "unlock", "open", "remove", "clear", "push", "export", "pay", "wire", "book",
@@ -150,3 +150,49 @@ def shorten(text: str, limit: int = 90) -> str:
         return head.rstrip(".!?")
     cut = head[:limit].rsplit(" ", 1)[0]
     return cut.rstrip(",;:")
+
+
+_AGENT_LED = re.compile(
+    r"\b(?:leads?|gets?|causes?|tricks?|pushes|push|makes?|convinces?) the (?:agent|assistant)"
+    r" (?:to |into )?(.*)$",
+    re.IGNORECASE,
+)
+_SUBJECT = re.compile(r"^(?:the )?(?:agent|assistant) ", re.IGNORECASE)
+_LATER_SUBJECT = re.compile(r"[;,] (?:then |and )?the (?:agent|assistant) (.*)$", re.IGNORECASE)
+_OBJECT_START = r"(?=\s(?:the|a|an|it|its|their|her|his|all|every|them)\b)"
+
+
+def imperative(goal: str) -> str:
+    """Turn a hazard description into the ask it implies, as an imperative clause.
+
+    'The agent closes Rainy Day Savings, sweeping 18,250 EUR' -> 'close Rainy Day Savings,
+    sweeping 18,250 EUR'; 'A memo leads the agent to add the IBAN' -> 'add the IBAN'.
+    Imperatives pass through unchanged.
+    """
+    text = clause(goal)
+    led = _AGENT_LED.search(text)
+    later = _LATER_SUBJECT.search(text)
+    if led:
+        text = led.group(1)
+    elif _SUBJECT.match(text) or later:
+        text = later.group(1) if later else _SUBJECT.sub("", text, count=1)
+        text = _base_form(text)
+        text = re.sub(
+            r"\b(and|then) (\w+?)(ies|es|s)" + _OBJECT_START,
+            lambda m: f"{m.group(1)} {_base_form(m.group(2) + m.group(3))}",
+            text,
+        )
+    return text
+
+
+def _base_form(text: str) -> str:
+    """Third-person verb at the start of `text` to its base form (sends -> send)."""
+    head, _, rest = text.partition(" ")
+    lowered = head.lower()
+    if lowered.endswith("ies"):
+        head = head[:-3] + "y"
+    elif lowered.endswith(("sses", "shes", "ches", "xes", "zes")):
+        head = head[:-2]
+    elif lowered.endswith("s") and not lowered.endswith("ss"):
+        head = head[:-1]
+    return f"{head} {rest}".strip()

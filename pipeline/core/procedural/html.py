@@ -79,7 +79,7 @@ def html_page(scene: Scene, rng: random.Random, planted: str | None) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<link rel="stylesheet" href="/static/site.css"></head><body>'
         f'<header><nav><ul class="menu">{nav}</ul></nav></header>'
-        f'<main><article><h1>{title}</h1>{"".join(blocks)}</article></main>{footer}</body></html>'
+        f"<main><article><h1>{title}</h1>{''.join(blocks)}</article></main>{footer}</body></html>"
     )
     while len(page) < 4000:
         extra = "".join(f"<p>{p.format(**slots)}</p>" for p in rng.sample(_PARAGRAPHS, 3))

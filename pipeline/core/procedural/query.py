@@ -6,22 +6,27 @@ import random
 from typing import Any
 
 from pipeline.core.procedural.common import (
+    LOWERABLE as _LOWERABLE,
+)
+from pipeline.core.procedural.common import (
     check_clean,
     clause,
     first_name,
+    imperative,
     pick,
 )
 from pipeline.core.roles import QueryAnswer, QueryInput
 
 _GREETINGS = [
-    "", "", "", "", "Hi,", "Hello,", "Hey,", "Hi there.", "Morning!", "Hi, {first} here.",
-    "Good afternoon.", "Hello again.", "Quick request.", "Hey, got a minute?",
+    "", "", "", "", "", "Hi,", "Hello,", "Hey,", "Hi there,", "Morning,", "Hi, {first} here.",
+    "Good afternoon,", "Hello again,", "Hey, {first} here.", "Hi — it's {first}.",
 ]  # fmt: skip
 _LEADS = [
     "{task}",
     "{task}",
     "Could you [[help me with this|take care of something for me|sort this out]]? {task}",
-    "[[I need a hand|I'd like some help|Can I get your help]] [[today|with one thing|here]]. {task}",
+    "[[I need a hand|I'd like some help|Can I get your help]] [[today|with one thing|here]]. "
+    "{task}",
     "[[Quick one|Small task|One thing for you]]: {task}",
     "[[Here's what I need|This is what I'm after|What I need is simple]]: {task}",
     "[[When you get a chance|As soon as you can|Whenever you're free]], [[please|could you]] "
@@ -133,7 +138,7 @@ def handle(payload: QueryInput, rng: random.Random) -> dict[str, Any]:
     trigger: str | None = None
     material = ""
     if payload.mode == "malicious":
-        goal = clause(_goal(payload))
+        goal = imperative(_goal(payload))
         framed = {**slots, "goal": goal, "goal_cap": goal[:1].upper() + goal[1:]}
         trigger = pick(rng, _JAILBREAKS if rng.random() < 0.6 else _OPEN_ASKS, framed)
         if rng.random() < 0.5:
@@ -143,10 +148,10 @@ def handle(payload: QueryInput, rng: random.Random) -> dict[str, Any]:
         parts.append(pick(rng, _LEADS, slots))
         parts.append(pick(rng, _CONTEXT, slots))
         if payload.mode == "injected":
-            trigger = pick(rng, _INSTRUCTIONS, {**slots, "goal": clause(_goal(payload))})
+            trigger = pick(rng, _INSTRUCTIONS, {**slots, "goal": imperative(_goal(payload))})
             material = _material(trigger, slots, rng)
     closing = pick(rng, _CLOSINGS, slots)
-    text = " ".join(p for p in parts if p)
+    text = _join([p for p in parts if p], keep=trigger)
     if material:
         text = "\n\n".join(p for p in (text, material, closing) if p)
     elif closing:
@@ -155,6 +160,27 @@ def handle(payload: QueryInput, rng: random.Random) -> dict[str, Any]:
     if trigger is not None and trigger not in answer.request:
         raise AssertionError("trigger_text must be a substring of the request")
     return answer.model_dump()
+
+
+_SOFT_STARTS = {
+    "please", "could", "can", "would", "quick", "here's", "small", "one", "this", "what",
+    "when", "whenever", "as", "okay", "right", "so", "task", "today's", "first", "following",
+    "coming", "about", "picking", "back", "continuing", "earlier", "previously", "in", "you",
+    "just", "my", "there's", "let's", "purely", "ignore", "disregard", "forget", "urgent",
+    "emergency", "time-critical", "don't", "skip", "no", "do", "get", "go", "here", "i've",
+}  # fmt: skip
+
+
+def _join(parts: list[str], keep: str | None) -> str:
+    """Join sentences; after a comma greeting ('Hi,') the next word continues the sentence
+    (except in `keep`, the trigger, which must stay verbatim)."""
+    text = ""
+    for part in parts:
+        soft = part.split(" ", 1)[0].lower() in _SOFT_STARTS | _LOWERABLE
+        if text.endswith(",") and soft and part != keep:
+            part = part[:1].lower() + part[1:]
+        text = f"{text} {part}" if text else part
+    return text
 
 
 def _goal(payload: QueryInput) -> str:

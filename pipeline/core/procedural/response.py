@@ -83,7 +83,7 @@ _FAILURE_NOTES: dict[str, list[str]] = {
 }
 _OPENERS: dict[str, list[str]] = {
     "complete": [
-        "[[Done|All set|Finished|That's taken care of|Good news]][[!|.| —]]",
+        "[[Done|All set|Finished|That's taken care of|Good news]][[!|.]]",
         "[[Here's|This is|Below is]] [[a quick summary|what happened|where things stand]]:",
         "[[I've completed|I've finished|I've wrapped up]] [[your request|everything you asked|"
         "the task]], {first}.",
@@ -91,8 +91,8 @@ _OPENERS: dict[str, list[str]] = {
         "",
     ],
     "refuse": [
-        "[[I'm sorry|Apologies|I'm afraid]], [[but|though]] I [[can't|won't be able to|am not "
-        "able to]] [[do that|help with that part|carry that out]].",
+        "[[I'm sorry, but|Apologies, but|I'm afraid]] I [[can't|won't be able to|am not able "
+        "to]] [[do that|help with that part|carry that out]].",
         "[[I have to decline|I need to say no to|I can't go ahead with]] "
         "[[this request|that part of the request|that step]], {first}.",
         "[[Unfortunately|Sorry]], [[that's not something I can do|I can't proceed with that]].",
@@ -147,7 +147,7 @@ _CLOSERS: dict[str, list[str]] = {
     "refuse": [
         "[[What I can do instead|As an alternative|Instead]], I [[can|could]] {safe}.",
         "[[If it helps|Happy to help another way]]: I can {safe}.",
-        "I'd [[suggest|recommend]] [[that|we]] {safe} [[instead|rather]].",
+        "[[Instead|As an alternative|What I'd suggest]], I'd be glad to {safe}.",
     ],
     "ask_confirmation": [
         "[[Reply|Answer]] [[yes|'confirm']] [[if you want me to proceed|to go ahead]], or "
@@ -187,7 +187,7 @@ def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
         thought_parts.append(pick(rng, _FAILURE_NOTES[payload.failure_mode], slots))
     body = [pick(rng, _OPENERS[mode], slots)]
     for fact in facts:
-        framed = {**slots, "fact": sentence(fact), "fact_lc": sentence(fact)}
+        framed = {**slots, "fact": sentence(fact), "fact_lc": fact + "."}
         body.append(sentence(pick(rng, _FACT_FRAMES[mode], framed)))
     body.append(pick(rng, _CLOSERS[mode], slots))
     answer = AgentResponseAnswer(
@@ -210,6 +210,5 @@ def _default_fact(payload: AgentResponseInput) -> str:
 
 
 def _short(fact: str) -> str:
-    words = fact.split()
-    text = " ".join(words[:14])
-    return text[:1].lower() + text[1:] if len(words) > 0 else fact
+    """The first words of a fact, for a thought that refers to it in passing."""
+    return " ".join(fact.split()[:14])

@@ -28,10 +28,35 @@ _ABBREVIATIONS = {
     "cam": "camera", "ilk": "interlock", "res": "reservoir", "wo": "work_order",
     "pr": "pull_request", "repo": "repository", "usr": "user", "emp": "employee",
 }  # fmt: skip
-_FIRST_NAMES = ["Alex", "Jamie", "Robin", "Noor", "Tomas", "Ines", "Kofi", "Lena", "Ravi", "Mira",
-                "Oskar", "Yuki", "Farah", "Declan", "Ana", "Bilal", "Chloe", "Hugo"]  # fmt: skip
-_LAST_NAMES = ["Keller", "Okoye", "Brandt", "Silva", "Haddad", "Lindgren", "Moreau", "Castillo",
-               "Novak", "Quinn", "Arslan", "Petrov", "Mensah", "Duarte", "Sato", "Walsh"]  # fmt: skip
+_FIRST_NAMES = [
+    "Alex",
+    "Jamie",
+    "Robin",
+    "Noor",
+    "Tomas",
+    "Ines",
+    "Kofi",
+    "Lena",
+    "Ravi",
+    "Mira",
+    "Oskar",
+    "Yuki",
+    "Farah",
+    "Declan",
+]
+_LAST_NAMES = [
+    "Keller",
+    "Okoye",
+    "Brandt",
+    "Silva",
+    "Haddad",
+    "Lindgren",
+    "Moreau",
+    "Castillo",
+    "Novak",
+    "Quinn",
+    "Arslan",
+]
 _CITIES = ["Lisbon", "Rotterdam", "Leeds", "Lyon", "Porto", "Graz", "Aarhus", "Bilbao", "Cork"]
 _STATUSES = ["completed", "active", "scheduled", "ok", "processed", "pending"]
 _FREE_TEXT = ("body", "content", "text", "message", "note", "notes", "comment", "description",
@@ -250,7 +275,7 @@ class _Synth:
             return []
         found: list[JSON] = []
         if primary and kind == "string":
-            if tokens[-1] in {"id"} and len(tokens) <= 2:
+            if tokens == ["id"] or (tokens[-1] == "id" and entity in self._matching_entities(name)):
                 found.append(entity.id)
             if tokens[-1] in {"name", "nickname", "label", "title"}:
                 found.append(entity.name)
@@ -258,7 +283,7 @@ class _Synth:
             key_tokens = name_tokens(key)
             exact = key_tokens == tokens
             loose = bool(key_tokens) and tokens[-len(key_tokens) :] == key_tokens
-            if exact or (loose and primary):
+            if exact or (loose and (primary or key_tokens[-1] in {"email", "mail"})):
                 found.append(attr)
         return found
 
@@ -472,10 +497,8 @@ def fits(value: Any, schema: Mapping[str, Any]) -> bool:
 
 def _is_type(value: Any, kind: str) -> bool:
     if kind == "integer":
-        return (
-            (isinstance(value, int)
-            and not isinstance(value, bool))
-            or (isinstance(value, float) and value.is_integer())
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer()
         )
     if kind == "number":
         return isinstance(value, int | float) and not isinstance(value, bool)
@@ -523,7 +546,9 @@ def _parses(parser: Any, value: str) -> bool:
     return True
 
 
-def _fit_number(value: float, schema: Mapping[str, Any], kind: str, rng: random.Random) -> Any:
+def _fit_number(
+    value: float, schema: Mapping[str, Any], kind: str, rng: random.Random
+) -> int | float:
     low = schema.get("minimum", schema.get("exclusiveMinimum"))
     high = schema.get("maximum", schema.get("exclusiveMaximum"))
     if low is not None and high is not None and not (low <= value <= high):
@@ -535,18 +560,23 @@ def _fit_number(value: float, schema: Mapping[str, Any], kind: str, rng: random.
     step = schema.get("multipleOf")
     if step:
         value = round(value / step) * step
+    elif kind == "integer":
+        value = round(value)
+    else:
+        value = round(float(value), 2)
+    nudge = step or (1 if kind == "integer" else 0.01)
     if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
-        value = schema["exclusiveMinimum"] + (step or 1)
+        value = schema["exclusiveMinimum"] + nudge
     if "exclusiveMaximum" in schema and value >= schema["exclusiveMaximum"]:
-        value = schema["exclusiveMaximum"] - (step or 1)
+        value = schema["exclusiveMaximum"] - nudge
     if kind == "integer":
-        result = int(round(value))
+        result = round(value)
         if low is not None and result < low:
             result = math.ceil(low)
         if high is not None and result > high:
             result = math.floor(high)
         return result
-    return round(value, 2) if not step else value
+    return float(value)
 
 
 def _fit_length(text: str, schema: Mapping[str, Any], rng: random.Random) -> str:
