@@ -26,7 +26,7 @@ test: lint  ## lint, type-check and run the tests
 	$(BIN)/pytest -q
 
 ui: $(VENV)/.installed  ## open the Dagster UI on the CLI's instance
-	mkdir -p $(DAGSTER_HOME)
+	mkdir -p $(DAGSTER_HOME) && touch $(DAGSTER_HOME)/dagster.yaml
 	$(BIN)/dagster dev -w workspace.yaml
 
 clean:

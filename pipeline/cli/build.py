@@ -22,6 +22,7 @@ def dagster_home() -> Path:
     """The CLI keeps its Dagster instance under outputs/ so `dagster dev` shows its runs."""
     home = Path(os.environ.get("DAGSTER_HOME") or outputs_dir() / "dagster")
     home.mkdir(parents=True, exist_ok=True)
+    (home / "dagster.yaml").touch()  # an empty config: Dagster's defaults, without its warning
     os.environ["DAGSTER_HOME"] = str(home.resolve())
     return home
 
