@@ -175,3 +175,14 @@ def test_a_killed_run_resumes_asking_only_what_is_missing(
         uninterrupted = run_all(client(tmp_path / "fresh-cache"), ids)
     assert resumed == uninterrupted
     assert resumed[3] == Answer(text="about Write a query about topic 3.")
+
+
+def test_reopened_cache_keeps_the_answers_key_order(tmp_path: Path) -> None:
+    # Later prompts quote earlier answers; a re-sorted answer would change them on a rerun.
+    cache = ResponseCache(tmp_path, "domain")
+    cache.put("k", {"zeta": 1, "alpha": {"y": 2, "b": 3}}, meta={})
+    cache.close()
+    reopened = ResponseCache(tmp_path, "domain")
+    answer = reopened.get("k")
+    assert list(answer) == ["zeta", "alpha"] and list(answer["alpha"]) == ["y", "b"]
+    reopened.close()

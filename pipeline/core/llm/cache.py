@@ -73,7 +73,10 @@ class ResponseCache:
     def put(self, key: str, answer: Any, meta: dict[str, Any]) -> None:
         """Remember a validated answer, durable against kill -9 once this returns."""
         self._answers[key] = answer
-        self._writer.write(canonical_json({"key": key, "answer": answer, "meta": meta}))
+        # Keep the answer's key order: later prompts quote it, so a re-sorted answer read back
+        # on a rerun would change those prompts and miss the cache.
+        line = {"key": key, "answer": answer, "meta": meta}
+        self._writer.write(json.dumps(line, separators=(",", ":"), ensure_ascii=False))
 
     def close(self) -> None:
         self._writer.close()
