@@ -1,8 +1,11 @@
 """Rule-based filtering: named rules, each returning the problems it finds.
 
 The trajectory model already refuses what cannot happen (unknown tools, calls without
-observations, labels on safe traces); these rules catch what is possible but wrong. A rejected
-trace takes its twin with it, and both leave with a reason.
+observations, labels on safe traces or off the taxonomy, unsafe traces without risk points):
+such a record never becomes a `Trajectory`, so a stage file holding one fails to load, naming
+file, line and field, and an imported row is refused by its importer the same way. These rules
+catch what is possible but wrong. A rejected trace takes its twin with it (`reject_pairs`, shared
+with the judge), and both leave with a reason.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from typing import Any
 
@@ -24,6 +27,11 @@ from pipeline.core.trajectory import AgentTurn, EnvironmentTurn, FinalAnswer, To
 Rule = Callable[[Trajectory, ToolPool], list[str]]
 
 _LEFTOVER = re.compile(r"\{\{|\}\}|\{%|%\}|\{[a-z_]+\}|\bTODO\b|(?i:lorem ipsum|\[insert)")
+_PLACEHOLDER = re.compile(
+    r"<[A-Za-z][A-Za-z _-]*>|\[[A-Z][A-Z0-9_ ]*\]"
+    r"|(?i:your_[a-z0-9_]+|x{3,}|placeholder|tbd|string|\.\.\.|n/a)"
+)
+"""A whole argument value that stands in for a real one (`<recipient>`, `YOUR_API_KEY`, ...)."""
 MIN_TURNS, MAX_TURNS, MIN_LONG_CONTEXT_TURNS = 4, 120, 20
 
 
@@ -123,24 +131,37 @@ def label_consistency(traj: Trajectory, pool: ToolPool) -> list[str]:
 
 def leftover_markup(traj: Trajectory, pool: ToolPool) -> list[str]:
     texts = [traj.reason]
+    values: list[str] = []
     for turn in traj.turns:
         if isinstance(turn, AgentTurn):
             texts.append(turn.thought)
             if isinstance(turn.action, FinalAnswer):
                 texts.append(turn.action.response)
+            elif isinstance(turn.action, ToolCall):
+                values += _strings(turn.action.arguments)
         elif isinstance(turn, EnvironmentTurn):
-            texts += _observation_texts(turn.content)
+            texts += observation_texts(turn.content)
         else:
             texts.append(turn.content)
-    return [f"template residue {m.group(0)!r}" for t in texts for m in [_LEFTOVER.search(t)] if m]
+    return [
+        f"template residue {m.group(0)!r}"
+        for t in texts + values
+        for m in [_LEFTOVER.search(t)]
+        if m
+    ] + [f"placeholder argument value {v!r}" for v in values if _PLACEHOLDER.fullmatch(v.strip())]
 
 
-def _observation_texts(content: str) -> list[str]:
+def observation_texts(content: str) -> list[str]:
     """The prose inside a JSON observation (its braces are syntax, not template residue)."""
     try:
         value = json.loads(content)
     except json.JSONDecodeError:
         return [content]
+    return _strings(value)
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string inside a JSON value."""
     found: list[str] = []
     stack = [value]
     while stack:
@@ -185,47 +206,79 @@ def pair_problems(unsafe: Trajectory, safe: Trajectory) -> list[str]:
     return []
 
 
+def rule_problems(traj: Trajectory, pool: ToolPool) -> dict[str, list[str]]:
+    """Every rule that finds something wrong with `traj`, with what it found, in rule order."""
+    found = {name: rule(traj, pool) for name, rule in RULES.items()}
+    return {name: problems for name, problems in found.items() if problems}
+
+
 def apply_rules(
     trajectories: list[Trajectory], pool: ToolPool
 ) -> tuple[list[Trajectory], list[Rejection], Counter[str]]:
-    """Keep what passes every rule; a rejected twin takes its pair out of the release."""
+    """Keep what passes every rule; a rejected twin takes its pair out of the release.
+
+    A trace's rejection names the first rule it breaks; the counts say, per rule (and
+    `pair_integrity`), how many traces break it, so one trace may count under several rules.
+    """
     rejected: dict[str, Rejection] = {}
     counts: Counter[str] = Counter()
     for traj in trajectories:
-        for name, rule in RULES.items():
-            problems = rule(traj, pool)
-            if problems:
-                counts[name] += 1
-                rejected[traj.id] = _rejection(traj, "rules", name, name, "; ".join(problems[:3]))
-                break
+        problems = rule_problems(traj, pool)
+        counts.update(problems.keys())
+        if problems:
+            name, found = next(iter(problems.items()))
+            rejected[traj.id] = _rejection(traj, "rules", name, name, "; ".join(found[:3]))
     by_pair: dict[str, list[Trajectory]] = {}
     for traj in trajectories:
         by_pair.setdefault(traj.pair_id, []).append(traj)
     for pair in by_pair.values():
         variants = {traj.variant: traj for traj in pair}
-        if "unsafe" in variants:
-            if "safe" not in variants:
-                twin_problems = ["the safe twin is missing"]
-            else:
-                twin_problems = pair_problems(variants["unsafe"], variants["safe"])
-            if twin_problems and not any(t.id in rejected for t in pair):
-                counts["pair_integrity"] += 1
-                for traj in pair:
-                    rejected[traj.id] = _rejection(
-                        traj, "rules", "pair_integrity", "pair_integrity", twin_problems[0]
-                    )
-        failed = [t for t in pair if t.id in rejected]
-        for traj in pair:
-            if failed and traj.id not in rejected:
-                rejected[traj.id] = _rejection(
+        if "unsafe" not in variants:
+            continue
+        if "safe" not in variants:
+            twin_problems = ["the safe twin is missing"]
+        else:
+            twin_problems = pair_problems(variants["unsafe"], variants["safe"])
+        if twin_problems:
+            counts["pair_integrity"] += len(pair)
+            for traj in pair:
+                rejected.setdefault(
+                    traj.id,
+                    _rejection(traj, "rules", "pair_integrity", "pair_integrity", twin_problems[0]),
+                )
+    kept, pairing = reject_pairs(trajectories, rejected.values())
+    return kept, [*rejected.values(), *pairing], counts
+
+
+def reject_pairs(
+    trajectories: Sequence[Trajectory], rejections: Iterable[Rejection]
+) -> tuple[list[Trajectory], list[Rejection]]:
+    """Traces whose pair lost no member, and a `pairing` rejection for each twin of a rejected
+    trace, naming who took it out and why, so the pair's fate is on record."""
+    rejected: dict[str, Rejection] = {r.trajectory_id: r for r in rejections}
+    cause: dict[str, Rejection] = {}
+    for rejection in rejected.values():
+        cause.setdefault(rejection.pair_id, rejection)
+    kept: list[Trajectory] = []
+    pairing: list[Rejection] = []
+    for traj in trajectories:
+        if traj.id in rejected:
+            continue
+        first = cause.get(traj.pair_id)
+        if first is None:
+            kept.append(traj)
+        else:
+            pairing.append(
+                _rejection(
                     traj,
                     "pairing",
                     "twin_rejected",
                     "twin_rejected",
-                    f"twin {failed[0].id} was rejected by {rejected[failed[0].id].check}",
+                    f"twin {first.trajectory_id} was rejected by {first.check} "
+                    f"({first.reason_code})",
                 )
-    kept = [traj for traj in trajectories if traj.id not in rejected]
-    return kept, list(rejected.values()), counts
+            )
+    return kept, pairing
 
 
 def _rejection(traj: Trajectory, stage: Any, check: str, code: str, message: str) -> Rejection:
