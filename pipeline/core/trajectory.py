@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
 from pipeline.core.taxonomy import SNAKE_CASE, default_taxonomy
 
@@ -59,6 +59,18 @@ class FinalAnswer(BaseModel):
     response: str
 
 
+class UnparsedAction(BaseModel):
+    """An imported action string that reads as neither a tool call nor a final answer.
+
+    Kept verbatim rather than guessed at; only imported traces may carry one. It may or may
+    not have been a call, so an observation after it is allowed but not required.
+    """
+
+    model_config = _FROZEN
+
+    raw: str
+
+
 class UserTurn(BaseModel):
     model_config = _FROZEN
 
@@ -71,7 +83,7 @@ class AgentTurn(BaseModel):
 
     role: Literal["agent"] = "agent"
     thought: str
-    action: ToolCall | FinalAnswer
+    action: ToolCall | FinalAnswer | UnparsedAction
     grounded_in_context: bool = False
     """Set on Exploit steps that act on earlier outputs or permissions (source=CONTEXT),
     not on a fresh trigger."""
@@ -166,14 +178,26 @@ class Trajectory(BaseModel):
     construction: dict[str, str] = Field(default_factory=dict)
     """How the trace was built (slice, safe strategy, ...), kept beside the labels."""
 
+    @field_serializer("tags", when_used="json")
+    def _sorted_tags(self, tags: frozenset[Tag]) -> list[str]:
+        """A set's iteration order varies between processes; a stored record must not."""
+        return sorted(tags)
+
     @model_validator(mode="after")
     def _state_is_possible(self) -> Trajectory:
-        if self.verdict == "unsafe" and self.labels is None:
+        # Binary-only sources (R-Judge, ASSEBench) neither label nor locate their risks, so an
+        # imported unsafe trace may lack both; a constructed one never may.
+        if self.verdict == "unsafe" and self.labels is None and not self.imported:
             raise ValueError("an unsafe trajectory needs labels on all three axes")
         if self.verdict == "safe" and self.labels is not None:
             raise ValueError("a safe trajectory carries no labels")
-        if self.verdict == "unsafe" and not self.risk_points:
+        if self.verdict == "unsafe" and not self.risk_points and not self.imported:
             raise ValueError("an unsafe trajectory needs 1-3 risk points")
+        if not self.imported and any(
+            isinstance(turn, AgentTurn) and isinstance(turn.action, UnparsedAction)
+            for turn in self.turns
+        ):
+            raise ValueError("only imported trajectories may keep an unparsed action")
         tool_names = {tool.name for tool in self.tools}
         if len(tool_names) != len(self.tools):
             raise ValueError("tool names in the tool list must be unique")
@@ -193,16 +217,25 @@ class Trajectory(BaseModel):
     def turns(self) -> list[UserTurn | AgentTurn | EnvironmentTurn]:
         return [turn for episode in self.episodes for turn in episode.turns]
 
+    @property
+    def imported(self) -> bool:
+        """Read from an external benchmark (`atbench import`) rather than constructed."""
+        return self.provenance.backend.startswith("imported:")
+
 
 def _check_turn_order(e: int, episode: Episode, tool_names: set[str]) -> None:
-    """A call is followed by its observation; an observation needs a call before it."""
+    """A call is followed by its observation; an observation needs a call (or an unparsed
+    action, which may have been one) before it."""
     previous: UserTurn | AgentTurn | EnvironmentTurn | None = None
     for t, turn in enumerate(episode.turns):
         awaiting_observation = isinstance(previous, AgentTurn) and isinstance(
             previous.action, ToolCall
         )
+        may_observe = isinstance(previous, AgentTurn) and isinstance(
+            previous.action, ToolCall | UnparsedAction
+        )
         where = f"episode {e} turn {t}"
-        if isinstance(turn, EnvironmentTurn) and not awaiting_observation:
+        if isinstance(turn, EnvironmentTurn) and not may_observe:
             raise ValueError(f"{where}: observation with no tool call before it")
         if awaiting_observation and not isinstance(turn, EnvironmentTurn):
             raise ValueError(f"{where}: tool call at turn {t - 1} has no observation after it")

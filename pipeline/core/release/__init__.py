@@ -14,13 +14,16 @@ from pipeline.core.release.exports import (
     write_parquet_tables,
     write_trajectories_jsonl,
 )
+from pipeline.core.release.importers import ImportReport, import_benchmark
 from pipeline.core.release.publish import ReleaseSummary, publish_release
 from pipeline.core.release.store import load_trajectories, write_release_db
 
 __all__ = [
+    "ImportReport",
     "ReleaseSummary",
     "format_action",
     "from_atbench_row",
+    "import_benchmark",
     "load_trajectories",
     "parse_action",
     "public_view",

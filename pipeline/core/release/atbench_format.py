@@ -26,6 +26,7 @@ from pipeline.core.trajectory import (
     Tag,
     ToolCall,
     Trajectory,
+    UnparsedAction,
     UserTurn,
 )
 
@@ -78,8 +79,11 @@ def release_order(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
     return ordered
 
 
-def format_action(action: ToolCall | FinalAnswer) -> str:
-    """The public action string: a JSON tool call, or `Complete` + `{"response": ...}`."""
+def format_action(action: ToolCall | FinalAnswer | UnparsedAction) -> str:
+    """The public action string: a JSON tool call, or `Complete` + `{"response": ...}`; an
+    imported action that could not be parsed goes out exactly as it came in."""
+    if isinstance(action, UnparsedAction):
+        return action.raw
     if isinstance(action, ToolCall):
         return json.dumps({"name": action.name, "arguments": action.arguments}, ensure_ascii=False)
     return FINAL_PREFIX + json.dumps({"response": action.response}, ensure_ascii=False)

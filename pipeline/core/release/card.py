@@ -18,6 +18,13 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from pipeline.core.paths import templates_dir
+from pipeline.core.procedural.diversity import (
+    DISTINCT_4GRAM_TARGET,
+    TOP_OPENING_TARGET,
+    diversity_report,
+    role_texts,
+)
+from pipeline.core.release.store import load_trajectories
 from pipeline.core.taxonomy import Taxonomy
 
 CARD_TEMPLATE = "dataset_card.md.j2"
@@ -53,6 +60,8 @@ class CardStats:
     rejections: list[dict[str, Any]]
     rejected: int
     llm: list[dict[str, Any]]
+    diversity: dict[str, Any]
+    """Per generator role, how varied its text is: `rows` and the two targets."""
     turn_lengths: dict[str, list[int]]
     """Turns per trajectory, by label, for the histogram."""
     plots: dict[str, str]
@@ -152,6 +161,7 @@ def collect_stats(
                           coalesce(sum(cost_usd), 0) AS cost_usd
                    FROM llm_calls GROUP BY stage ORDER BY stage""",
             ),
+            diversity=_diversity(db_path),
             turn_lengths={
                 label: [
                     n
@@ -174,6 +184,15 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
     cursor = con.execute(sql)
     names = [column[0] for column in cursor.description or ()]
     return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+
+
+def _diversity(db_path: Path) -> dict[str, Any]:
+    report = diversity_report(role_texts(load_trajectories(db_path)))
+    return {
+        "rows": [{"role": role, **figures} for role, figures in report.items()],
+        "min_distinct_4gram": DISTINCT_4GRAM_TARGET,
+        "max_top_opening": TOP_OPENING_TARGET,
+    }
 
 
 def _axes(taxonomy: Taxonomy, leaves: list[dict[str, Any]], unsafe: int) -> list[dict[str, Any]]:

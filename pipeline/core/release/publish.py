@@ -49,7 +49,8 @@ class ReleaseSummary(BaseModel):
 
     out_dir: Path
     version: int
-    """1 for a new directory, previous manifest version + 1 when replacing a release."""
+    """1 for a new directory, previous manifest version + 1 when replacing a release (or
+    when following one, see `publish_release`)."""
     total: int
     safe: int
     unsafe: int
@@ -67,13 +68,16 @@ def publish_release(
     config: Mapping[str, Any],
     backend: str,
     code_version: str,
+    follows_version: int = 0,
 ) -> ReleaseSummary:
     """Write database, exports, card and manifest to `out_dir`, replacing any release there.
 
     Public ids are 0..n-1 in uid order. Refuses a non-empty `out_dir` that is not a release,
-    so a mistyped path never deletes unrelated files.
+    so a mistyped path never deletes unrelated files. The version is one more than the larger
+    of the release being replaced and `follows_version`, the version of the release this one
+    derives from (e.g. `atbench regen` into a new directory continues its source's numbering).
     """
-    version = _previous_version(out_dir) + 1
+    version = max(_previous_version(out_dir), follows_version) + 1
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_dir.parent / f".{out_dir.name}.tmp-{secrets.token_hex(4)}"
     tmp.mkdir()
