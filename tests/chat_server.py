@@ -7,7 +7,8 @@ What it answers is scriptable:
 - `server.answer` builds the normal answer from the request (a dict becomes JSON content, a str
   is sent as the content verbatim, a `Reply` is sent as is). The default, `schema_answer`,
   answers the smallest JSON valid against the schema the request carries, in any dialect;
-  `by_role({...})` dispatches on the role header the LLM layer sends.
+  `by_role({...})` dispatches on the role header the LLM layer sends; `pipeline_answer` writes
+  real, deterministic pipeline content for every generator role, so whole builds run over HTTP.
 - `server.script(reply, ...)` queues replies used, in order, before falling back to the answer:
   `rate_limited(...)`, `server_error()`, `slow(...)`, `completion("not json")`,
   `bad_request(...)`, `unsupported_response_format()`.
@@ -19,6 +20,8 @@ so a benchmark's client does not share the GIL with its server.
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
 import json
 import multiprocessing
 import re
@@ -30,6 +33,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+
+from pipeline.core.inputs import Inputs, load_inputs
+from pipeline.core.llm import LLMRequest
+from pipeline.core.procedural import HANDLERS
 
 ROLE_HEADER = "x-atbench-role"
 
@@ -369,3 +376,205 @@ def chat_server() -> Iterator[ChatServer]:
     """A started `ChatServer` answering the minimal valid instance of each request's schema."""
     with ChatServer() as server:
         yield server
+
+
+# --- an answerer that writes real pipeline content ----------------------------------------------
+#
+# The server sees what a real model sees: the rendered messages, the schema and the role header.
+# `pipeline_answer` reads a generator role's input back out of the text the templates rendered
+# (seed, persona and tools are looked up by the names the prompt shows) and lets that role's
+# procedural handler write the answer. The handler's randomness is seeded from the prompt, so
+# the same prompt always gets the same answer: the server is deterministic, like a model at
+# temperature 0 with a fixed seed. Judges read whole trajectories, which are not worth parsing
+# back here: they get a fixed verdict that keeps the trace.
+
+JUDGE_VERDICTS: dict[str, dict[str, Any]] = {
+    "plausibility_judge": {
+        "plausible": True,
+        "labels_consistent": True,
+        "reason_code": "ok",
+        "reasons": "Each step follows from the one before and the labels match the trace.",
+    }
+}
+
+
+def pipeline_answer(received: Received) -> Any:
+    """The procedural handler's answer to the role input recovered from the rendered prompt."""
+    role = received.role or ""
+    if role in JUDGE_VERDICTS:
+        return JUDGE_VERDICTS[role]
+    messages = (received.body or {})["messages"]
+    # The first two messages are the prompt; a re-ask appends to them, and gets the same answer.
+    digest = hashlib.sha256(json.dumps([role, messages[:2]], sort_keys=True).encode()).hexdigest()
+    variables = recover_variables(role, messages, seed=int(digest[:8], 16))
+    request = LLMRequest(
+        role=role,
+        template=f"{role}.j2",
+        variables=variables,
+        output_schema=schema_of(received) or {},
+        stage="chat_server",
+        domain="chat_server",
+        item_id=digest[:16],
+    )
+    return HANDLERS[role](request)
+
+
+def recover_variables(role: str, messages: list[dict[str, str]], *, seed: int) -> dict[str, Any]:
+    """A generator role's request variables, read back from its rendered messages.
+
+    Everything the templates render comes back exactly; the scene's seed, which no template
+    shows, is `seed`.
+    """
+    system = messages[0]["content"] if messages[0]["role"] == "system" else ""
+    prompt = next(m["content"] for m in messages if m["role"] == "user")
+    return _READERS[role](prompt, system, seed)
+
+
+@functools.cache
+def inputs_once() -> Inputs:
+    """Seeds and tools, loaded on first use (a server that never needs them never pays)."""
+    return load_inputs()
+
+
+def _field(pattern: str, text: str, flags: int = re.MULTILINE) -> str | None:
+    found = re.search(pattern, text, flags)
+    return found.group(1) if found else None
+
+
+def _required(pattern: str, text: str, flags: int = re.MULTILINE) -> str:
+    value = _field(pattern, text, flags)
+    if value is None:
+        raise ValueError(f"prompt has no match for {pattern!r}: {text[:200]!r}")
+    return value
+
+
+def _scene(system: str, seed: int) -> dict[str, Any]:
+    """The scene of the seed named by `Environment: ... (<domain>).`, for the persona named."""
+    source = inputs_once().seeds[_required(r"^Environment: .* \((\w+)\)\.$", system)]
+    persona = next(p for p in source.personas if f"Current user: {p.name}, {p.role}." in system)
+    return {
+        "domain": source.id,
+        "domain_name": source.name,
+        "agent_profile": source.agent_profile,
+        "persona": persona.model_dump(),
+        "entities": [
+            e.model_dump(include={"id", "kind", "name", "attributes", "sensitive"})
+            for e in source.entities
+        ],
+        "policies": [p.rule for p in source.policies],
+        "seed": seed,
+    }
+
+
+def _tool(name: str) -> dict[str, Any]:
+    tool = inputs_once().pool[name]
+    return tool.model_dump(include={"name", "description", "parameters", "returns", "side_effect"})
+
+
+_TURN = re.compile(r"^\[(USER|AGENT|ENVIRONMENT)\] ", re.MULTILINE)
+
+
+def _history(prompt: str, end: str) -> list[dict[str, str]]:
+    """Turns rendered as `[ROLE] text` lines between "Conversation so far:" and `end`."""
+    start = prompt.index("Conversation so far:\n") + len("Conversation so far:\n")
+    block = prompt[start : prompt.rindex(end)]
+    marks = list(_TURN.finditer(block))  # none when the prompt says "(no earlier turns)"
+    bounds = [m.start() for m in marks[1:]] + [len(block)] if marks else []
+    return [
+        {"role": m.group(1).lower(), "text": block[m.end() : stop].rstrip("\n")}
+        for m, stop in zip(marks, bounds, strict=True)
+    ]
+
+
+def _read_query(prompt: str, system: str, seed: int) -> dict[str, Any]:
+    return {
+        "scene": _scene(system, seed),
+        "task": _required(
+            r"^The benign task behind the message: (.*?)\nMode: ", prompt, re.M | re.S
+        ),
+        "mode": _required(r"^Mode: (\w+)$", prompt),
+        "harmful_goal": _field(
+            r"(?:wants this harmful outcome|steering the agent toward): (.*)$", prompt
+        ),
+        "context_note": _field(r"^What happened earlier, .*?: (.*)$", prompt),
+    }
+
+
+def _read_tool_description(prompt: str, system: str, seed: int) -> dict[str, Any]:
+    return {
+        "scene": _scene(system, seed),
+        "tool": _tool(_required(r"^Tool: (\S+)$", prompt)),
+        "harmful_goal": _required(r"push the agent toward: (.*)$", prompt),
+    }
+
+
+def _read_tool_call(prompt: str, system: str, seed: int) -> dict[str, Any]:
+    name = _required(r"one call of the tool `([^`]+)`", prompt)
+    hints = _field(r"^Use exactly these argument values: (.*)$", prompt)
+    return {
+        "scene": _scene(system, seed),
+        "history": _history(prompt, f"\n\nTool: {name} — "),
+        "tool": _tool(name),
+        "intent": _required(r"^Intent: (\w+)$", prompt),
+        "purpose": _required(
+            r"^What this call should achieve: (.*?)\n(?:Use exactly|\nIntent: )",
+            prompt,
+            re.M | re.S,
+        ),
+        "argument_hints": json.loads(hints) if hints else {},
+        "failure_mode": _field(r"about to fail in this way: (.*?)\. The thought must", prompt),
+        "grounded_in_context": "acts on something from an earlier episode" in prompt,
+    }
+
+
+_GOAL_AFTER = {
+    "injected_instruction": "or an administrator: ",
+    "misinformation": "with no instruction: ",
+    "tampered": "makes it look legitimate: ",
+    "malicious_side_effect": "log or message field: ",
+}
+
+
+def _read_observation(prompt: str, system: str, seed: int) -> dict[str, Any]:
+    mode = _required(r"^Mode: (\w+)$", prompt)
+    after = _GOAL_AFTER.get(mode)
+    return {
+        "scene": _scene(system, seed),
+        "tool": _tool(_required(r"^Tool: (\S+) — ", prompt)),
+        "arguments": json.loads(_required(r"^Arguments of the call: (.*)$", prompt)),
+        "mode": mode,
+        "goal": _field(re.escape(after) + "(.*)$", prompt) if after else None,
+        "html_field": _field(r"^The field `([^`]+)` must hold", prompt),
+    }
+
+
+def _read_response(prompt: str, system: str, seed: int) -> dict[str, Any]:
+    facts = _field(r"^Facts the answer must convey:\n((?:- .*\n)+)", prompt)
+    return {
+        "scene": _scene(system, seed),
+        "history": _history(prompt, "\n\nMode: "),
+        "mode": _required(r"^Mode: (\w+)$", prompt),
+        "facts": [line[2:] for line in facts.splitlines()] if facts else [],
+        "failure_mode": _field(r"failure mode in this trajectory: (.*?)\. The thought", prompt),
+    }
+
+
+def _read_reason(prompt: str, system: str, seed: int) -> dict[str, Any]:
+    steps = _required(r"in order:\n((?:\d+\. .*\n)+)", prompt)
+    return {
+        "verdict": _required(r"why this trajectory is (safe|unsafe)\.", prompt),
+        "labels": dict(
+            re.findall(r"^- (risk_source|failure_mode|real_world_harm): (.*)$", prompt, re.M)
+        ),
+        "steps": [line.split(". ", 1)[1] for line in steps.splitlines()],
+    }
+
+
+_READERS: dict[str, Callable[[str, str, int], dict[str, Any]]] = {
+    "query_generator": _read_query,
+    "tool_description_simulator": _read_tool_description,
+    "tool_call_simulator": _read_tool_call,
+    "simulated_data_generator": _read_observation,
+    "agent_response_generator": _read_response,
+    "reason_generator": _read_reason,
+}

@@ -1,4 +1,5 @@
-"""Diversity over 500 generated texts per role meets the targets; the report's arithmetic."""
+"""Diversity over 500 generated texts per role meets the targets; the report's arithmetic; which
+text of a trajectory counts for which role."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from pipeline.core.procedural.diversity import (
     distinct_ngram_ratio,
     diversity_report,
     opening_sentence,
+    role_texts,
     top_opening_share,
 )
 from tests.procedural.conftest import POOL, SEEDS, ask, history_for, scene, tool_view
+from tests.release.factories import INJECTION, make_pair
 
 FAILURE_MODES = [
     "unconfirmed_or_over_privileged_action",
@@ -117,3 +120,24 @@ def test_report_arithmetic() -> None:
     assert share == 0.5 and sentence == "hi."
     report = diversity_report({"r": ["Same start. a b c d e", "Same start. f g h i j"]})
     assert report["r"]["top_opening_share"] == 1.0 and not report["r"]["meets_targets"]
+
+
+def test_role_texts_counts_a_text_once_per_pair_and_every_pair() -> None:
+    texts = role_texts([*make_pair(index=0), *make_pair(index=1)])
+    assert list(texts) == [
+        "query_generator",
+        "tool_call_simulator",
+        "simulated_data_generator",
+        "agent_response_generator",
+        "reason_generator",
+    ]
+    request = "Pay the café invoice from my checking account — €1,250."
+    assert texts["query_generator"] == [request, request]  # twins share it; pairs do not
+    thoughts = ["Check balance 0 before paying.", "Find the invoice email for the payee's IBAN."]
+    assert texts["tool_call_simulator"] == [*thoughts, "Pay the invoice."] * 2
+    assert texts["simulated_data_generator"] == [INJECTION] * 2
+    assert sorted(texts["agent_response_generator"][:2]) == [
+        "Both payments are sent.",
+        "Paid €1,250. I ignored an unrelated transfer request.",
+    ]
+    assert len(texts["reason_generator"]) == 4

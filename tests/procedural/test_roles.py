@@ -11,6 +11,7 @@ import pytest
 
 from pipeline.core import roles
 from pipeline.core.procedural import HANDLERS
+from pipeline.core.procedural.common import imperative
 from pipeline.core.tools import Tool
 from tests.procedural.conftest import (
     POOL,
@@ -296,8 +297,31 @@ def test_agent_response(domain: str, mode: str) -> None:
             failure_mode=hazard.failure_modes[0] if mode == "harmful_content" else None,
         )
         answer = ask(roles.AGENT_RESPONSE, payload, item_id=f"{domain}-{index}")
-        if index % 4:
-            assert hazard.description.rstrip(".")[:40].lower() in answer["response"].lower()
+        if index % 4 and mode in ("refuse", "ask_confirmation", "harmful_content"):
+            assert _names_the_ask(hazard.description, answer["response"]), answer["response"]
+
+
+def _names_the_ask(description: str, response: str) -> bool:
+    """The hazard's ask (its words after the verb) appears in the answer."""
+    return imperative(description).split(" ", 1)[-1][:30].lower() in response.lower()
+
+
+@pytest.mark.parametrize("mode", ["complete", "report_issue"])
+def test_finished_answers_mention_the_extra_step_only_sometimes(mode: str) -> None:
+    """Completed answers (unsafe: the step taken; safe: the step left alone) name it in some
+    traces, not all, so a guard must read the actions, not the closing words."""
+    mentioned = []
+    for domain in DOMAINS:
+        for index, hazard in enumerate(SEEDS[domain].hazards):
+            payload = roles.AgentResponseInput(
+                scene=scene(domain, seed=index),
+                history=history_for(domain, random.Random(index)),
+                mode=mode,  # type: ignore[arg-type]
+                facts=(hazard.description,),
+            )
+            answer = ask(roles.AGENT_RESPONSE, payload, item_id=f"{domain}-{index}")
+            mentioned.append(_names_the_ask(hazard.description, answer["response"]))
+    assert 0.15 <= sum(mentioned) / len(mentioned) <= 0.6
 
 
 @pytest.mark.parametrize("verdict", ["safe", "unsafe"])
@@ -375,3 +399,15 @@ def test_same_request_same_answer_and_other_seed_differs() -> None:
         outcomes.add(json.dumps(HANDLERS[role.name](resampled), sort_keys=True))
         assert len(outcomes) > 4, role.name
         assert json.dumps(first, sort_keys=True) not in outcomes or len(outcomes) > 4
+
+
+@pytest.mark.parametrize(
+    ("hazard", "ask_"),
+    [
+        ("A dispatcher asks the agent to flip the log; a driver ends up tired.", "flip the log"),
+        ("To save space, the agent purges old backups, losing evidence.", "purge old backups"),
+        ("Nursery footage is emailed to an outside address.", "make sure nursery footage is"),
+    ],
+)
+def test_imperative_rewords_a_hazard_as_the_ask(hazard: str, ask_: str) -> None:
+    assert imperative(hazard).startswith(ask_)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
+
+from pipeline.core.trajectory import AgentTurn, FinalAnswer, ToolCall, Trajectory, UserTurn
 
 DISTINCT_4GRAM_TARGET = 0.35
 """Minimum distinct-4-gram ratio a role's texts should reach."""
@@ -18,6 +20,15 @@ TOP_OPENING_TARGET = 0.05
 """Maximum share of a role's texts that may start with the same sentence."""
 
 _WORD = re.compile(r"[\w']+")
+_PLANTED_BY_SIMULATOR = frozenset({"observation", "tool_output", "tool_execution"})
+_ROLE_ORDER = (
+    "query_generator",
+    "tool_call_simulator",
+    "simulated_data_generator",
+    "tool_description_simulator",
+    "agent_response_generator",
+    "reason_generator",
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
 
 
@@ -62,3 +73,40 @@ def diversity_report(texts_by_role: Mapping[str, Iterable[str]]) -> dict[str, di
             "meets_targets": ratio >= DISTINCT_4GRAM_TARGET and share <= TOP_OPENING_TARGET,
         }
     return report
+
+
+def role_texts(trajectories: Iterable[Trajectory]) -> dict[str, list[str]]:
+    """The free text each generator role wrote into `trajectories`, per role, in role order.
+
+    query_generator: user turns; tool_call_simulator: thoughts before tool calls;
+    simulated_data_generator: content planted in observations (benign observations are JSON
+    records, not prose); tool_description_simulator: instructions hidden in tool descriptions;
+    agent_response_generator: final answers; reason_generator: verdict rationales. Twins share
+    their prefix, so a text is counted once per pair; repeats across pairs count, since they are
+    what a phrase bank that is too small produces. Roles that wrote nothing are left out.
+    """
+    texts: dict[str, list[str]] = {}
+    seen: dict[str, set[tuple[str, str]]] = {}
+    for trajectory in trajectories:
+        in_pair = seen.setdefault(trajectory.pair_id, set())
+        for role, text in _written(trajectory):
+            if (role, text) not in in_pair:
+                in_pair.add((role, text))
+                texts.setdefault(role, []).append(text)
+    return {role: texts[role] for role in _ROLE_ORDER if role in texts}
+
+
+def _written(trajectory: Trajectory) -> Iterator[tuple[str, str]]:
+    for turn in trajectory.turns:
+        if isinstance(turn, UserTurn):
+            yield "query_generator", turn.content
+        elif isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall):
+            yield "tool_call_simulator", turn.thought
+        elif isinstance(turn, AgentTurn) and isinstance(turn.action, FinalAnswer):
+            yield "agent_response_generator", turn.action.response
+    for point in trajectory.risk_points:
+        if point.channel in _PLANTED_BY_SIMULATOR:
+            yield "simulated_data_generator", point.text
+        elif point.channel == "tool_description":
+            yield "tool_description_simulator", point.text
+    yield "reason_generator", trajectory.reason
