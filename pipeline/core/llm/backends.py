@@ -17,6 +17,7 @@ from typing import Any, Protocol, cast
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 
+from pipeline.core.llm.cache import canonical_json
 from pipeline.core.llm.errors import (
     BadRequest,
     ConnectionFailed,
@@ -26,6 +27,7 @@ from pipeline.core.llm.errors import (
     ServerError,
     Timeout,
 )
+from pipeline.core.llm.schema_subset import subset_problems
 from pipeline.core.llm.templates import Message
 from pipeline.core.llm.types import Completion, Dialect, LLMRequest, LLMSettings, Usage
 
@@ -116,6 +118,8 @@ class OpenAIBackend:
         mode = settings.structured_output
         self._dialects: list[Dialect] = _AUTO_ORDER if mode == "auto" else [mode]
         self._dialect_index = 0
+        self._checked: set[str] = set()
+        """Answer schemas already checked against the portable subset."""
 
     def __repr__(self) -> str:
         return (
@@ -133,8 +137,8 @@ class OpenAIBackend:
             index = self._dialect_index
             try:
                 return await self._call(self._dialects[index], request, messages)
-            except BadRequest as err:
-                if index + 1 >= len(self._dialects) or not _UNSUPPORTED.search(str(err)):
+            except (BadRequest, ServerError) as err:
+                if index + 1 >= len(self._dialects) or not refuses_dialect(err):
                     raise
                 # Several requests may fail in the old dialect at once: step past the one
                 # this request used, never further.
@@ -149,6 +153,8 @@ class OpenAIBackend:
     async def _call(
         self, dialect: Dialect, request: LLMRequest, messages: list[Message]
     ) -> Completion:
+        if dialect != "prompt":
+            self._warn_outside_subset(request)
         body = request_body(dialect, request, messages, self._settings)
         sent: list[Message] = body.pop("messages")
         try:
@@ -163,7 +169,7 @@ class OpenAIBackend:
         if not response.choices:
             raise ServerError("the server answered with no choices")
         choice = response.choices[0]
-        text = choice.message.content or ""
+        text = strict_json(choice.message.content or "")
         if response.usage is not None:
             usage = Usage(
                 prompt_tokens=response.usage.prompt_tokens,
@@ -179,6 +185,21 @@ class OpenAIBackend:
         return Completion(
             text=text, usage=usage, finish_reason=choice.finish_reason, dialect=dialect
         )
+
+    def _warn_outside_subset(self, request: LLMRequest) -> None:
+        """Once per schema: a decoder may silently leave a schema outside the subset unenforced."""
+        key = canonical_json(request.output_schema)
+        if key in self._checked:
+            return
+        self._checked.add(key)
+        problems = subset_problems(request.output_schema)
+        if problems:
+            logger.warning(
+                "the %s answer schema leaves the JSON Schema subset every dialect decodes, so "
+                "the server may not enforce it (answers are still validated): %s",
+                request.role,
+                "; ".join(problems[:3]),
+            )
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -210,6 +231,35 @@ def request_body(
     else:
         body["messages"] = with_schema_instruction(messages, schema)
     return body
+
+
+def strict_json(text: str) -> str:
+    """`text` re-encoded as strict JSON when its only fault is raw control characters in strings.
+
+    llama-cpp-python's JSON-schema grammars let any character but `"` and `\\` into a string,
+    so a grammar-constrained answer can hold a raw newline or tab there: unambiguous, but refused
+    by a strict parser. Such an answer is re-encoded; any other text is returned as it came.
+    """
+    try:
+        json.loads(text)
+    except ValueError:
+        try:
+            return json.dumps(json.loads(text, strict=False), ensure_ascii=False)
+        except ValueError:
+            return text
+    return text
+
+
+def refuses_dialect(err: LLMError) -> bool:
+    """Whether the server said it does not know how we asked for JSON, not that the call failed.
+
+    Most servers answer 400 with words like "not supported"; llama-cpp-python answers an unknown
+    `response_format.type` with a 500 carrying pydantic's literal_error for that field.
+    """
+    text = str(err)
+    if isinstance(err, BadRequest):
+        return bool(_UNSUPPORTED.search(text))
+    return isinstance(err, ServerError) and "response_format" in text and "literal_error" in text
 
 
 def schema_name(role: str) -> str:
