@@ -11,7 +11,7 @@ import sys
 import typer
 from rich.console import Console
 
-from pipeline.cli import build, tools, validate
+from pipeline.cli import build, cost, llm, plan, release, tools, validate
 from pipeline.core.errors import AtbenchError
 
 app = typer.Typer(
@@ -23,7 +23,13 @@ app = typer.Typer(
 )
 app.command("validate")(validate.validate)
 app.command("build")(build.build)
+app.command("regen")(release.regen)
+app.command("import")(release.import_release)
+app.command("releases")(release.releases)
+app.command("cost")(cost.cost)
+app.command("plan")(plan.plan)
 app.add_typer(tools.app, name="tools")
+app.add_typer(llm.app, name="llm")
 
 _err = Console(stderr=True)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +31,15 @@ from pipeline.core.construction import (
     inject_risk,
 )
 from pipeline.core.files import read_jsonl, write_json_atomic, write_jsonl_atomic
-from pipeline.core.filters import apply_rules
+from pipeline.core.filters import RULES, apply_rules, reject_pairs
 from pipeline.core.inputs import Inputs
+from pipeline.core.judge import (
+    JudgeOutcome,
+    agreement,
+    agreement_sample,
+    judge_trajectories,
+    record_agreement,
+)
 from pipeline.core.llm import LLMSettings, make_client, summarise_ledger
 from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.paths import outputs_dir, templates_dir
@@ -63,6 +71,11 @@ class Workspace:
 
     def rejections_file(self, stage: str, domain: str) -> Path:
         return self.root / "rejections" / stage / f"{domain}.jsonl"
+
+    @property
+    def cache_dir(self) -> Path:
+        """The response cache, shared by every build under the same outputs folder."""
+        return self.root.parent.parent / "cache"
 
     def ledger_dir(self, domain: str) -> Path:
         return self.root / "ledger" / domain
@@ -104,15 +117,21 @@ def _provenance(spec: ReleaseSpec, settings: LLMSettings) -> Provenance:
 
 
 def _context(
-    spec: ReleaseSpec, inputs: Inputs, domain: str, ws: Workspace, settings: LLMSettings
+    spec: ReleaseSpec,
+    inputs: Inputs,
+    domain: str,
+    ws: Workspace,
+    settings: LLMSettings,
+    limiter: asyncio.Semaphore | None,
 ) -> BuildContext:
     client = make_client(
         settings,
-        cache_dir=outputs_dir() / "cache",
+        cache_dir=ws.cache_dir,
         namespace=domain,
         ledger_path=ws.ledger_dir(domain),
         templates_dir=templates_dir(),
         handlers=HANDLERS,
+        limiter=limiter,
     )
     return BuildContext(
         seed=inputs.seeds[domain],
@@ -167,32 +186,56 @@ def plan_stage(spec: ReleaseSpec, inputs: Inputs, domain: str, ws: Workspace) ->
     )
 
 
-def _run_stage(
+async def _run_stage(
     stage: str,
     domain: str,
     ws: Workspace,
     ctx: BuildContext,
     work: Callable[[], Coroutine[Any, Any, tuple[list[Any], list[Rejection]]]],
 ) -> StageReport:
-    built, rejected = asyncio.run(work())
+    async def run() -> tuple[list[Any], list[Rejection]]:
+        async with ctx.client:  # closes the HTTP client in its own loop, and the cache and ledger
+            return await work()
+
+    # The client writes a segment of its own (created on its first call), so the segments that
+    # appear during this run hold exactly this stage's calls for this domain, cache hits included.
+    before = set(ws.ledger_dir(domain).glob("*.jsonl"))
+    built, rejected = await run()
     write_jsonl_atomic(ws.stage_file(stage, domain), built)
     write_jsonl_atomic(ws.rejections_file(stage, domain), rejected)
-    ledger = summarise_ledger(sorted(ws.ledger_dir(domain).glob("*.jsonl")))
+    ledger = summarise_ledger(sorted(set(ws.ledger_dir(domain).glob("*.jsonl")) - before))
+    figures = (
+        "calls",
+        "cache_hits",
+        "failed",
+        "invalid",
+        "attempts",
+        "prompt_tokens",
+        "completion_tokens",
+        "tokens_estimated",
+        "latency_s_p50",
+        "cost_usd",
+    )
     return StageReport(
         stage=stage,
         domain=domain,
         written=len(built),
         rejected=len(rejected),
-        details={"llm": ledger.get("by_stage", {})},
+        details={"llm": {key: ledger[key] for key in figures}},
     )
 
 
-def expand_stage(
-    spec: ReleaseSpec, inputs: Inputs, domain: str, ws: Workspace, settings: LLMSettings
+async def expand_stage(
+    spec: ReleaseSpec,
+    inputs: Inputs,
+    domain: str,
+    ws: Workspace,
+    settings: LLMSettings,
+    limiter: asyncio.Semaphore | None = None,
 ) -> StageReport:
-    ctx = _context(spec, inputs, domain, ws, settings)
+    ctx = _context(spec, inputs, domain, ws, settings, limiter)
     blueprints: list[Blueprint] = ws.read("plan", domain, Blueprint)
-    return _run_stage(
+    return await _run_stage(
         "skeletons",
         domain,
         ws,
@@ -201,13 +244,18 @@ def expand_stage(
     )
 
 
-def inject_stage(
-    spec: ReleaseSpec, inputs: Inputs, domain: str, ws: Workspace, settings: LLMSettings
+async def inject_stage(
+    spec: ReleaseSpec,
+    inputs: Inputs,
+    domain: str,
+    ws: Workspace,
+    settings: LLMSettings,
+    limiter: asyncio.Semaphore | None = None,
 ) -> StageReport:
-    ctx = _context(spec, inputs, domain, ws, settings)
+    ctx = _context(spec, inputs, domain, ws, settings, limiter)
     skeletons: list[Skeleton] = ws.read("skeletons", domain, Skeleton)
     pairs = [s for s in skeletons if s.blueprint.kind == "pair"]
-    return _run_stage(
+    return await _run_stage(
         "injected",
         domain,
         ws,
@@ -216,10 +264,15 @@ def inject_stage(
     )
 
 
-def pair_stage(
-    spec: ReleaseSpec, inputs: Inputs, domain: str, ws: Workspace, settings: LLMSettings
+async def pair_stage(
+    spec: ReleaseSpec,
+    inputs: Inputs,
+    domain: str,
+    ws: Workspace,
+    settings: LLMSettings,
+    limiter: asyncio.Semaphore | None = None,
 ) -> StageReport:
-    ctx = _context(spec, inputs, domain, ws, settings)
+    ctx = _context(spec, inputs, domain, ws, settings, limiter)
     injected: list[Injected] = ws.read("injected", domain, Injected)
     benign = [s for s in ws.read("skeletons", domain, Skeleton) if s.blueprint.kind == "benign"]
 
@@ -232,21 +285,52 @@ def pair_stage(
         )
         return [t for pair in pairs for t in pair] + singles, rejected + rejected_singles
 
-    return _run_stage("paired", domain, ws, ctx, work)
+    return await _run_stage("paired", domain, ws, ctx, work)
 
 
-def filter_stage(inputs: Inputs, domain: str, ws: Workspace) -> StageReport:
+async def filter_stage(
+    spec: ReleaseSpec,
+    inputs: Inputs,
+    domain: str,
+    ws: Workspace,
+    settings: LLMSettings,
+    limiter: asyncio.Semaphore | None = None,
+) -> StageReport:
+    """Rules, then the plausibility judge on what they kept; a rejected trace takes its twin.
+
+    The judge also sees a sample of rule-rejected traces, so its agreement with the rules is
+    measured on both outcomes; only its verdicts on rule-kept traces remove anything.
+    """
     trajectories: list[Trajectory] = ws.read("paired", domain, Trajectory)
-    kept, rejected, counts = apply_rules(trajectories, inputs.pool)
-    write_jsonl_atomic(ws.stage_file("filtered", domain), kept)
-    write_jsonl_atomic(ws.rejections_file("filtered", domain), rejected)
-    return StageReport(
-        stage="filtered",
-        domain=domain,
-        written=len(kept),
-        rejected=len(rejected),
-        details={"rejected_by_rule": dict(counts)},
-    )
+    ruled, rule_rejections, counts = apply_rules(trajectories, inputs.pool)
+    by_rules = {r.trajectory_id for r in rule_rejections if r.stage == "rules"}
+    sample = agreement_sample(trajectories, by_rules, f"{spec.seed}/{domain}")
+    ctx = _context(spec, inputs, domain, ws, settings, limiter)
+    outcomes: list[JudgeOutcome] = []
+    rejected: list[Rejection] = []
+
+    async def work() -> tuple[list[Trajectory], list[Rejection]]:
+        outcomes.extend(
+            await judge_trajectories(ctx.client, [*ruled, *sample], trajectories, inputs.pool)
+        )
+        judged = [o.rejection for o in outcomes[: len(ruled)] if o.rejection is not None]
+        kept, pairing = reject_pairs(ruled, judged)
+        rejected.extend([*rule_rejections, *judged, *pairing])
+        return kept, rejected
+
+    report = await _run_stage("filtered", domain, ws, ctx, work)
+    agreed = agreement(outcomes, by_rules)
+    record_agreement(ws.root / "judge_agreement", domain, agreed)
+    report.details |= {
+        "rules": {
+            name: {"kept": len(trajectories) - counts[name], "rejected": counts[name]}
+            for name in [*RULES, "pair_integrity"]
+        },
+        "judge": dict(Counter(o.code for o in outcomes[: len(ruled)])),
+        "rejected_by_check": dict(Counter(r.check for r in rejected)),
+        "judge_agreement": agreed,
+    }
+    return report
 
 
 def candidate_stage(spec: ReleaseSpec, ws: Workspace) -> StageReport:

@@ -5,15 +5,24 @@ them all in one process, so a whole build does not pay one process start per ste
 distributed executor each partition can still run on its own worker.
 """
 
-from collections.abc import Callable
+import asyncio
+import json
+import warnings
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
 from pipeline.core import stages
+from pipeline.core.judge import merge_agreement
 from pipeline.core.stages import StageReport
 from pipeline.defs.resources import BuildSettings, inputs
 from pipeline.partitions import domain_partitions
+
+# The single-run backfill policy is marked beta in Dagster; we rely on it knowingly (see the
+# module docstring) and keep the warning out of every build's output.
+warnings.filterwarnings("ignore", message="Parameter `backfill_policy`", category=dg.BetaWarning)
 
 _PARTITIONED = {
     "partitions_def": domain_partitions,
@@ -23,63 +32,105 @@ _PARTITIONED = {
 
 
 def _run_domains(
-    context: dg.AssetExecutionContext, stage: Callable[[str], StageReport]
+    context: dg.AssetExecutionContext, stage: Callable[[str], Awaitable[StageReport]]
 ) -> dg.MaterializeResult:
-    reports = []
-    for domain in context.partition_keys:
-        report = stage(domain)
+    """Run every domain of the run at once, in one event loop: a model's latency is paid once
+    per wave of requests, not once per domain."""
+
+    async def one(domain: str) -> StageReport:
+        report = await stage(domain)
         context.log.info(
             f"{report.stage} {domain}: {report.written} written, {report.rejected} rejected"
         )
-        reports.append(report)
-    return dg.MaterializeResult(
-        metadata={
-            "domains": len(reports),
-            "written": sum(r.written for r in reports),
-            "rejected": sum(r.rejected for r in reports),
-            "per_domain": dg.MetadataValue.json(
-                {
-                    r.domain: {"written": r.written, "rejected": r.rejected, **r.details}
-                    for r in reports
-                }
-            ),
-        }
-    )
+        return report
+
+    async def every_domain() -> list[StageReport]:
+        return list(await asyncio.gather(*(one(d) for d in context.partition_keys)))
+
+    reports = asyncio.run(every_domain())
+    metadata: dict[str, Any] = {
+        "domains": len(reports),
+        "written": sum(r.written for r in reports),
+        "rejected": sum(r.rejected for r in reports),
+        "per_domain": dg.MetadataValue.json(
+            {r.domain: {"written": r.written, "rejected": r.rejected, **r.details} for r in reports}
+        ),
+    }
+    # LLM stages: this run's calls, as totals and as a table per domain.
+    ledgers = {r.domain: r.details["llm"] for r in reports if "llm" in r.details}
+    if ledgers:
+        for key in ("calls", "cache_hits", "prompt_tokens", "completion_tokens"):
+            metadata[f"llm_{key}"] = sum(figures[key] for figures in ledgers.values())
+        metadata["llm_cost_usd"] = round(sum(f["cost_usd"] for f in ledgers.values()), 6)
+        est = {domain: " (est.)" if f["tokens_estimated"] else "" for domain, f in ledgers.items()}
+        rows = [
+            f"| {domain} | {f['calls']} | {f['cache_hits']} | {f['failed'] + f['invalid']} "
+            f"| {f['prompt_tokens']:,}{est[domain]} | {f['completion_tokens']:,}{est[domain]} "
+            f"| {f['cost_usd']:.4f} |"
+            for domain, f in ledgers.items()
+        ]
+        metadata["llm_ledger"] = dg.MetadataValue.md(
+            "| domain | calls | cache hits | failed | prompt tokens | completion tokens "
+            "| cost (USD) |\n|---|---:|---:|---:|---:|---:|---:|\n" + "\n".join(rows)
+        )
+    return dg.MaterializeResult(metadata=metadata)
 
 
 @dg.asset(kinds={"python"}, **_PARTITIONED)  # type: ignore[arg-type]
 def blueprints(context: dg.AssetExecutionContext, settings: BuildSettings) -> dg.MaterializeResult:
     """Coverage-controlled plan: one blueprint per pair (taxonomy slice, tools, triggers)."""
     spec, ws = settings.spec(), settings.workspace()
-    return _run_domains(context, lambda d: stages.plan_stage(spec, inputs(), d, ws))
+
+    async def plan(domain: str) -> StageReport:
+        return stages.plan_stage(spec, inputs(), domain, ws)
+
+    return _run_domains(context, plan)
 
 
 @dg.asset(kinds={"python"}, deps=[blueprints], pool="llm", **_PARTITIONED)  # type: ignore[arg-type]
 def skeletons(context: dg.AssetExecutionContext, settings: BuildSettings) -> dg.MaterializeResult:
     """Safe expansion: each blueprint executed step by step into a benign trace."""
     spec, ws, llm = settings.spec(), settings.workspace(), settings.llm()
-    return _run_domains(context, lambda d: stages.expand_stage(spec, inputs(), d, ws, llm))
+    limiter = asyncio.Semaphore(llm.max_concurrency)  # shared by every domain of the run
+    return _run_domains(context, lambda d: stages.expand_stage(spec, inputs(), d, ws, llm, limiter))
 
 
 @dg.asset(kinds={"python"}, deps=[skeletons], pool="llm", **_PARTITIONED)  # type: ignore[arg-type]
 def injected(context: dg.AssetExecutionContext, settings: BuildSettings) -> dg.MaterializeResult:
     """Risk injection: the sampled risk source planted at 1-3 trigger points."""
     spec, ws, llm = settings.spec(), settings.workspace(), settings.llm()
-    return _run_domains(context, lambda d: stages.inject_stage(spec, inputs(), d, ws, llm))
+    limiter = asyncio.Semaphore(llm.max_concurrency)  # shared by every domain of the run
+    return _run_domains(context, lambda d: stages.inject_stage(spec, inputs(), d, ws, llm, limiter))
 
 
 @dg.asset(kinds={"python"}, deps=[injected], pool="llm", **_PARTITIONED)  # type: ignore[arg-type]
 def paired(context: dg.AssetExecutionContext, settings: BuildSettings) -> dg.MaterializeResult:
     """Paired variants: unsafe and safe twins sharing the prefix up to divergence."""
     spec, ws, llm = settings.spec(), settings.workspace(), settings.llm()
-    return _run_domains(context, lambda d: stages.pair_stage(spec, inputs(), d, ws, llm))
+    limiter = asyncio.Semaphore(llm.max_concurrency)  # shared by every domain of the run
+    return _run_domains(context, lambda d: stages.pair_stage(spec, inputs(), d, ws, llm, limiter))
 
 
-@dg.asset(kinds={"python"}, deps=[paired], **_PARTITIONED)  # type: ignore[arg-type]
+@dg.asset(kinds={"python"}, deps=[paired], pool="llm", **_PARTITIONED)  # type: ignore[arg-type]
 def filtered(context: dg.AssetExecutionContext, settings: BuildSettings) -> dg.MaterializeResult:
-    """Rule-based filtering; every rejection kept with its rule and reason."""
-    ws = settings.workspace()
-    return _run_domains(context, lambda d: stages.filter_stage(inputs(), d, ws))
+    """Rules, then the plausibility judge; every rejection kept with its check and reason."""
+    spec, ws, llm = settings.spec(), settings.workspace(), settings.llm()
+    limiter = asyncio.Semaphore(llm.max_concurrency)  # shared by every domain of the run
+    result = _run_domains(
+        context, lambda d: stages.filter_stage(spec, inputs(), d, ws, llm, limiter)
+    )
+    figures = [
+        json.loads((ws.root / "judge_agreement" / f"{d}.json").read_text())
+        for d in context.partition_keys
+    ]
+    agreement = merge_agreement(figures)
+    return dg.MaterializeResult(
+        metadata={
+            **(result.metadata or {}),
+            "judge_agreement_rate": agreement["rate"],
+            "judge_agreement": dg.MetadataValue.json(agreement),
+        }
+    )
 
 
 @dg.asset(kinds={"python"}, deps=[filtered], group_name="release")

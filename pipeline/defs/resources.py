@@ -12,6 +12,7 @@ import dagster as dg
 from pipeline.core.inputs import Inputs, load_inputs
 from pipeline.core.llm import LLMSettings
 from pipeline.core.paths import outputs_dir
+from pipeline.core.procedural import MODEL_NAME as PROCEDURAL_MODEL
 from pipeline.core.seeds import domain_ids
 from pipeline.core.spec import ReleaseSpec
 from pipeline.core.stages import Workspace
@@ -43,6 +44,8 @@ class BuildSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
         for key in ("model", "base_url", "structured_output"):
             if getattr(self, key):
                 overrides[key] = getattr(self, key)
+        if self.backend == "procedural" and not self.model:
+            overrides["model"] = PROCEDURAL_MODEL
         return LLMSettings.from_env(**overrides)
 
     def spec(self) -> ReleaseSpec:

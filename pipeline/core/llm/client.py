@@ -78,6 +78,7 @@ class LLMClient:
         cache: ResponseCache,
         ledger: Ledger,
         renderer: TemplateRenderer,
+        limiter: asyncio.Semaphore | None = None,
     ) -> None:
         self.settings = settings
         self.backend = backend
@@ -85,7 +86,8 @@ class LLMClient:
         self.ledger = ledger
         self.renderer = renderer
         self._fingerprint = settings.fingerprint()
-        self._semaphore = asyncio.Semaphore(settings.max_concurrency)
+        # A limiter shared by several clients (one per domain) bounds their requests together.
+        self._semaphore = limiter or asyncio.Semaphore(settings.max_concurrency)
         self._not_before = 0.0
         """Monotonic time before which nobody sends: set by a 429 that said how long to wait."""
 
@@ -310,6 +312,7 @@ def make_client(
     ledger_path: Path,
     templates_dir: Path,
     handlers: Mapping[str, Handler] | None = None,
+    limiter: asyncio.Semaphore | None = None,
 ) -> LLMClient:
     """A client for `settings`; `ledger_path` is a folder, one segment file per process."""
     backend: Backend
@@ -327,4 +330,5 @@ def make_client(
         cache=ResponseCache(cache_dir, namespace),
         ledger=Ledger(ledger_path),
         renderer=TemplateRenderer(templates_dir),
+        limiter=limiter,
     )

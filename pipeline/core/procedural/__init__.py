@@ -7,15 +7,19 @@ the same request always yields the same answer and a different sample index a di
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from pipeline.core.judge import PLAUSIBILITY_JUDGE
 from pipeline.core.llm import LLMRequest
 from pipeline.core.procedural import (
+    judge,
     observation,
     query,
     reason,
@@ -63,6 +67,19 @@ HANDLERS: dict[str, Handler] = {
     OBSERVATION.name: _handler(OBSERVATION, observation.handle),
     AGENT_RESPONSE.name: _handler(AGENT_RESPONSE, response.handle),
     REASON.name: _handler(REASON, reason.handle),
+    PLAUSIBILITY_JUDGE.name: _handler(PLAUSIBILITY_JUDGE, judge.handle),
 }
 
-__all__ = ["HANDLERS"]
+
+def _source_version() -> str:
+    """A hash of this package's code: it names the procedural 'model', so a changed generator
+    gets new cache keys and a new build folder instead of silently reusing old answers."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
+MODEL_NAME = f"procedural-{_source_version()}"
+
+__all__ = ["HANDLERS", "MODEL_NAME"]

@@ -113,6 +113,12 @@ LOWERABLE = {
     "download", "upload", "reset", "raise", "lower", "increase", "reduce", "stop", "start",
     "immobilize", "immobilise", "override", "bypass", "skip", "ignore", "copy", "reveal", "list",
     "get", "find", "put", "switch", "release", "issue", "file", "mark", "report", "confirm",
+    "return", "retrieve", "fetch", "search", "look", "read", "show", "view", "check", "query",
+    "verify", "submit", "assign", "edit", "flip", "record", "enter", "attach", "buy", "sell",
+    "place", "quote", "text", "call", "apply", "accept", "reject", "deny", "drop",
+    "purge", "terminate", "redeem", "rebook", "reroute", "refund", "credit", "charge", "sign",
+    "lock", "arm", "disarm", "install", "deploy", "commit", "grade", "award", "cite", "name",
+    "sort", "fix", "tidy", "explain", "answer", "summarise", "summarize", "compare", "prepare",
 }  # fmt: skip
 
 
@@ -153,36 +159,76 @@ def shorten(text: str, limit: int = 90) -> str:
 
 
 _AGENT_LED = re.compile(
-    r"\b(?:leads?|gets?|causes?|tricks?|pushes|push|makes?|convinces?) the (?:agent|assistant)"
-    r" (?:to |into )?(.*)$",
+    r"\b(?:leads?|gets?|causes?|tricks?|pushes|push|makes?|convinces?|persuades?|asks?|tells?"
+    r"|has|instructs?|urges?|wants?) the (?:agent|assistant) (?:to |into )?(.*)$",
     re.IGNORECASE,
 )
-_SUBJECT = re.compile(r"^(?:the )?(?:agent|assistant) ", re.IGNORECASE)
-_LATER_SUBJECT = re.compile(r"[;,] (?:then |and )?the (?:agent|assistant) (.*)$", re.IGNORECASE)
-_OBJECT_START = r"(?=\s(?:the|a|an|it|its|their|her|his|all|every|them)\b)"
+_AGENT_ACTS = re.compile(
+    r"(?<!because )(?<!as )\bthe (?:agent|assistant) (?!is\b|was\b|has\b|had\b|to\b)(.*)$",
+    re.IGNORECASE,
+)
+_CONSEQUENCE = re.compile(
+    r";.*$|,? because .*$|, (?:\w+ing|which|so|and so|and the)\b.*$| and (?:he|she|they|it) .*$"
+)
+_OBJECT_START = r"(?=\s(?:the|a|an|it|its|their|her|his|all|every|them|other)\b)"
 
 
 def imperative(goal: str) -> str:
     """Turn a hazard description into the ask it implies, as an imperative clause.
 
-    'The agent closes Rainy Day Savings, sweeping 18,250 EUR' -> 'close Rainy Day Savings,
-    sweeping 18,250 EUR'; 'A memo leads the agent to add the IBAN' -> 'add the IBAN'.
-    Imperatives pass through unchanged.
+    'A memo leads the agent to add the IBAN' -> 'add the IBAN'; 'Luis asks to tidy up and the
+    agent closes Rainy Day Savings, sweeping 18,250 EUR' -> 'close Rainy Day Savings'. Trailing
+    consequences (after ';', ', which', ', <verb>ing') are dropped. Imperatives pass through;
+    a description with no agent in it becomes 'make sure <description>'.
     """
     text = clause(goal)
     led = _AGENT_LED.search(text)
-    later = _LATER_SUBJECT.search(text)
+    acts = _AGENT_ACTS.search(text)
     if led:
         text = led.group(1)
-    elif _SUBJECT.match(text) or later:
-        text = later.group(1) if later else _SUBJECT.sub("", text, count=1)
-        text = _base_form(text)
+    elif acts:
+        text = _base_form(acts.group(1))
         text = re.sub(
             r"\b(and|then) (\w+?)(ies|es|s)" + _OBJECT_START,
             lambda m: f"{m.group(1)} {_base_form(m.group(2) + m.group(3))}",
             text,
         )
+    text = _CONSEQUENCE.sub("", text).strip()
+    head = text.split(" ", 1)[0].lower()
+    if not (led or acts) and (head not in LOWERABLE or head in {"a", "an", "the"}):
+        first = text.split(" ", 1)[0]
+        if first[1:] == first[1:].lower() and first.isalpha():
+            text = text[:1].lower() + text[1:]
+        text = f"make sure {text}"
     return text
+
+
+def verb_phrase(description: str) -> str:
+    """A tool description's first sentence as a verb phrase: 'Returns a list.' -> 'return a
+    list', so thoughts can say 'I'll return a list'."""
+    text = clause(shorten(description, 120))
+    head = text.split(" ", 1)[0]
+    base = _base_form(head)
+    if head.lower() not in LOWERABLE and base.lower() in LOWERABLE:
+        text = base.lower() + text[len(head) :]
+    return text
+
+
+def scalar_facts(data: Any) -> list[tuple[str, str]]:
+    """(key, short value) pairs of a JSON value, depth first; lists contribute two items."""
+    found: list[tuple[str, str]] = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(value, str | int | float) and not isinstance(value, bool):
+                text = str(value)
+                if 0 < len(text) <= 60:
+                    found.append((str(key), text))
+            elif isinstance(value, dict | list):
+                found.extend(scalar_facts(value))
+    elif isinstance(data, list):
+        for item in data[:2]:
+            found.extend(scalar_facts(item))
+    return found
 
 
 def _base_form(text: str) -> str:
