@@ -237,7 +237,17 @@ def build(
             "ATBENCH_STRUCTURED_OUTPUT."
         ),
     ] = "",
-    concurrency: Annotated[int, typer.Option(help="LLM requests in flight per process.")] = 32,
+    concurrency: Annotated[
+        int, typer.Option(help="LLM requests in flight at once, shared by all domains of a step.")
+    ] = 32,
+    timeout: Annotated[
+        float,
+        typer.Option(help="Seconds per LLM request (0: ATBENCH_TIMEOUT_S, else 60)."),
+    ] = 0,
+    max_tokens: Annotated[
+        int,
+        typer.Option(help="Answer length cap (0: ATBENCH_MAX_TOKENS, else the server's)."),
+    ] = 0,
 ) -> None:
     """Build a whole release through Dagster and print where it landed."""
     if backend not in ("procedural", "openai"):
@@ -252,6 +262,8 @@ def build(
         "base_url": base_url,
         "structured_output": structured_output,
         "max_concurrency": concurrency,
+        "timeout_s": timeout,
+        "max_tokens": max_tokens,
     }
     console = Console()
     summary = run_build(settings, out.resolve(), console=console)

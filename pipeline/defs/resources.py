@@ -33,6 +33,10 @@ class BuildSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     """Empty: `OPENAI_BASE_URL`."""
     structured_output: str = ""
     max_concurrency: int = 32
+    timeout_s: float = 0
+    """Seconds per LLM request; 0: `ATBENCH_TIMEOUT_S`, else 60."""
+    max_tokens: int = 0
+    """Answer length cap; 0: `ATBENCH_MAX_TOKENS`, else the server's default."""
     outputs: str = ""
     """Where work files, caches and releases go; empty: `outputs/` (or `ATBENCH_OUTPUTS`)."""
 
@@ -41,7 +45,7 @@ class BuildSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
             "backend": self.backend,
             "max_concurrency": self.max_concurrency,
         }
-        for key in ("model", "base_url", "structured_output"):
+        for key in ("model", "base_url", "structured_output", "timeout_s", "max_tokens"):
             if getattr(self, key):
                 overrides[key] = getattr(self, key)
         if self.backend == "procedural" and not self.model:

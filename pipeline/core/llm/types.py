@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+
+from pipeline.core.errors import InputError
 
 Dialect = Literal["json_schema", "json_object", "ollama", "prompt"]
 StructuredOutput = Literal["json_schema", "json_object", "ollama", "prompt", "auto"]
@@ -83,7 +85,8 @@ class LLMSettings(BaseModel):
 
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMSettings:
-        """Read OPENAI_BASE_URL, OPENAI_API_KEY, ATBENCH_MODEL, ATBENCH_STRUCTURED_OUTPUT.
+        """Read OPENAI_BASE_URL, OPENAI_API_KEY, ATBENCH_MODEL, ATBENCH_STRUCTURED_OUTPUT,
+        ATBENCH_TIMEOUT_S and ATBENCH_MAX_TOKENS (slow CPU servers need both).
 
         Explicit overrides that are not None win over the environment.
         """
@@ -92,10 +95,17 @@ class LLMSettings(BaseModel):
             "api_key": os.environ.get("OPENAI_API_KEY"),
             "model": os.environ.get("ATBENCH_MODEL"),
             "structured_output": os.environ.get("ATBENCH_STRUCTURED_OUTPUT"),
+            "timeout_s": os.environ.get("ATBENCH_TIMEOUT_S"),
+            "max_tokens": os.environ.get("ATBENCH_MAX_TOKENS"),
         }
         values = {k: v for k, v in env.items() if v}
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls.model_validate(values)
+        try:
+            return cls.model_validate(values)
+        except ValidationError as err:
+            raise InputError.from_validation(
+                err, file="LLM settings (options or ATBENCH_*/OPENAI_* environment variables)"
+            ) from None
 
     def fingerprint(self) -> dict[str, Any]:
         """What changes the answers: backend, model and sampling; never the key or the URL."""
