@@ -45,6 +45,10 @@ def test_small_release_round_trips(outputs: Path) -> None:
     for name in ("release.duckdb", "atbench.json", "README.md", "manifest.json"):
         assert (out / name).exists(), name
 
+    manifest = json.loads((out / "manifest.json").read_text())
+    incompatible = manifest["config"]["plan_incompatibilities"]
+    assert incompatible and all(i["domain"] in DOMAINS and i["reason"] for i in incompatible)
+
     stored = load_trajectories(out / "release.duckdb")
     assert {t.domain for t in stored} == set(DOMAINS.split(","))
     pairs: dict[str, set[str]] = {}

@@ -11,7 +11,6 @@ work folder, so they are identical whatever happened to the work folder since.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ from pipeline.core.release import ReleaseSummary, load_trajectories, publish_rel
 from pipeline.core.release.publish import DB_FILE, MANIFEST_FILE
 from pipeline.core.release.store import LEDGER_COLUMNS
 from pipeline.core.spec import ReleaseSpec
-from pipeline.core.stages import Workspace
+from pipeline.core.stages import Workspace, plan_record
 from pipeline.core.taxonomy import Taxonomy
 from pipeline.core.trajectory import Trajectory
 
@@ -111,7 +110,7 @@ def regenerate_domain(
     ws = rebuild(source.spec, domain)
     fresh: list[Trajectory] = ws.read("filtered", domain, Trajectory)
     trajectories = kept + fresh
-    planned = json.loads((ws.root / "plan" / "coverage.json").read_text(encoding="utf-8"))
+    planned = plan_record(ws)
     _gate(trajectories, planned["coverage"], taxonomy)
 
     ledger = kept_ledger + [

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -333,6 +334,12 @@ async def filter_stage(
     return report
 
 
+def plan_record(ws: Workspace) -> dict[str, Any]:
+    """The plan's leaf coverage and incompatibilities, as `plan_stage` wrote them."""
+    data: dict[str, Any] = json.loads((ws.root / "plan" / "coverage.json").read_text())
+    return data
+
+
 def candidate_stage(spec: ReleaseSpec, ws: Workspace) -> StageReport:
     """Consolidate every domain's kept traces and rejections for the release gates."""
     trajectories = [t for d in spec.domains for t in ws.read("filtered", d, Trajectory)]
@@ -364,7 +371,12 @@ def publish_stage(
         [entry.model_dump(mode="json") for entry in ledger],
         out_dir,
         taxonomy=inputs.taxonomy,
-        config={"spec": spec.model_dump(mode="json"), "llm": settings.fingerprint()},
+        config={
+            "spec": spec.model_dump(mode="json"),
+            "llm": settings.fingerprint(),
+            # Leaves some domains cannot produce, with the planner's reason, beside the spec.
+            "plan_incompatibilities": plan_record(ws)["incompatible"],
+        },
         backend=settings.backend,
         code_version=__version__,
     )

@@ -1,10 +1,8 @@
 """Blocking gates on the release candidate: a failing check stops the release from publishing."""
 
-import json
-
 import dagster as dg
 
-from pipeline.core import release_checks
+from pipeline.core import release_checks, stages
 from pipeline.core.files import read_jsonl
 from pipeline.core.release_checks import CheckOutcome
 from pipeline.core.trajectory import Trajectory
@@ -34,7 +32,7 @@ def balance(settings: BuildSettings) -> dg.AssetCheckResult:
 @dg.asset_check(asset=release_candidate, blocking=True)
 def leaf_coverage(settings: BuildSettings) -> dg.AssetCheckResult:
     """Every leaf the plan assigned is present among the kept unsafe traces."""
-    plan = json.loads((settings.workspace().root / "plan" / "coverage.json").read_text())
+    plan = stages.plan_record(settings.workspace())
     return _result(
         release_checks.leaf_coverage(_candidate(settings), plan["coverage"], inputs().taxonomy)
     )
