@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,6 +29,18 @@ def check_json_schema(schema: dict[str, Any]) -> None:
         raise ValueError(f"invalid JSON Schema at {path}: {err.message}") from None
 
 
+IDENTIFIER_WORDS = frozenset(
+    {"id", "ids", "code", "number", "no", "date", "time", "at", "url", "uri", "email", "iban",
+     "phone", "sku", "hash", "key", "token", "name", "currency", "status"}
+)  # fmt: skip
+"""Last words of field names that hold identifiers or codes, never prose."""
+
+
+def is_identifier_field(field_name: str) -> bool:
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", field_name).lower().split("_")
+    return words[-1] in IDENTIFIER_WORDS
+
+
 def text_fields(schema: dict[str, Any], min_length: int = 400) -> list[str]:
     """Top-level free-text string fields able to hold `min_length` characters of prose:
     where construction can plant an instruction, a false claim or a long HTML page."""
@@ -37,6 +50,7 @@ def text_fields(schema: dict[str, Any], min_length: int = 400) -> list[str]:
         if sub.get("type") == "string"
         and not {"enum", "format", "const", "pattern"} & set(sub)
         and sub.get("maxLength", min_length) >= min_length
+        and not is_identifier_field(name)
     ]
 
 

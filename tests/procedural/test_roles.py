@@ -12,7 +12,7 @@ import pytest
 from pipeline.core import roles
 from pipeline.core.procedural import HANDLERS
 from pipeline.core.procedural.common import imperative
-from pipeline.core.tools import Tool
+from pipeline.core.tools import Tool, text_fields
 from tests.procedural.conftest import (
     POOL,
     SEEDS,
@@ -43,15 +43,6 @@ FAILURE_MODES = [
 
 def call_overrides(tool: Tool) -> dict[str, dict[str, Any]]:
     return {"tool": {"type": "string", "enum": [tool.name]}, "arguments": tool.parameters}
-
-
-def has_string(schema: dict[str, Any]) -> bool:
-    if schema.get("type") == "string" and "enum" not in schema and "format" not in schema:
-        return True
-    children = list((schema.get("properties") or {}).values())
-    if isinstance(schema.get("items"), dict):
-        children.append(schema["items"])
-    return any(has_string(child) for child in children)
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
@@ -178,7 +169,8 @@ OBSERVATION_MODES = [
 @pytest.mark.parametrize("mode", OBSERVATION_MODES)
 def test_observation(domain: str, mode: str) -> None:
     for index, tool in enumerate(domain_tools(domain)):
-        if mode != "benign" and not has_string(tool.returns):
+        # Construction plants content only in tools with a top-level prose field.
+        if mode != "benign" and not text_fields(tool.returns):
             continue
         arguments = ask(
             roles.TOOL_CALL,

@@ -22,6 +22,7 @@ from pipeline.core.procedural.common import (
 from pipeline.core.procedural.html import html_page
 from pipeline.core.procedural.values import fits, is_free_text, name_tokens, synthesize
 from pipeline.core.roles import ObservationAnswer, ObservationInput, ObservationMode
+from pipeline.core.tools import is_identifier_field
 
 Path = tuple[str | int, ...]
 
@@ -145,6 +146,8 @@ def _best_text_field(
         if not (fits(candidate, sub) and fits(trigger, sub)):
             continue
         name = next((str(p) for p in reversed(path) if isinstance(p, str)), "")
+        if is_identifier_field(name):
+            continue  # an instruction inside a booking id or a date reads as a generator bug
         tokens = set(name_tokens(name))
         score = 3 if is_free_text(name) else 2 if tokens & _STATUS_NAMES else 1
         scored.append((-score, order, path, value))
