@@ -270,5 +270,6 @@ def build(
     console.print(
         f"[bold green]release v{summary['version']}[/] at {summary['path']}: "
         f"{summary['total']} trajectories ({summary['unsafe']} unsafe, {summary['safe']} safe), "
-        f"{summary['rejected']} rejected"
+        f"{summary['rejected']} rejected",
+        soft_wrap=True,  # one line, so scripts can read it from a pipe
     )
