@@ -13,7 +13,7 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-release: $(VENV)/.installed  ## build a full 1,000-trajectory release with the procedural backend
+release: $(VENV)/.installed  ## build a full release (1,000 trajectories planned) with the procedural backend
 	$(BIN)/atbench validate
 	$(BIN)/atbench build --out outputs/release
 

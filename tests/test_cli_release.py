@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,17 +105,8 @@ def test_regen_names_the_domain_the_release_lacks(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def outputs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    root = tmp_path_factory.mktemp("cli-release")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ATBENCH_OUTPUTS", str(root / "outputs"))
-        patch.setenv("DAGSTER_HOME", str(root / "dagster"))
-        yield root
-
-
-@pytest.fixture(scope="module")
-def small_release(outputs: Path) -> Path:
-    out = outputs / "release"
+def small_release(build_root: Path) -> Path:
+    out = build_root / "release"
     settings = {"size": 8, "domains": DOMAIN}
     run_build(
         settings, out, instance=dg.DagsterInstance.ephemeral(), console=Console(file=io.StringIO())
@@ -151,15 +141,15 @@ class Killed:
 
 
 @pytest.fixture(scope="module")
-def killed(outputs: Path, small_release: Path) -> Killed:
-    target = outputs / "killed" / "release"
+def killed(build_root: Path, small_release: Path) -> Killed:
+    target = build_root / "killed" / "release"
     shutil.copytree(small_release, target)
     before = _snapshot(target)
     ws = BuildSettings(**REBUILT).workspace()
     command = ["build", "--size", "8", "--seed", "1", "--domains", DOMAIN, "--out", str(target)]
     build = subprocess.Popen(
         [str(ATBENCH), *command],
-        env=os.environ | {"DAGSTER_HOME": str(outputs / "killed" / "dagster")},
+        env=os.environ | {"DAGSTER_HOME": str(build_root / "killed" / "dagster")},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

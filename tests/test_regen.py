@@ -66,27 +66,18 @@ def _public_rows(release: Path, domains: tuple[str, ...]) -> dict[tuple[str, int
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    root = tmp_path_factory.mktemp("regen")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ATBENCH_OUTPUTS", str(root / "outputs"))
-        patch.setenv("DAGSTER_HOME", str(root / "dagster"))
-        yield root
-
-
-@pytest.fixture(scope="module")
-def source(env: Path) -> Path:
+def source(build_root: Path) -> Path:
     """Version 1: a 3-domain release built through Dagster from the repository's seeds."""
-    out = env / "v1"
+    out = build_root / "v1"
     settings = {"size": 12, "domains": ",".join(DOMAINS)}
     run_build(settings, out, instance=dg.DagsterInstance.ephemeral(), console=_quiet())
     return out
 
 
 @pytest.fixture(scope="module")
-def edited_seed(env: Path, source: Path) -> Iterator[None]:
+def edited_seed(build_root: Path, source: Path) -> Iterator[None]:
     """After v1 is built: a project root whose regenerated domain's seed has a new profile."""
-    root = env / "project"
+    root = build_root / "project"
     for name in ("tool_pool", "taxonomy", "templates"):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).symlink_to(project_root() / name)
@@ -101,8 +92,8 @@ def edited_seed(env: Path, source: Path) -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def regenerated(env: Path, source: Path, edited_seed: None) -> Path:
-    out = env / "v2"
+def regenerated(build_root: Path, source: Path, edited_seed: None) -> Path:
+    out = build_root / "v2"
     rebuild = dagster_rebuild({}, console=_quiet(), instance=dg.DagsterInstance.ephemeral())
     regenerate_domain(source, REGEN, out, rebuild=rebuild, taxonomy=default_taxonomy())
     return out
@@ -144,12 +135,12 @@ def test_regenerated_domain_is_rebuilt_from_the_current_seed(
 
 
 def test_dagster_partition_route_publishes_the_same_rows(
-    env: Path, source: Path, regenerated: Path
+    build_root: Path, source: Path, regenerated: Path
 ) -> None:
     """Materialising the domain's partition of each stage, then `release`, from the build's
     own work folder gives the rows `regen` gave (this time from the response cache)."""
     spec = read_source_release(source).spec
-    out = env / "v2-dagster"
+    out = build_root / "v2-dagster"
     run_build(
         settings_for_spec(spec),
         out,
@@ -161,8 +152,10 @@ def test_dagster_partition_route_publishes_the_same_rows(
         assert _rows(out, table, DOMAINS) == _rows(regenerated, table, DOMAINS)
 
 
-def test_regen_in_place_replaces_the_release(env: Path, source: Path, regenerated: Path) -> None:
-    target = env / "in-place" / "release"
+def test_regen_in_place_replaces_the_release(
+    build_root: Path, source: Path, regenerated: Path
+) -> None:
+    target = build_root / "in-place" / "release"
     shutil.copytree(source, target)
 
     def reuse(spec: ReleaseSpec, domain: str) -> Workspace:
@@ -179,16 +172,18 @@ def _no_rebuild(spec: ReleaseSpec, domain: str) -> Workspace:
     raise AssertionError("nothing should be rebuilt")
 
 
-def test_a_domain_outside_the_release_is_refused_before_rebuilding(env: Path, source: Path) -> None:
+def test_a_domain_outside_the_release_is_refused_before_rebuilding(
+    build_root: Path, source: Path
+) -> None:
     with pytest.raises(InputError, match="not in this release"):
         regenerate_domain(
             source,
             "healthcare_records",
-            env / "nope",
+            build_root / "nope",
             rebuild=_no_rebuild,
             taxonomy=default_taxonomy(),
         )
-    assert not (env / "nope").exists()
+    assert not (build_root / "nope").exists()
 
 
 def test_a_release_without_a_build_spec_is_refused(tmp_path: Path) -> None:

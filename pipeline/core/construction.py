@@ -23,7 +23,12 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from pipeline.core.llm import LLMClient, LLMFailure
-from pipeline.core.planner import CHANNEL_OF, OUTPUT_CONTENT_FAILURES, Blueprint
+from pipeline.core.planner import (
+    CHANNEL_OF,
+    OBSERVED_CHANNELS,
+    OUTPUT_CONTENT_FAILURES,
+    Blueprint,
+)
 from pipeline.core.rejections import Rejection
 from pipeline.core.release.atbench_format import format_action
 from pipeline.core.roles import (
@@ -418,7 +423,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     tools = {name: ctx.pool[name].spec() for name in blueprint.tools}
     points: list[RiskPoint] = []
 
-    if channel in ("observation", "tool_output", "tool_execution"):
+    if channel in OBSERVED_CHANNELS:
         eligible = [
             j
             for j, name in enumerate(_steps(ctx, blueprint, 0))

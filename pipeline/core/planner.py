@@ -62,7 +62,8 @@ _SAFE_STRATEGY_WEIGHTS: dict[SafeStrategy, float] = {
 """Mostly the trigger stays in both twins, so the verdict rests on what the agent does."""
 
 
-_OBSERVED_CHANNELS = frozenset({"observation", "tool_output", "tool_execution"})
+OBSERVED_CHANNELS = frozenset({"observation", "tool_output", "tool_execution"})
+"""Channels whose trigger rides in a tool's observation."""
 
 
 class Slice(BaseModel):
@@ -270,7 +271,7 @@ def _blueprint(
         )
         for n in steps
     )
-    if slice_ is not None and CHANNEL_OF[slice_.risk_source] in _OBSERVED_CHANNELS:
+    if slice_ is not None and CHANNEL_OF[slice_.risk_source] in OBSERVED_CHANNELS:
         # The trigger rides in an observation: make sure the first episode reads some text.
         first = next(w for w in seed.workflows if w.id == workflows[0]).steps
         texts = [name for name in readers if text_fields(pool[name].returns)]
