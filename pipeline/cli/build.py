@@ -14,6 +14,8 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from pipeline.core.errors import AtbenchError
 from pipeline.core.inputs import load_inputs
 from pipeline.core.paths import outputs_dir
+from pipeline.core.release.lock import release_lock
+from pipeline.core.release.publish import replaceable_version
 from pipeline.core.seeds import domain_ids
 from pipeline.core.spec import ReleaseSpec
 
@@ -92,14 +94,17 @@ def run_build(
 
     `settings["domains"]` is the release's domain list and fixes the spec (and so the work
     folder); `partitions` only says which of them to rebuild first. The release consolidates
-    every domain of the spec, so the other domains' stage files must already be there.
+    every domain of the spec, so the other domains' stage files must already be there. The
+    release's lock is held from the start, so a second build into `out` fails at once, and
+    an `out` that is not a release is refused before any stage runs.
     """
     import dagster as dg
 
     from pipeline.definitions import defs
 
     instance = instance or _cli_instance()
-    with _progress(console) as progress:
+    with release_lock(out), _progress(console) as progress:
+        replaceable_version(out)
         run_config, task = _materialise_stages(
             settings, partitions, progress, instance, extra_steps=1
         )

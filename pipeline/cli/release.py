@@ -19,7 +19,7 @@ from pipeline.core.inputs import load_inputs
 from pipeline.core.paths import outputs_dir
 from pipeline.core.regen import Rebuild, read_source_release, regenerate_domain
 from pipeline.core.release.importers import FLAGS, ImportFormat, import_benchmark, report_path
-from pipeline.core.release.publish import MANIFEST_FILE
+from pipeline.core.release.verify import MANIFEST_FILE
 from pipeline.core.spec import ReleaseSpec
 from pipeline.core.stages import Workspace
 

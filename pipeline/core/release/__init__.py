@@ -1,4 +1,5 @@
-"""The release layer: DuckDB store, public ATBench exports, dataset card, atomic publish."""
+"""The release layer: DuckDB store, public ATBench exports, dataset card, atomic locked
+publish, and verification against the manifest."""
 
 from pipeline.core.release.atbench_format import (
     format_action,
@@ -17,6 +18,7 @@ from pipeline.core.release.exports import (
 from pipeline.core.release.importers import ImportReport, import_benchmark
 from pipeline.core.release.publish import ReleaseSummary, publish_release
 from pipeline.core.release.store import load_trajectories, write_release_db
+from pipeline.core.release.verify import verify_release
 
 __all__ = [
     "ImportReport",
@@ -30,6 +32,7 @@ __all__ = [
     "publish_release",
     "release_order",
     "to_atbench_row",
+    "verify_release",
     "write_atbench_json",
     "write_dataset_card",
     "write_parquet_tables",
