@@ -50,6 +50,8 @@ class Backend(Protocol):
     name: str
     reads_variables: bool
     """True when answers depend on request.variables directly, not only on the messages."""
+    deterministic: bool
+    """True when a request always gets the same answer, so two processes may both ask it."""
 
     async def complete(self, request: LLMRequest, messages: list[Message]) -> Completion: ...
 
@@ -66,6 +68,7 @@ class ProceduralBackend:
 
     name = "procedural"
     reads_variables = True
+    deterministic = True
 
     def __init__(self, handlers: Mapping[str, Handler]) -> None:
         self._handlers = dict(handlers)
@@ -104,6 +107,7 @@ class OpenAIBackend:
 
     name = "openai"
     reads_variables = False
+    deterministic = False
 
     def __init__(self, settings: LLMSettings) -> None:
         self._settings = settings

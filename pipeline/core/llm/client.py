@@ -1,8 +1,9 @@
 """The one entry point every generator role and judge uses: `LLMClient.ask`.
 
-ask = render -> cache lookup -> (backend call with retries, validated, re-asked when invalid)
--> cache write -> ledger line. A request that cannot be answered comes back as an
-`LLMFailure`, never as an exception; exceptions that escape are bugs.
+ask = render -> cache lookup -> (claim the key, backend call with retries, validated, re-asked
+when invalid) -> cache write -> ledger line. Identical requests in flight are sent once: the
+others wait for the key and read its answer from the cache. A request that cannot be answered
+comes back as an `LLMFailure`, never as an exception; exceptions that escape are bugs.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import logging
 import random
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -88,6 +90,8 @@ class LLMClient:
         self._fingerprint = settings.fingerprint()
         # A limiter shared by several clients (one per domain) bounds their requests together.
         self._semaphore = limiter or asyncio.Semaphore(settings.max_concurrency)
+        self._asking: dict[str, asyncio.Lock] = {}
+        """One lock per key being asked in this process: the single flight."""
         self._not_before = 0.0
         """Monotonic time before which nobody sends: set by a 429 that said how long to wait."""
 
@@ -124,18 +128,38 @@ class LLMClient:
             output_schema=request.output_schema,
             sample_index=request.sample_index,
             template_sha256=self.renderer.template_sha256(request.template),
+            item_id=request.item_id,
             variables=request.variables if self.backend.reads_variables else None,
         )
+        answer = self._cached(key, answer_model)
+        if answer is None:
+            async with self._single_flight(key):
+                answer = self._cached(key, answer_model)
+                if answer is None:
+                    return await self._ask_backend(request, answer_model, messages, key, started)
+        self._record(request, _Tally(), started, cached=True)
+        return answer
+
+    @asynccontextmanager
+    async def _single_flight(self, key: str) -> AsyncIterator[None]:
+        """Hold `key` in this process and, unless answers are deterministic, in every process
+        sharing the cache; a waiter then finds the holder's answer in the cache."""
+        async with self._asking.setdefault(key, asyncio.Lock()):
+            if self.backend.deterministic:
+                yield
+                return
+            async with self.cache.claim(key):
+                yield
+
+    def _cached(self, key: str, answer_model: type[M]) -> M | None:
         cached = self.cache.get(key)
-        if cached is not None:
-            try:
-                answer = answer_model.model_validate(cached)
-            except ValidationError:
-                logger.info("cached answer for %s no longer fits %s", key, answer_model.__name__)
-            else:
-                self._record(request, _Tally(), started, cached=True)
-                return answer
-        return await self._ask_backend(request, answer_model, messages, key, started)
+        if cached is None:
+            return None
+        try:
+            return answer_model.model_validate(cached)
+        except ValidationError:
+            logger.warning("cached answer for %s no longer fits %s", key, answer_model.__name__)
+            return None
 
     async def _ask_backend(
         self,
@@ -233,6 +257,7 @@ class LLMClient:
     def _meta(self, request: LLMRequest, completion: Completion) -> dict[str, Any]:
         return {
             "role": request.role,
+            "item_id": request.item_id,
             "template": request.template,
             "model": self.settings.model,
             "backend": self.backend.name,
