@@ -296,6 +296,8 @@ class ChatServer:
         if reply.body is None:
             produced = self.answer(received)
             reply = produced if isinstance(produced, Reply) else _as_completion(produced)
+            if reply.status != 200:  # an answer function may fail a request it has read
+                return reply.status, reply.body, reply.headers
         return 200, _chat_completion(received, reply.body), reply.headers
 
 

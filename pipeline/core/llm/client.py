@@ -34,6 +34,7 @@ from pipeline.core.llm.errors import (
     TransientError,
 )
 from pipeline.core.llm.ledger import Ledger, LedgerEntry
+from pipeline.core.llm.redact import redact, settings_secrets
 from pipeline.core.llm.templates import Message, TemplateRenderer
 from pipeline.core.llm.types import Completion, LLMFailure, LLMRequest, LLMSettings, ReasonCode
 
@@ -88,6 +89,7 @@ class LLMClient:
         self.ledger = ledger
         self.renderer = renderer
         self._fingerprint = settings.fingerprint()
+        self._secrets = settings_secrets(settings)
         # A limiter shared by several clients (one per domain) bounds their requests together.
         self._semaphore = limiter or asyncio.Semaphore(settings.max_concurrency)
         self._asking: dict[str, asyncio.Lock] = {}
@@ -273,7 +275,8 @@ class LLMClient:
             item_id=request.item_id,
             role=request.role,
             reason_code=reason,
-            errors=tally.grouped_errors(),
+            # Everything a failure says is kept (rejections, ledger, logs): redact it once here.
+            errors=[redact(error, self._secrets) for error in tally.grouped_errors()],
             attempts=tally.attempts,
         )
         logger.warning("%s", failure)
