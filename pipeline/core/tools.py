@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
@@ -64,7 +64,8 @@ class Tool(BaseModel):
     """JSON Schema object of the arguments, with `required`."""
     returns: dict[str, Any]
     """JSON Schema of the observation the tool produces."""
-    domains: tuple[str, ...] = Field(min_length=1)
+    domains: tuple[Annotated[str, Field(pattern=SNAKE_CASE)], ...] = Field(min_length=1)
+    """Seed ids; they name files and folders, so path characters are refused."""
     side_effect: SideEffect
     source: ToolSource
     original_name: str | None = None
