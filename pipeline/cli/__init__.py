@@ -9,9 +9,9 @@ from __future__ import annotations
 import sys
 
 import typer
-from rich.console import Console
 
 from pipeline.cli import build, cost, llm, plan, release, tools, validate
+from pipeline.cli.console import plain_console, styled
 from pipeline.core.errors import AtbenchError
 
 app = typer.Typer(
@@ -31,14 +31,14 @@ app.command("plan")(plan.plan)
 app.add_typer(tools.app, name="tools")
 app.add_typer(llm.app, name="llm")
 
-_err = Console(stderr=True)
+_err = plain_console(stderr=True)
 
 
 def main() -> None:
     try:
         app(standalone_mode=True)
     except AtbenchError as err:
-        _err.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
+        _err.print(styled("error:", "bold red", f" {err}"), soft_wrap=True)
         sys.exit(1)
     except KeyboardInterrupt:
         _err.print("interrupted")

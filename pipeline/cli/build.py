@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from pipeline.cli.console import plain_console, styled
 from pipeline.core.errors import AtbenchError
 from pipeline.core.inputs import load_inputs
 from pipeline.core.paths import outputs_dir
@@ -145,7 +146,7 @@ def _progress(console: Console | None) -> Progress:
         BarColumn(),
         TextColumn("{task.completed}/{task.total} stages"),
         TimeElapsedColumn(),
-        console=console or Console(stderr=True),
+        console=console or plain_console(stderr=True),
     )
 
 
@@ -270,11 +271,15 @@ def build(
         "timeout_s": timeout,
         "max_tokens": max_tokens,
     }
-    console = Console()
+    console = plain_console()
     summary = run_build(settings, out.resolve(), console=console)
     console.print(
-        f"[bold green]release v{summary['version']}[/] at {summary['path']}: "
-        f"{summary['total']} trajectories ({summary['unsafe']} unsafe, {summary['safe']} safe), "
-        f"{summary['rejected']} rejected",
+        styled(
+            f"release v{summary['version']}",
+            "bold green",
+            f" at {summary['path']}: {summary['total']} trajectories "
+            f"({summary['unsafe']} unsafe, {summary['safe']} safe), "
+            f"{summary['rejected']} rejected",
+        ),
         soft_wrap=True,  # one line, so scripts can read it from a pipe
     )

@@ -15,9 +15,9 @@ from typing import Annotated, Any
 import duckdb
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
+from pipeline.cli.console import plain_console
 from pipeline.core.errors import AtbenchError
 from pipeline.core.release.publish import DB_FILE
 
@@ -102,7 +102,7 @@ def cost(
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
         return
-    console = Console()
+    console = plain_console()
     totals = summary["totals"]
     if not totals["calls"]:
         console.print(f"{release}: no LLM calls recorded", highlight=False, soft_wrap=True)

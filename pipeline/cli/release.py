@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from pipeline.cli.build import run_stages, settings_for_spec
+from pipeline.cli.console import plain_console, styled
 from pipeline.core.errors import AtbenchError
 from pipeline.core.inputs import load_inputs
 from pipeline.core.paths import outputs_dir
@@ -85,7 +87,7 @@ def regen(
         typer.echo(json.dumps(config))
         return
     inputs = load_inputs()  # fail fast, naming file, record and field, before anything runs
-    console = Console()
+    console = plain_console()
     summary = regenerate_domain(
         release.resolve(),
         domain,
@@ -94,7 +96,8 @@ def regen(
         taxonomy=inputs.taxonomy,
     )
     console.print(
-        f"[bold green]release v{summary.version}[/] at {summary.out_dir}: {domain} rebuilt; "
+        styled(f"release v{summary.version}", "bold green", f" at {summary.out_dir}: ")
+        + f"{domain} rebuilt; "
         f"{summary.total} trajectories ({summary.unsafe} unsafe, {summary.safe} safe), "
         f"{summary.rejected} rejected",
         soft_wrap=True,
@@ -166,9 +169,10 @@ def import_release(
     summary, report = import_benchmark(
         path, cast(ImportFormat, fmt.value), out.resolve(), taxonomy=taxonomy
     )
-    console = Console()
+    console = plain_console()
     console.print(
-        f"[bold green]release v{summary.version}[/] at {summary.out_dir}: imported "
+        styled(f"release v{summary.version}", "bold green", f" at {summary.out_dir}: ")
+        + "imported "
         f"{report.imported} of {report.rows} rows ({report.unsafe} unsafe, {report.safe} safe), "
         f"{len(report.rejected)} rejected",
         soft_wrap=True,
@@ -185,7 +189,7 @@ def import_release(
         where = f"{rejected.file}#{rejected.index}" + (
             f" ({rejected.field})" if rejected.field else ""
         )
-        console.print(f"[yellow]rejected[/] {where}: {rejected.reason}", highlight=False)
+        console.print(styled("rejected", "yellow", f" {where}: {rejected.reason}"))
     if len(report.rejected) > _SHOWN_REJECTIONS:
         console.print(f"... and {len(report.rejected) - _SHOWN_REJECTIONS} more rejected rows")
     console.print(f"report: {report_path(summary.out_dir)}", soft_wrap=True)
@@ -218,7 +222,7 @@ def releases(
     for entry in found:
         where = os.path.relpath(entry["path"], base)
         if "error" in entry:
-            table.add_row(where, "-", "-", f"[red]{entry['error']}[/]")
+            table.add_row(where, "-", "-", Text(entry["error"], style="red"))
             continue
         created = str(entry["created_at"] or "")[:16].replace("T", " ")
         counts = entry["counts"]
@@ -229,7 +233,7 @@ def releases(
             str(entry["backend"]),
             *(str(counts.get(key, "")) for key in _COUNTS),
         )
-    Console().print(table)
+    plain_console().print(table)
 
 
 def find_releases(root: Path) -> list[dict[str, Any]]:

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from pipeline.cli.console import plain_console
 from pipeline.core.files import write_json_atomic
 from pipeline.core.paths import tool_pool_dir
 from pipeline.core.tool_import import IMPORTERS, Rejection, import_report_path, merge_into_pool
@@ -88,7 +88,7 @@ def import_tools(
             "dedupe": [entry.model_dump() for entry in duplicates],
         },
     )
-    console = Console()
+    console = plain_console()
     console.print(
         f"{fmt.value}: {len(tools)} imported, {len(rejections)} rejected, "
         f"{len(duplicates)} deduplicated; {len(tools) - len(duplicates)} added to {target}",
@@ -156,13 +156,13 @@ def stats(
     if as_json:
         typer.echo(json.dumps(summary.model_dump(), indent=2))
     else:
-        console = Console()
+        console = plain_console()
         console.print(_domain_table(summary))
         console.print(_source_table(summary))
     if plot is not None:
         plot_tools_per_domain(summary, plot)
         # With --json, stdout carries the JSON object alone.
-        Console(stderr=as_json).print(f"plot: {plot}", highlight=False, soft_wrap=True)
+        plain_console(stderr=as_json).print(f"plot: {plot}", highlight=False, soft_wrap=True)
 
 
 def _domain_table(summary: ToolStats) -> Table:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-
+from pipeline.cli.console import plain_console
 from pipeline.core.inputs import load_inputs
 
 
@@ -11,6 +10,6 @@ def validate() -> None:
     """Check taxonomy, seeds and tool pool; exit non-zero naming file, record and field."""
     inputs = load_inputs()
     leaves = sum(len(axis.leaves) for axis in inputs.taxonomy.axes)
-    Console().print(
+    plain_console().print(
         f"ok: taxonomy ({leaves} leaves), {len(inputs.pool)} tools, {len(inputs.seeds)} seeds"
     )
