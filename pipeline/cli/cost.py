@@ -20,6 +20,7 @@ from rich.table import Table
 from pipeline.cli.console import plain_console
 from pipeline.core.errors import AtbenchError
 from pipeline.core.release.publish import DB_FILE
+from pipeline.core.release.verify import verify_release
 
 GROUPS = ("role", "stage", "domain")
 """The ledger columns the figures are broken down by, in the order they are shown."""
@@ -55,6 +56,7 @@ def ledger_summary(release: Path) -> dict[str, Any]:
     db_path = release / DB_FILE
     if not db_path.is_file():
         raise AtbenchError(f"{db_path} not found: --release must name a release directory")
+    verify_release(release)  # a damaged database must not pass for a cheap build
     try:
         with duckdb.connect(str(db_path), read_only=True) as con:
             summary: dict[str, Any] = {

@@ -21,7 +21,12 @@ from pipeline.core.inputs import load_inputs
 from pipeline.core.paths import outputs_dir
 from pipeline.core.regen import Rebuild, read_source_release, regenerate_domain
 from pipeline.core.release.importers import FLAGS, ImportFormat, import_benchmark, report_path
-from pipeline.core.release.verify import MANIFEST_FILE
+from pipeline.core.release.verify import (
+    MANIFEST_FILE,
+    read_manifest,
+    release_problems,
+    summarise,
+)
 from pipeline.core.spec import ReleaseSpec
 from pipeline.core.stages import Workspace
 
@@ -257,15 +262,20 @@ def find_releases(root: Path) -> list[dict[str, Any]]:
 
 
 def _describe(folder: Path) -> dict[str, Any]:
+    """The manifest's figures, or an error naming what is unreadable or does not match."""
     try:
-        manifest = json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))
-        return {
-            "path": str(folder),
-            "version": manifest["version"],
-            "created_at": manifest.get("created_at"),
-            "backend": manifest.get("backend"),
-            "counts": manifest.get("counts", {}),
-            "domains": len(manifest.get("domains", [])),
-        }
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        return {"path": str(folder), "error": f"unreadable {MANIFEST_FILE}: {err}"}
+        manifest = read_manifest(folder)
+    except AtbenchError as err:
+        return {"path": str(folder), "error": str(err)}
+    problems = release_problems(folder, manifest)
+    if problems:
+        return {"path": str(folder), "error": f"damaged: {summarise(problems, shown=2)}"}
+    counts = manifest.get("counts")
+    return {
+        "path": str(folder),
+        "version": manifest["version"],
+        "created_at": manifest.get("created_at"),
+        "backend": manifest.get("backend"),
+        "counts": counts if isinstance(counts, dict) else {},
+        "domains": len(manifest.get("domains") or []),
+    }

@@ -28,7 +28,7 @@ from pipeline.core.rejections import Rejection
 from pipeline.core.release import ReleaseSummary, load_trajectories, publish_release
 from pipeline.core.release.publish import DB_FILE
 from pipeline.core.release.store import LEDGER_COLUMNS
-from pipeline.core.release.verify import MANIFEST_FILE
+from pipeline.core.release.verify import MANIFEST_FILE, release_problems, summarise
 from pipeline.core.spec import ReleaseSpec
 from pipeline.core.stages import Workspace, plan_record
 from pipeline.core.taxonomy import Taxonomy
@@ -77,6 +77,15 @@ def read_source_release(release_dir: Path) -> SourceRelease:
         raise InputError(
             located.message, file=manifest_path, field=f"config.spec.{located.field}"
         ) from None
+    if not isinstance(manifest.get("files"), dict):
+        raise InputError(
+            "no file listing to verify the release by", file=manifest_path, field="files"
+        )
+    problems = release_problems(release_dir, manifest)
+    if problems:
+        raise InputError(
+            f"the release does not match its manifest: {summarise(problems)}", file=manifest_path
+        )
     return SourceRelease(
         path=release_dir,
         version=version,
