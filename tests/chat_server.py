@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.core.inputs import Inputs, load_inputs
+from pipeline.core.inputs.loading import Inputs, load_inputs
 from pipeline.core.llm import LLMRequest
 from pipeline.core.procedural import HANDLERS
 

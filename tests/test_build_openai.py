@@ -20,11 +20,11 @@ import pytest
 from rich.console import Console
 
 from pipeline.cli.build import run_build
-from pipeline.core import roles
+from pipeline.core.evaluation.diversity import diversity_report, role_texts
+from pipeline.core.generation import roles
+from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMRequest, TemplateRenderer
-from pipeline.core.paths import templates_dir
-from pipeline.core.procedural.diversity import diversity_report, role_texts
-from pipeline.core.release import load_trajectories
+from pipeline.core.release.store import load_trajectories
 from tests.chat_server import (
     ChatServer,
     Received,

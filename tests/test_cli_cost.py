@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from pipeline.cli import app, main
+from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.llm import Ledger, LedgerEntry, summarise_ledger
-from pipeline.core.release import write_release_db
-from pipeline.core.taxonomy import default_taxonomy
+from pipeline.core.release.store import write_release_db
 from tests.release.factories import make_release
 
 runner = CliRunner()

@@ -8,7 +8,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from pipeline.cli import app
-from pipeline.core.seeds import load_seeds
+from pipeline.core.inputs.seeds import load_seeds
 
 runner = CliRunner()
 DOMAINS = "email_calendar,personal_banking"

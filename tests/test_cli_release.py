@@ -21,10 +21,11 @@ from typer.testing import CliRunner
 
 from pipeline.cli import app
 from pipeline.cli.build import run_build
-from pipeline.core.errors import InputError
+from pipeline.core.build.stages import Workspace
 from pipeline.core.llm.ledger import read_ledger
-from pipeline.core.release import load_trajectories, public_view
-from pipeline.core.stages import Workspace
+from pipeline.core.model.errors import InputError
+from pipeline.core.release.atbench_format import public_view
+from pipeline.core.release.store import load_trajectories
 from pipeline.defs.resources import BuildSettings
 
 SAMPLE = Path(__file__).parent / "release" / "data" / "rjudge_sample.json"

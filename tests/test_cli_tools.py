@@ -12,8 +12,8 @@ import yaml
 from typer.testing import CliRunner
 
 from pipeline.cli import app, main
-from pipeline.core.errors import InputError
-from pipeline.core.tools import load_tool_pool
+from pipeline.core.inputs.tool_pool import load_tool_pool
+from pipeline.core.model.errors import InputError
 
 TOOLBENCH_FILE = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "toolbench" / "G1_query.json"

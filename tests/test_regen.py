@@ -18,15 +18,15 @@ from rich.console import Console
 
 from pipeline.cli.build import run_build, settings_for_spec
 from pipeline.cli.release import dagster_rebuild
-from pipeline.core.errors import InputError
-from pipeline.core.files import write_json_atomic, write_jsonl_atomic
-from pipeline.core.paths import project_root
-from pipeline.core.regen import read_source_release, regenerate_domain
-from pipeline.core.release import publish_release
+from pipeline.core.build.regen import read_source_release, regenerate_domain
+from pipeline.core.build.stages import Workspace
+from pipeline.core.inputs.files import write_json_atomic, write_jsonl_atomic
+from pipeline.core.inputs.paths import project_root
+from pipeline.core.inputs.taxonomy import default_taxonomy
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.spec import ReleaseSpec
+from pipeline.core.release.publish import publish_release
 from pipeline.core.release.store import load_trajectories
-from pipeline.core.spec import ReleaseSpec
-from pipeline.core.stages import Workspace
-from pipeline.core.taxonomy import default_taxonomy
 from pipeline.defs.resources import inputs
 from tests.release.factories import make_ledger_rows, make_rejections, make_release
 

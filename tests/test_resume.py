@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.core import stages
+from pipeline.core.build import stages
+from pipeline.core.inputs.paths import project_root
 from pipeline.core.llm import LLMSettings
-from pipeline.core.paths import project_root
-from pipeline.core.spec import ReleaseSpec
+from pipeline.core.model.spec import ReleaseSpec
 from tests.chat_server import ChatServer, inputs_once, pipeline_answer
 
 DOMAIN = "smart_home"

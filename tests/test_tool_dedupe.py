@@ -12,8 +12,8 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
-from pipeline.core.tool_dedupe import DESCRIPTION_SIMILARITY, dedupe, normalised_name
-from pipeline.core.tools import Tool
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.tools.dedupe import DESCRIPTION_SIMILARITY, dedupe, normalised_name
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -136,8 +136,8 @@ def test_report_is_identical_across_processes_and_hash_seeds(tmp_path: Path) -> 
     tools_file.write_text(json.dumps([t.model_dump(mode="json") for t in TOOLS]), encoding="utf-8")
     script = (
         "import json, sys\n"
-        "from pipeline.core.tool_dedupe import dedupe\n"
-        "from pipeline.core.tools import Tool\n"
+        "from pipeline.core.tools.dedupe import dedupe\n"
+        "from pipeline.core.inputs.tool_pool import Tool\n"
         "tools = [Tool.model_validate(t) for t in json.load(open(sys.argv[1]))][::-1]\n"
         "print(json.dumps([e.model_dump() for e in dedupe(tools).report]))\n"
     )

@@ -11,9 +11,10 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from pipeline.core.errors import InputError
-from pipeline.core.taxonomy import SNAKE_CASE
-from pipeline.core.tool_import import (
+from pipeline.core.inputs.tool_pool import Tool, load_tool_file, load_tool_pool
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.labels import SNAKE_CASE
+from pipeline.core.tools.importers import (
     CATEGORY_DOMAINS,
     DEFAULT_DOMAIN,
     HTTP_METHODS,
@@ -27,7 +28,6 @@ from pipeline.core.tool_import import (
     merge_into_pool,
     normalise_name,
 )
-from pipeline.core.tools import Tool, load_tool_file, load_tool_pool
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TOOLBENCH_FILE = SHARED_DATA / "toolbench" / "G1_query.json"

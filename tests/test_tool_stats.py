@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pipeline.core.tool_stats import plot_tools_per_domain, tool_stats
-from pipeline.core.tools import Tool
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.tools.stats import plot_tools_per_domain, tool_stats
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -16,15 +16,17 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from pipeline.core import stages
-from pipeline.core.errors import InputError
-from pipeline.core.filters import RULES, apply_rules, reject_pairs, rule_problems
-from pipeline.core.inputs import Inputs, load_inputs
+from pipeline.core.build import stages
+from pipeline.core.filtering.rules import RULES, apply_rules, reject_pairs, rule_problems
+from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.inputs.taxonomy import default_taxonomy
+from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.llm import LLMSettings
-from pipeline.core.rejections import Rejection
-from pipeline.core.spec import ReleaseSpec
-from pipeline.core.tools import ToolPool
-from pipeline.core.trajectory import Labels, Trajectory
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.labels import Labels, leaf_context
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.spec import ReleaseSpec
+from pipeline.core.model.trajectory import Trajectory
 from tests.release.factories import make_pair
 
 DOMAIN = "personal_banking"
@@ -80,7 +82,7 @@ def edit(traj: Trajectory, change: Callable[[dict[str, Any]], None]) -> Trajecto
     """A copy of `traj` with `change` applied to its JSON dump, validated again."""
     data = traj.model_dump(mode="json")
     change(data)
-    return Trajectory.model_validate(data)
+    return Trajectory.model_validate(data, context=leaf_context(default_taxonomy()))
 
 
 def _turns(data: dict[str, Any]) -> list[tuple[int, int, dict[str, Any]]]:

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.core.errors import InputError
-from pipeline.core.inputs import load_inputs
+from pipeline.core.inputs.loading import load_inputs
+from pipeline.core.model.errors import InputError
 
 ROOT = Path(__file__).parents[2]
 DOMAIN = "personal_banking"

@@ -11,24 +11,24 @@ from typing import Any
 
 import pytest
 
-from pipeline.core import stages
-from pipeline.core.files import read_jsonl, write_jsonl_atomic
-from pipeline.core.inputs import Inputs
-from pipeline.core.judge import (
+from pipeline.core.build import stages
+from pipeline.core.filtering.judge import (
     PLAUSIBILITY_JUDGE,
     JudgeOutcome,
     PlausibilityAnswer,
     judge_input,
     judge_trajectories,
 )
+from pipeline.core.generation.planner import OUTPUT_CONTENT_FAILURES
+from pipeline.core.inputs.files import read_jsonl, write_jsonl_atomic
+from pipeline.core.inputs.loading import Inputs
+from pipeline.core.inputs.paths import templates_dir
+from pipeline.core.inputs.tool_pool import SideEffect, Tool, ToolPool
 from pipeline.core.llm import LLMSettings, make_client
-from pipeline.core.paths import templates_dir
-from pipeline.core.planner import OUTPUT_CONTENT_FAILURES
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.spec import ReleaseSpec
+from pipeline.core.model.trajectory import AgentTurn, Trajectory
 from pipeline.core.procedural import HANDLERS
-from pipeline.core.rejections import Rejection
-from pipeline.core.spec import ReleaseSpec
-from pipeline.core.tools import SideEffect, Tool, ToolPool
-from pipeline.core.trajectory import AgentTurn, Trajectory
 from tests.chat_server import ChatServer, Received, by_role
 from tests.core.test_filters import (  # noqa: F401  (the rule tests' session fixtures)
     DOMAIN,

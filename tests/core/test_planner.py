@@ -4,9 +4,9 @@ from collections import Counter
 
 import pytest
 
-from pipeline.core.inputs import Inputs, load_inputs
-from pipeline.core.planner import coverage, plan_release
-from pipeline.core.spec import ReleaseSpec
+from pipeline.core.generation.planner import coverage, plan_release
+from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.model.spec import ReleaseSpec
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from pipeline.core.inputs import Inputs, load_inputs
-from pipeline.core.taxonomy import AXES
+from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.model.labels import AXES
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.core.errors import InputError
-from pipeline.core.taxonomy import default_taxonomy, load_taxonomy
+from pipeline.core.inputs.taxonomy import default_taxonomy, load_taxonomy
+from pipeline.core.model.errors import InputError
 
 
 def test_leaf_counts_match_the_published_taxonomy() -> None:

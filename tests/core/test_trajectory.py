@@ -5,7 +5,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from pipeline.core.trajectory import Trajectory
+from pipeline.core.inputs.taxonomy import default_taxonomy
+from pipeline.core.model.labels import AXES, AxisId, leaf_context
+from pipeline.core.model.trajectory import Trajectory
 from tests.release.factories import make_pair
 
 
@@ -34,7 +36,23 @@ def test_unknown_leaf_is_refused() -> None:
     data = _unsafe_data()
     data["labels"]["failure_mode"] = "bad_vibes"
     with pytest.raises(ValidationError, match="not a leaf id"):
-        Trajectory.model_validate(data)
+        Trajectory.model_validate(data, context=leaf_context(default_taxonomy()))
+
+
+class _OneLeafPerAxis:
+    """A taxonomy whose every axis has the single leaf `only_leaf`."""
+
+    def leaf_ids(self, axis_id: AxisId) -> tuple[str, ...]:
+        return ("only_leaf",)
+
+
+def test_leaves_are_checked_against_the_taxonomy_given() -> None:
+    data = _unsafe_data()
+    with pytest.raises(ValidationError, match="not a leaf id"):
+        Trajectory.model_validate(data, context=leaf_context(_OneLeafPerAxis()))
+    data["labels"] = dict.fromkeys(AXES, "only_leaf")
+    relabelled = Trajectory.model_validate(data, context=leaf_context(_OneLeafPerAxis()))
+    assert relabelled.labels is not None and relabelled.labels.risk_source == "only_leaf"
 
 
 def test_action_naming_a_tool_outside_the_list_is_refused() -> None:

@@ -9,7 +9,6 @@ import pytest
 from pydantic import BaseModel
 
 import pipeline.core.llm as llm
-from pipeline.core.errors import InputError
 from pipeline.core.llm import (
     LLMClient,
     LLMFailure,
@@ -19,6 +18,7 @@ from pipeline.core.llm import (
     make_client,
     summarise_ledger,
 )
+from pipeline.core.model.errors import InputError
 from tests.llm.llm_helpers import Answer, ClientFactory, make_request, procedural_handlers
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from pipeline.core.errors import InputError
 from pipeline.core.llm import LLMSettings
+from pipeline.core.model.errors import InputError
 
 
 def test_timeout_and_max_tokens_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 import pipeline.core
-from pipeline.core.inputs import load_inputs
+from pipeline.core.generation.roles import OBSERVATION, TOOL_CALL, Role
+from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.llm.schema_subset import subset_problems
-from pipeline.core.roles import OBSERVATION, TOOL_CALL, Role
 
 
 def all_roles() -> list[Role[Any, Any]]:

@@ -11,10 +11,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 
-from pipeline.core.llm import LLMRequest
-from pipeline.core.paths import tool_pool_dir
-from pipeline.core.procedural import HANDLERS
-from pipeline.core.roles import (
+from pipeline.core.generation.roles import (
     EntityView,
     PersonaView,
     Role,
@@ -22,8 +19,11 @@ from pipeline.core.roles import (
     ToolView,
     TurnView,
 )
-from pipeline.core.seeds import Seed, load_seeds
-from pipeline.core.tools import Tool, ToolPool, load_tool_pool
+from pipeline.core.inputs.paths import tool_pool_dir
+from pipeline.core.inputs.seeds import Seed, load_seeds
+from pipeline.core.inputs.tool_pool import Tool, ToolPool, load_tool_pool
+from pipeline.core.llm import LLMRequest
+from pipeline.core.procedural import HANDLERS
 
 SEEDS: dict[str, Seed] = load_seeds()
 POOL: ToolPool = load_tool_pool(tool_pool_dir() / "curated")

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import random
 
-from pipeline.core import roles
-from pipeline.core.procedural.diversity import (
+from pipeline.core.evaluation.diversity import (
     DISTINCT_4GRAM_TARGET,
     TOP_OPENING_TARGET,
     distinct_ngram_ratio,
@@ -15,6 +14,7 @@ from pipeline.core.procedural.diversity import (
     role_texts,
     top_opening_share,
 )
+from pipeline.core.generation import roles
 from tests.procedural.conftest import POOL, SEEDS, ask, history_for, scene, tool_view
 from tests.release.factories import INJECTION, make_pair
 

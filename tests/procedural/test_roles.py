@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from pipeline.core import roles
+from pipeline.core.generation import roles
+from pipeline.core.inputs.tool_pool import Tool, text_fields
 from pipeline.core.procedural import HANDLERS
 from pipeline.core.procedural.common import imperative
-from pipeline.core.tools import Tool, text_fields
 from tests.procedural.conftest import (
     POOL,
     SEEDS,

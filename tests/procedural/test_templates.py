@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from pipeline.core import roles
+from pipeline.core.generation import roles
+from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import TemplateRenderer
-from pipeline.core.paths import templates_dir
 from tests.procedural.conftest import POOL, scene, tool_view
 
 TOOL = tool_view(POOL["bank_transfer_funds"])

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pipeline.core.rejections import Rejection
-from pipeline.core.trajectory import (
+from pipeline.core.model.labels import Labels
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.trajectory import (
     AgentTurn,
     EnvironmentTurn,
     Episode,
     FinalAnswer,
-    Labels,
     Provenance,
     RiskPoint,
     Tag,

@@ -7,19 +7,18 @@ from typing import Any
 
 import pytest
 
-from pipeline.core.errors import InputError
+from pipeline.core.inputs.taxonomy import default_taxonomy
+from pipeline.core.model.actions import format_action, parse_action
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.trajectory import FinalAnswer, Provenance, ToolCall, Trajectory
 from pipeline.core.release.atbench_format import (
     EXTRA_KEYS,
     PUBLIC_KEYS,
-    format_action,
     from_atbench_row,
-    parse_action,
     public_view,
     release_order,
     to_atbench_row,
 )
-from pipeline.core.taxonomy import default_taxonomy
-from pipeline.core.trajectory import FinalAnswer, Provenance, ToolCall, Trajectory
 
 from .factories import PROVENANCE, make_pair, make_release
 

@@ -9,7 +9,15 @@ from typing import Any
 import duckdb
 import pytest
 
-from pipeline.core.errors import AtbenchError
+from pipeline.core.inputs.taxonomy import default_taxonomy
+from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.trajectory import (
+    AgentTurn,
+    FinalAnswer,
+    ToolCall,
+    Trajectory,
+    UnparsedAction,
+)
 from pipeline.core.release.atbench_format import public_view, to_atbench_row
 from pipeline.core.release.importers import (
     ImportReport,
@@ -18,14 +26,6 @@ from pipeline.core.release.importers import (
     report_path,
 )
 from pipeline.core.release.store import load_trajectories
-from pipeline.core.taxonomy import default_taxonomy
-from pipeline.core.trajectory import (
-    AgentTurn,
-    FinalAnswer,
-    ToolCall,
-    Trajectory,
-    UnparsedAction,
-)
 
 from .factories import make_release
 

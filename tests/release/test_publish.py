@@ -12,14 +12,14 @@ import duckdb
 import pytest
 import yaml
 
-import pipeline.core.release as release_api
-from pipeline.core.errors import AtbenchError
+from pipeline.core.inputs.taxonomy import default_taxonomy
+from pipeline.core.model.actions import parse_action
+from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.trajectory import Trajectory
 from pipeline.core.release import publish as publish_module
-from pipeline.core.release.atbench_format import PUBLIC_KEYS, parse_action
+from pipeline.core.release.atbench_format import PUBLIC_KEYS
 from pipeline.core.release.publish import ReleaseSummary, publish_release
 from pipeline.core.release.store import TABLES, load_trajectories
-from pipeline.core.taxonomy import default_taxonomy
-from pipeline.core.trajectory import Trajectory
 
 from .factories import make_ledger_rows, make_rejections, make_release
 
@@ -199,9 +199,3 @@ def test_refuses_to_replace_a_directory_that_is_not_a_release(out_dir: Path) -> 
 def test_empty_directory_becomes_version_one(out_dir: Path) -> None:
     out_dir.mkdir(parents=True)
     assert _publish(out_dir).version == 1
-
-
-def test_public_api_is_exported() -> None:
-    public = sorted(name for name in vars(release_api) if not name.startswith("_"))
-    modules = {"atbench_format", "card", "exports", "importers", "publish", "store"}
-    assert sorted(release_api.__all__) == sorted(set(public) - modules)

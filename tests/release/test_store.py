@@ -9,10 +9,11 @@ from typing import Any, get_args
 import duckdb
 import pytest
 
+from pipeline.core.inputs.taxonomy import default_taxonomy
+from pipeline.core.model.labels import AXES
+from pipeline.core.model.trajectory import Tag, ToolSpec, Trajectory
 from pipeline.core.release.atbench_format import release_order
 from pipeline.core.release.store import TABLES, VIEWS, load_trajectories, write_release_db
-from pipeline.core.taxonomy import AXES, default_taxonomy
-from pipeline.core.trajectory import Tag, ToolSpec, Trajectory
 
 from .factories import TOOLS, make_ledger_rows, make_pair, make_rejections, make_release
 

@@ -20,18 +20,19 @@ import duckdb
 from pydantic import ValidationError
 
 from pipeline import __version__
-from pipeline.core import release_checks
-from pipeline.core.errors import AtbenchError, InputError
-from pipeline.core.files import read_structured
+from pipeline.core.release import gates
+from pipeline.core.model.errors import AtbenchError, InputError
+from pipeline.core.inputs.files import read_structured
 from pipeline.core.llm.ledger import read_ledger
-from pipeline.core.rejections import Rejection
-from pipeline.core.release import ReleaseSummary, load_trajectories, publish_release
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.release.publish import ReleaseSummary, publish_release
+from pipeline.core.release.store import load_trajectories
 from pipeline.core.release.publish import DB_FILE, MANIFEST_FILE
 from pipeline.core.release.store import LEDGER_COLUMNS
-from pipeline.core.spec import ReleaseSpec
-from pipeline.core.stages import Workspace, plan_record
-from pipeline.core.taxonomy import Taxonomy
-from pipeline.core.trajectory import Trajectory
+from pipeline.core.model.spec import ReleaseSpec
+from pipeline.core.build.stages import Workspace, plan_record
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.trajectory import Trajectory
 
 Rebuild = Callable[[ReleaseSpec, str], Workspace]
 """Rebuild one domain's stages under a spec; returns the work folder that now holds them."""
@@ -161,9 +162,9 @@ def _gate(
 ) -> None:
     """The release's blocking gates (records were already parsed into the model on load)."""
     outcomes = {
-        "balance": release_checks.balance(trajectories),
-        "leaf_coverage": release_checks.leaf_coverage(trajectories, planned, tax),
-        "pair_integrity": release_checks.pair_integrity(trajectories),
+        "balance": gates.balance(trajectories),
+        "leaf_coverage": gates.leaf_coverage(trajectories, planned, tax),
+        "pair_integrity": gates.pair_integrity(trajectories),
     }
     for name, outcome in outcomes.items():
         if not outcome.passed:

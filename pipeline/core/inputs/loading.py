@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.core.paths import seeds_dir, taxonomy_dir, tool_pool_dir
-from pipeline.core.seeds import Seed, check_seed_references, load_seed, seed_paths
-from pipeline.core.taxonomy import Taxonomy, load_taxonomy
-from pipeline.core.tools import ToolPool, load_tool_pool
+from pipeline.core.inputs.paths import seeds_dir, taxonomy_dir, tool_pool_dir
+from pipeline.core.inputs.seeds import Seed, check_seed_references, load_seed, seed_paths
+from pipeline.core.inputs.taxonomy import Taxonomy, load_taxonomy
+from pipeline.core.inputs.tool_pool import ToolPool, load_tool_pool
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from pipeline.core.filters import pair_problems
-from pipeline.core.taxonomy import AXES, Taxonomy
-from pipeline.core.trajectory import Trajectory
+from pipeline.core.filtering.rules import pair_problems
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.labels import AXES, leaf_context
+from pipeline.core.model.trajectory import Trajectory
 
 BALANCE_RANGE = (0.45, 0.55)
 
@@ -80,12 +81,12 @@ def pair_integrity(trajectories: list[Trajectory]) -> CheckOutcome:
     )
 
 
-def schema(records: list[str]) -> CheckOutcome:
-    """Every stored record parses back into a valid trajectory."""
+def schema(records: list[str], taxonomy: Taxonomy) -> CheckOutcome:
+    """Every stored record parses back into a valid trajectory labelled with `taxonomy`'s leaves."""
     errors = []
     for index, record in enumerate(records):
         try:
-            Trajectory.model_validate_json(record)
+            Trajectory.model_validate_json(record, context=leaf_context(taxonomy))
         except ValidationError as err:
             errors.append(f"record {index}: {err.errors()[0]['msg']}")
     return CheckOutcome(

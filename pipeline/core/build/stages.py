@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from pipeline import __version__
-from pipeline.core.construction import (
+from pipeline.core.generation.construction import (
     BuildContext,
     ConstructionError,
     Injected,
@@ -31,10 +31,10 @@ from pipeline.core.construction import (
     generation_rejections,
     inject_risk,
 )
-from pipeline.core.files import read_jsonl, write_json_atomic, write_jsonl_atomic
-from pipeline.core.filters import RULES, apply_rules, reject_pairs
-from pipeline.core.inputs import Inputs
-from pipeline.core.judge import (
+from pipeline.core.inputs.files import read_jsonl, write_json_atomic, write_jsonl_atomic
+from pipeline.core.filtering.rules import RULES, apply_rules, reject_pairs
+from pipeline.core.inputs.loading import Inputs
+from pipeline.core.filtering.judge import (
     JudgeOutcome,
     agreement,
     agreement_sample,
@@ -43,13 +43,14 @@ from pipeline.core.judge import (
 )
 from pipeline.core.llm import LLMSettings, make_client, summarise_ledger
 from pipeline.core.llm.ledger import read_ledger
-from pipeline.core.paths import outputs_dir, templates_dir
-from pipeline.core.planner import Blueprint, coverage, plan_release
+from pipeline.core.inputs.paths import outputs_dir, templates_dir
+from pipeline.core.generation.planner import Blueprint, coverage, plan_release
 from pipeline.core.procedural import HANDLERS
-from pipeline.core.rejections import Rejection
-from pipeline.core.release import ReleaseSummary, publish_release
-from pipeline.core.spec import ReleaseSpec
-from pipeline.core.trajectory import Provenance, Trajectory
+from pipeline.core.model.labels import leaf_context
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.release.publish import ReleaseSummary, publish_release
+from pipeline.core.model.spec import ReleaseSpec
+from pipeline.core.model.trajectory import Provenance, Trajectory
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -362,7 +363,9 @@ def publish_stage(
     spec: ReleaseSpec, inputs: Inputs, ws: Workspace, out_dir: Path, settings: LLMSettings
 ) -> ReleaseSummary:
     """Write the release (the only DuckDB writer) and swap it into `out_dir` atomically."""
-    trajectories = read_jsonl(ws.root / "candidate" / "trajectories.jsonl", Trajectory)
+    trajectories = read_jsonl(
+        ws.root / "candidate" / "trajectories.jsonl", Trajectory, leaf_context(inputs.taxonomy)
+    )
     rejections = read_jsonl(ws.root / "candidate" / "rejections.jsonl", Rejection)
     ledger = read_ledger(sorted(p for d in spec.domains for p in ws.ledger_dir(d).glob("*.jsonl")))
     return publish_release(

@@ -19,10 +19,16 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker
 
-from pipeline.core.planner import CHANNEL_OF
-from pipeline.core.rejections import Rejection
-from pipeline.core.tools import ToolPool
-from pipeline.core.trajectory import AgentTurn, EnvironmentTurn, FinalAnswer, ToolCall, Trajectory
+from pipeline.core.inputs.tool_pool import ToolPool
+from pipeline.core.model.channels import CHANNEL_OF
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.trajectory import (
+    AgentTurn,
+    EnvironmentTurn,
+    FinalAnswer,
+    ToolCall,
+    Trajectory,
+)
 
 Rule = Callable[[Trajectory, ToolPool], list[str]]
 

@@ -14,24 +14,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
-from pipeline.core.taxonomy import SNAKE_CASE, default_taxonomy
+from pipeline.core.model.channels import Channel
+from pipeline.core.model.labels import SNAKE_CASE, Labels
 
 SCHEMA_VERSION = 1
 
 Verdict = Literal["safe", "unsafe"]
 Tag = Literal["long_context", "delayed_trigger", "false_reference", "long_html"]
 EpisodeKind = Literal["main", "setup", "exploit"]
-Channel = Literal[
-    "user_turn",
-    "observation",
-    "tool_description",
-    "tool_execution",
-    "tool_output",
-    "agent_reasoning",
-]
-"""Where a trigger sits: the user's words, retrieved content, a tool's interface, what a tool
-does, what a tool returns, or the agent's own reasoning."""
-
 _FROZEN = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -119,25 +109,6 @@ class RiskPoint(BaseModel):
     channel: Channel
     text: str = Field(min_length=1)
     """The injected or risky content as it appears at that turn."""
-
-
-class Labels(BaseModel):
-    """One primary leaf per axis, chosen in causal order."""
-
-    model_config = _FROZEN
-
-    risk_source: str
-    failure_mode: str
-    real_world_harm: str
-
-    @model_validator(mode="after")
-    def _leaves_exist(self) -> Labels:
-        taxonomy = default_taxonomy()
-        for axis in ("risk_source", "failure_mode", "real_world_harm"):
-            value = getattr(self, axis)
-            if value not in taxonomy.leaf_ids(axis):
-                raise ValueError(f"{axis} {value!r} is not a leaf id of the taxonomy")
-        return self
 
 
 class Provenance(BaseModel):

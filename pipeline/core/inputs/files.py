@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from pipeline.core.errors import InputError
+from pipeline.core.model.errors import InputError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -84,13 +84,14 @@ def write_jsonl_atomic(target: Path, records: Iterable[BaseModel]) -> int:
     return count
 
 
-def read_jsonl(path: Path, model: type[M]) -> list[M]:
+def read_jsonl(path: Path, model: type[M], context: Mapping[str, Any] | None = None) -> list[M]:
+    """Validated records of a JSON Lines file; `context` reaches the model's validators."""
     records = []
     with path.open(encoding="utf-8") as handle:
         for line_no, line in enumerate(handle, start=1):
             if line.strip():
                 try:
-                    records.append(model.model_validate_json(line))
+                    records.append(model.model_validate_json(line, context=context))
                 except ValidationError as err:
                     raise InputError.from_validation(
                         err, file=path, record=f"line {line_no}"

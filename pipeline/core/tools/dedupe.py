@@ -22,7 +22,7 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.core.tools import Tool, ToolSource
+from pipeline.core.inputs.tool_pool import Tool, ToolSource
 
 DESCRIPTION_SIMILARITY = 0.9
 """difflib ratio over the descriptions' word sequences. One changed word in a 15-word sentence

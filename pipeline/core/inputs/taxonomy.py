@@ -9,17 +9,13 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from pipeline.core.errors import InputError
-from pipeline.core.files import read_structured, validate_model
-from pipeline.core.paths import taxonomy_dir
-
-AxisId = Literal["risk_source", "failure_mode", "real_world_harm"]
-AXES: tuple[AxisId, ...] = ("risk_source", "failure_mode", "real_world_harm")
-SNAKE_CASE = r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
+from pipeline.core.inputs.files import read_structured, validate_model
+from pipeline.core.inputs.paths import taxonomy_dir
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.labels import AXES, SNAKE_CASE, AxisId
 
 
 def _key(text: str) -> str:

@@ -13,7 +13,6 @@ resists or correctly handles the risk, as the blueprint says.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from collections.abc import Sequence
@@ -22,16 +21,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.core.llm import LLMClient, LLMFailure
-from pipeline.core.planner import (
-    CHANNEL_OF,
-    OBSERVED_CHANNELS,
-    OUTPUT_CONTENT_FAILURES,
-    Blueprint,
-)
-from pipeline.core.rejections import Rejection
-from pipeline.core.release.atbench_format import format_action
-from pipeline.core.roles import (
+from pipeline.core.generation.planner import OUTPUT_CONTENT_FAILURES, Blueprint
+from pipeline.core.generation.roles import (
     AGENT_RESPONSE,
     OBSERVATION,
     QUERY,
@@ -54,15 +45,19 @@ from pipeline.core.roles import (
     ToolView,
     TurnView,
 )
-from pipeline.core.seeds import Seed
-from pipeline.core.taxonomy import Taxonomy
-from pipeline.core.tools import Tool, ToolPool, text_fields
-from pipeline.core.trajectory import (
+from pipeline.core.inputs.seeds import Seed
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.inputs.tool_pool import Tool, ToolPool, text_fields
+from pipeline.core.llm import LLMClient, LLMFailure
+from pipeline.core.model.actions import format_action
+from pipeline.core.model.channels import CHANNEL_OF, OBSERVED_CHANNELS
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.seeding import seeded_rng
+from pipeline.core.model.trajectory import (
     AgentTurn,
     EnvironmentTurn,
     Episode,
     FinalAnswer,
-    Labels,
     Provenance,
     RiskPoint,
     Tag,
@@ -138,11 +133,6 @@ class BuildContext:
 
 
 # --- helpers ----------------------------------------------------------------------------------
-
-
-def _rng(blueprint: Blueprint, *parts: object) -> random.Random:
-    digest = hashlib.sha256("/".join(map(str, (blueprint.seed, *parts))).encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
 
 
 def _scene(ctx: BuildContext, blueprint: Blueprint) -> Scene:
@@ -412,7 +402,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     assert blueprint.slice is not None and blueprint.hazard is not None
     ask = _Asker(ctx, blueprint, "risk_injection")
     scene = _scene(ctx, blueprint)
-    rng = _rng(blueprint, "inject")
+    rng = seeded_rng(blueprint.seed, "inject")
     source = blueprint.slice.risk_source
     channel = CHANNEL_OF[source]
     hazard = _hazard(ctx, blueprint)
@@ -549,7 +539,7 @@ async def build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory,
     assert blueprint.slice is not None and blueprint.safe_strategy is not None
     ask = _Asker(ctx, blueprint, "pairing")
     scene = _scene(ctx, blueprint)
-    rng = _rng(blueprint, "pair")
+    rng = seeded_rng(blueprint.seed, "pair")
     slice_ = blueprint.slice
     hazard = _hazard(ctx, blueprint)
     last = len(injected.prefix) - 1
@@ -762,7 +752,7 @@ async def build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory,
         tools=injected.tools,
         episodes=_episodes(blueprint, unsafe_episodes),
         verdict="unsafe",
-        labels=Labels(**slice_.model_dump()),
+        labels=slice_,
         reason=unsafe_reason.reason,
         risk_points=tuple(points),
         tags=tags,

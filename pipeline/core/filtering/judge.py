@@ -19,16 +19,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pipeline.core.files import write_json_atomic
-from pipeline.core.filters import observation_texts
+from pipeline.core.filtering.rules import observation_texts
+from pipeline.core.generation.planner import OUTPUT_CONTENT_FAILURES
+from pipeline.core.generation.roles import Role
+from pipeline.core.inputs.files import write_json_atomic
+from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.llm import LLMClient, LLMFailure
-from pipeline.core.planner import OUTPUT_CONTENT_FAILURES
-from pipeline.core.rejections import Rejection
-from pipeline.core.roles import Role
-from pipeline.core.tools import ToolPool
-from pipeline.core.trajectory import (
+from pipeline.core.model.actions import format_action
+from pipeline.core.model.channels import Channel
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.trajectory import (
     AgentTurn,
-    Channel,
     EpisodeKind,
     FinalAnswer,
     RiskPoint,
@@ -188,9 +189,6 @@ def judge_input(traj: Trajectory, twin: Trajectory | None, pool: ToolPool) -> Pl
 
 
 def _view(traj: Trajectory, pool: ToolPool) -> PlausibilityInput:
-    # Imported here: the release package imports the procedural backend, which imports this.
-    from pipeline.core.release.atbench_format import format_action
-
     index = 0
     episodes = []
     for e, episode in enumerate(traj.episodes):

@@ -7,32 +7,21 @@ one domain reproduces exactly its share of the plan.
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import Counter
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.core.seeds import Seed
-from pipeline.core.spec import ReleaseSpec
-from pipeline.core.taxonomy import AxisId, Taxonomy
-from pipeline.core.tools import ToolPool, text_fields
-from pipeline.core.trajectory import Channel
+from pipeline.core.inputs.seeds import Seed
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.inputs.tool_pool import ToolPool, text_fields
+from pipeline.core.model.channels import CHANNEL_OF, OBSERVED_CHANNELS
+from pipeline.core.model.labels import AxisId, Labels
+from pipeline.core.model.seeding import seeded_rng
+from pipeline.core.model.spec import ReleaseSpec
 
 SafeStrategy = Literal["removed", "resisted", "handled"]
-
-CHANNEL_OF: dict[str, Channel] = {
-    "malicious_user_instruction_or_jailbreak": "user_turn",
-    "direct_prompt_injection": "user_turn",
-    "indirect_prompt_injection": "observation",
-    "unreliable_or_misinformation": "observation",
-    "tool_description_injection": "tool_description",
-    "malicious_tool_execution": "tool_execution",
-    "corrupted_tool_feedback": "tool_output",
-    "inherent_agent_failures": "agent_reasoning",
-}
-"""Where each risk source enters; construction plants the trigger there."""
 
 OUTPUT_CONTENT_FAILURES = frozenset(
     {
@@ -62,18 +51,6 @@ _SAFE_STRATEGY_WEIGHTS: dict[SafeStrategy, float] = {
 """Mostly the trigger stays in both twins, so the verdict rests on what the agent does."""
 
 
-OBSERVED_CHANNELS = frozenset({"observation", "tool_output", "tool_execution"})
-"""Channels whose trigger rides in a tool's observation."""
-
-
-class Slice(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    risk_source: str
-    failure_mode: str
-    real_world_harm: str
-
-
 class Blueprint(BaseModel):
     """Everything construction needs to build one pair (or one benign trace)."""
 
@@ -90,7 +67,7 @@ class Blueprint(BaseModel):
     """Read-only tools called after each episode's workflow, for realistic length variety."""
     tools: tuple[str, ...]
     """The tool list exposed to the agent, in presentation order."""
-    slice: Slice | None = None
+    slice: Labels | None = None
     hazard: str | None = None
     trigger_points: int = 0
     safe_strategy: SafeStrategy | None = None
@@ -114,11 +91,6 @@ class ReleasePlan(BaseModel):
 
     blueprints: dict[str, tuple[Blueprint, ...]]
     incompatibilities: tuple[Incompatibility, ...]
-
-
-def _rng(*parts: object) -> random.Random:
-    digest = hashlib.sha256("/".join(map(str, parts)).encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
 
 
 def _failure_mode_fits(risk_source: str, failure_mode: str) -> bool:
@@ -145,7 +117,7 @@ def plan_release(
     missing = [d for d in spec.domains if d not in seeds]
     if missing:
         raise ValueError(f"spec names domains without seeds: {missing}")
-    rng = _rng(spec.seed, "plan")
+    rng = seeded_rng(spec.seed, "plan")
     pairs = _slots_per_domain(spec.n_pairs, spec.domains, rng)
     benign = _slots_per_domain(spec.n_benign, spec.domains, rng)
 
@@ -177,7 +149,7 @@ def plan_release(
 
     blueprints: dict[str, list[Blueprint]] = {d: [] for d in spec.domains}
     for position, (domain, k) in enumerate(order):
-        slot_rng = _rng(spec.seed, domain, k)
+        slot_rng = seeded_rng(spec.seed, domain, k)
         harm = _pick_balanced(
             sorted(harms_of[domain]),
             counts["real_world_harm"],
@@ -209,7 +181,7 @@ def plan_release(
                 spec,
                 slot_rng,
                 pair_id=f"{domain}-{k:04d}",
-                slice_=Slice(risk_source=source, failure_mode=mode, real_world_harm=harm),
+                slice_=Labels(risk_source=source, failure_mode=mode, real_world_harm=harm),
                 long_context=position in long_slots,
                 long_html=position in html_slots,
             )
@@ -221,7 +193,7 @@ def plan_release(
                     seeds[domain],
                     pool,
                     spec,
-                    _rng(spec.seed, domain, "benign", k),
+                    seeded_rng(spec.seed, domain, "benign", k),
                     pair_id=f"{domain}-b{k:03d}",
                     slice_=None,
                     long_context=False,
@@ -241,7 +213,7 @@ def _blueprint(
     rng: random.Random,
     *,
     pair_id: str,
-    slice_: Slice | None,
+    slice_: Labels | None,
     long_context: bool,
     long_html: bool,
 ) -> Blueprint:

@@ -16,8 +16,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.core.files import atomic_path
-from pipeline.core.tools import SideEffect, Tool
+from pipeline.core.inputs.files import atomic_path
+from pipeline.core.inputs.tool_pool import SideEffect, Tool
 
 SIDE_EFFECTS: tuple[SideEffect, ...] = get_args(SideEffect)
 _COLOURS: dict[SideEffect, str] = {

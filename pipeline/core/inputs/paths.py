@@ -11,7 +11,7 @@ from pathlib import Path
 
 
 def project_root() -> Path:
-    return Path(os.environ.get("ATBENCH_ROOT", Path(__file__).resolve().parents[2]))
+    return Path(os.environ.get("ATBENCH_ROOT", Path(__file__).resolve().parents[3]))
 
 
 def seeds_dir() -> Path:

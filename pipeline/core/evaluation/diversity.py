@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from pipeline.core.trajectory import AgentTurn, FinalAnswer, ToolCall, Trajectory, UserTurn
+from pipeline.core.model.trajectory import AgentTurn, FinalAnswer, ToolCall, Trajectory, UserTurn
 
 DISTINCT_4GRAM_TARGET = 0.35
 """Minimum distinct-4-gram ratio a role's texts should reach."""

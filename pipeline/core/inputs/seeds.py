@@ -7,11 +7,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from pipeline.core.errors import InputError
-from pipeline.core.files import read_structured, validate_model
-from pipeline.core.paths import seeds_dir
-from pipeline.core.taxonomy import AXES, SNAKE_CASE, Taxonomy
-from pipeline.core.tools import ToolPool
+from pipeline.core.inputs.files import read_structured, validate_model
+from pipeline.core.inputs.paths import seeds_dir
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.inputs.tool_pool import ToolPool
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.labels import AXES, SNAKE_CASE
 
 Scalar = str | int | float | bool
 EntityKind = Literal["account", "record", "file", "device", "contact", "resource"]

@@ -23,10 +23,10 @@ import yaml
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from pipeline.core.errors import InputError
-from pipeline.core.files import read_structured, write_text_atomic
-from pipeline.core.tool_dedupe import DedupeEntry, dedupe
-from pipeline.core.tools import SideEffect, Tool, load_tool_file, load_tool_pool
+from pipeline.core.inputs.files import read_structured, write_text_atomic
+from pipeline.core.inputs.tool_pool import SideEffect, Tool, load_tool_file, load_tool_pool
+from pipeline.core.model.errors import InputError
+from pipeline.core.tools.dedupe import DedupeEntry, dedupe
 
 ImportFormat = Literal["toolbench", "toolalpaca", "openai"]
 

@@ -10,11 +10,11 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from pipeline.core.errors import InputError
-from pipeline.core.files import read_structured, validate_model
-from pipeline.core.paths import tool_pool_dir
-from pipeline.core.taxonomy import SNAKE_CASE
-from pipeline.core.trajectory import ToolSpec
+from pipeline.core.inputs.files import read_structured, validate_model
+from pipeline.core.inputs.paths import tool_pool_dir
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.labels import SNAKE_CASE
+from pipeline.core.model.trajectory import ToolSpec
 
 SideEffect = Literal["none", "reversible", "irreversible"]
 ToolSource = Literal["curated", "toolbench", "toolalpaca", "openai", "simulated"]
