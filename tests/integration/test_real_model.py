@@ -38,8 +38,8 @@ from pipeline.core.model.errors import AtbenchError
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.trajectory import Trajectory
 from pipeline.defs.resources import BuildSettings
-from tests.chat_server import ChatServer
-from tests.llm.test_schema_subset import all_roles, sent_schema
+from tests.core.llm.test_schema_subset import all_roles, sent_schema
+from tests.support.chat_server import ChatServer
 
 URL = os.environ.get("ATBENCH_REAL_LLM_URL", "")
 DOMAINS = "devops_cloud,workplace_chat"

@@ -20,19 +20,17 @@ import duckdb
 from pydantic import ValidationError
 
 from pipeline import __version__
-from pipeline.core.release import gates
-from pipeline.core.model.errors import AtbenchError, InputError
-from pipeline.core.inputs.files import read_structured
-from pipeline.core.llm.ledger import read_ledger
-from pipeline.core.model.rejection import Rejection
-from pipeline.core.release.publish import ReleaseSummary, publish_release
-from pipeline.core.release.store import load_trajectories
-from pipeline.core.release.publish import DB_FILE, MANIFEST_FILE
-from pipeline.core.release.store import LEDGER_COLUMNS
-from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.build.stages import Workspace, plan_record
+from pipeline.core.inputs.files import read_structured
 from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.llm.ledger import read_ledger
+from pipeline.core.model.errors import AtbenchError, InputError
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.model.trajectory import Trajectory
+from pipeline.core.release import gates
+from pipeline.core.release.publish import DB_FILE, MANIFEST_FILE, ReleaseSummary, publish_release
+from pipeline.core.release.store import LEDGER_COLUMNS, load_trajectories
 
 Rebuild = Callable[[ReleaseSpec, str], Workspace]
 """Rebuild one domain's stages under a spec; returns the work folder that now holds them."""

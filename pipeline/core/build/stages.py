@@ -20,6 +20,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from pipeline import __version__
+from pipeline.core.filtering.judge import (
+    JudgeOutcome,
+    agreement,
+    agreement_sample,
+    judge_trajectories,
+    record_agreement,
+)
+from pipeline.core.filtering.rules import RULES, apply_rules, reject_pairs
 from pipeline.core.generation.construction import (
     BuildContext,
     ConstructionError,
@@ -31,26 +39,18 @@ from pipeline.core.generation.construction import (
     generation_rejections,
     inject_risk,
 )
+from pipeline.core.generation.planner import Blueprint, coverage, plan_release
 from pipeline.core.inputs.files import read_jsonl, write_json_atomic, write_jsonl_atomic
-from pipeline.core.filtering.rules import RULES, apply_rules, reject_pairs
 from pipeline.core.inputs.loading import Inputs
-from pipeline.core.filtering.judge import (
-    JudgeOutcome,
-    agreement,
-    agreement_sample,
-    judge_trajectories,
-    record_agreement,
-)
+from pipeline.core.inputs.paths import outputs_dir, templates_dir
 from pipeline.core.llm import LLMSettings, make_client, summarise_ledger
 from pipeline.core.llm.ledger import read_ledger
-from pipeline.core.inputs.paths import outputs_dir, templates_dir
-from pipeline.core.generation.planner import Blueprint, coverage, plan_release
-from pipeline.core.procedural import HANDLERS
 from pipeline.core.model.labels import leaf_context
 from pipeline.core.model.rejection import Rejection
-from pipeline.core.release.publish import ReleaseSummary, publish_release
 from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.model.trajectory import Provenance, Trajectory
+from pipeline.core.procedural import HANDLERS
+from pipeline.core.release.publish import ReleaseSummary, publish_release
 
 T = TypeVar("T")
 R = TypeVar("R")
