@@ -12,7 +12,7 @@ import typer
 
 from pipeline.cli import build, cost, llm, plan, release, tools, validate
 from pipeline.cli.console import plain_console, styled
-from pipeline.core.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError
 
 app = typer.Typer(
     name="atbench",

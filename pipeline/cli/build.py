@@ -12,13 +12,13 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from pipeline.cli.console import plain_console, styled
-from pipeline.core.errors import AtbenchError
-from pipeline.core.inputs import load_inputs
-from pipeline.core.paths import outputs_dir
+from pipeline.core.build.preflight import load_checked_inputs
+from pipeline.core.inputs.paths import outputs_dir
+from pipeline.core.inputs.seeds import domain_ids
+from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.release.lock import release_lock
 from pipeline.core.release.publish import replaceable_version
-from pipeline.core.seeds import domain_ids
-from pipeline.core.spec import ReleaseSpec
 
 if TYPE_CHECKING:
     import dagster as dg
@@ -258,7 +258,7 @@ def build(
     """Build a whole release through Dagster and print where it landed."""
     if backend not in ("procedural", "openai"):
         raise AtbenchError(f"--backend must be procedural or openai, got {backend!r}")
-    load_inputs()  # fail fast, naming file, record and field, before anything is written
+    load_checked_inputs()  # fail fast, naming file, record and field, before any writes
     settings = {
         "size": size,
         "seed": seed,

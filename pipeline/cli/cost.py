@@ -18,7 +18,7 @@ from rich import box
 from rich.table import Table
 
 from pipeline.cli.console import plain_console
-from pipeline.core.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError
 from pipeline.core.release.publish import DB_FILE
 from pipeline.core.release.verify import verify_release
 

@@ -16,10 +16,12 @@ from rich.text import Text
 
 from pipeline.cli.build import run_stages, settings_for_spec
 from pipeline.cli.console import plain_console, styled
-from pipeline.core.errors import AtbenchError
-from pipeline.core.inputs import load_inputs
-from pipeline.core.paths import outputs_dir
-from pipeline.core.regen import Rebuild, read_source_release, regenerate_domain
+from pipeline.core.build.regen import Rebuild, read_source_release, regenerate_domain
+from pipeline.core.build.stages import Workspace
+from pipeline.core.inputs.loading import load_inputs
+from pipeline.core.inputs.paths import outputs_dir
+from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.release.importers import FLAGS, ImportFormat, import_benchmark, report_path
 from pipeline.core.release.verify import (
     MANIFEST_FILE,
@@ -27,8 +29,6 @@ from pipeline.core.release.verify import (
     release_problems,
     summarise,
 )
-from pipeline.core.spec import ReleaseSpec
-from pipeline.core.stages import Workspace
 
 if TYPE_CHECKING:
     import dagster as dg

@@ -15,7 +15,7 @@ from typing import Any
 import jinja2
 from jinja2 import meta, nodes
 
-from pipeline.core.errors import InputError
+from pipeline.core.model.errors import InputError
 
 SYSTEM_TEMPLATE = "system.j2"
 """Optional template beside the others; when present it renders the system message."""

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pipeline.core.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError
 
 _held: set[Path] = set()
 """Lock files this process holds."""

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pipeline.core.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError
 
 MANIFEST_FILE = "manifest.json"
 
