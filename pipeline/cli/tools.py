@@ -69,7 +69,8 @@ def import_tools(
 
     Every record is imported or rejected with a reason; re-running an import adds nothing.
     """
-    pool_dir = into or tool_pool_dir()
+    # Resolved once: every path below (written and reported) derives from this one.
+    pool_dir = (into or tool_pool_dir()).resolve()
     tools, rejections = IMPORTERS[fmt.value](path)
     target = pool_dir / IMPORTED_DIR / f"{fmt.value}.yaml"
     duplicates = merge_into_pool(tools, pool_dir, target)
