@@ -40,7 +40,7 @@ def read_manifest(release: Path) -> dict[str, Any]:
     except OSError as err:
         raise AtbenchError(f"{path}: cannot read the manifest ({err.strerror})") from None
     except ValueError as err:
-        raise AtbenchError(f"{path}: not a readable manifest ({err})") from None
+        raise AtbenchError(f"{path}: unreadable manifest ({err})") from None
     if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
         raise AtbenchError(f"{path}: not a release manifest (no 'files' listing)")
     if not isinstance(manifest.get("version"), int):
