@@ -11,7 +11,7 @@ import sys
 import typer
 from rich.console import Console
 
-from pipeline.cli import build, cost, llm, plan, release, tools, validate
+from pipeline.cli import audit, build, cost, llm, plan, release, tools, validate
 from pipeline.core.errors import AtbenchError
 
 app = typer.Typer(
@@ -30,6 +30,7 @@ app.command("cost")(cost.cost)
 app.command("plan")(plan.plan)
 app.add_typer(tools.app, name="tools")
 app.add_typer(llm.app, name="llm")
+app.add_typer(audit.app, name="audit")
 
 _err = Console(stderr=True)
 

@@ -258,6 +258,30 @@ def load_trajectories(db_path: Path) -> list[Trajectory]:
     return [Trajectory.model_validate_json(record) for (record,) in records]
 
 
+def load_rejections(db_path: Path, *, except_domain: str | None = None) -> list[Rejection]:
+    """The release's rejections as stored, optionally without one domain's."""
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        result = con.execute(
+            "SELECT trajectory_id, pair_id, domain, stage, check_name AS check, reason_code, "
+            "message FROM rejections WHERE domain IS DISTINCT FROM ? ORDER BY rowid",
+            [except_domain],
+        )
+        columns = [d[0] for d in result.description]
+        rows = result.fetchall()
+    return [Rejection.model_validate(dict(zip(columns, row, strict=True))) for row in rows]
+
+
+def load_ledger_rows(db_path: Path, *, except_domain: str | None = None) -> list[dict[str, Any]]:
+    """The release's LLM ledger rows as stored, optionally without one domain's."""
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        rows = con.execute(
+            f"SELECT {', '.join(LEDGER_COLUMNS)} FROM llm_calls "
+            "WHERE domain IS DISTINCT FROM ? ORDER BY rowid",
+            [except_domain],
+        ).fetchall()
+    return [dict(zip(LEDGER_COLUMNS, row, strict=True)) for row in rows]
+
+
 def _estimate_tokens(row: Mapping[str, Any]) -> int:
     """Rough size (chars / 4) of what a guard reads: the tool list and the contents."""
     text = json.dumps(row["tool_used"], ensure_ascii=False) + json.dumps(
