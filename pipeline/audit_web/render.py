@@ -39,6 +39,8 @@ class TurnView:
     """Call arguments as indented JSON, or the final answer's text."""
     html: bool = False
     collapsed: bool = False
+    html_fields: tuple[tuple[str, str], ...] = ()
+    """(JSON path, HTML source) of long HTML strings inside a JSON observation."""
     risks: tuple[dict[str, str], ...] = ()
 
 
@@ -91,8 +93,27 @@ def _turn(position: int, turn: Any, risks: tuple[dict[str, str], ...]) -> TurnVi
         pretty(turn.content),
         html=html,
         collapsed=html and len(turn.content) > LONG_TEXT,
+        html_fields=tuple(_html_strings(_json_or_none(turn.content), "$")),
         risks=risks,
     )
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _html_strings(value: Any, path: str) -> list[tuple[str, str]]:
+    """Long HTML strings inside parsed JSON, so they can be read as source, not as escapes."""
+    if isinstance(value, str):
+        return [(path, value)] if len(value) > LONG_TEXT and _HTML.search(value) else []
+    if isinstance(value, dict):
+        return [f for k, v in value.items() for f in _html_strings(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [f for i, v in enumerate(value) for f in _html_strings(v, f"{path}[{i}]")]
+    return []
 
 
 def tools(traj: Trajectory) -> list[dict[str, Any]]:

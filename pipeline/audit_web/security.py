@@ -33,7 +33,7 @@ SECURITY_HEADERS = {
     "content-security-policy": CSP,
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
+    "referrer-policy": "same-origin",  # no-referrer would make browsers send `Origin: null`
     "cross-origin-opener-policy": "same-origin",
     "cache-control": "no-store",
 }
@@ -96,9 +96,12 @@ def session_of(request: Request) -> dict[str, Any]:
 
 
 def csrf_ok(request: Request, form: dict[str, str]) -> bool:
-    """The form echoes the session's token, and the Origin (if sent) is this server."""
+    """The form echoes the session's token; the Origin and Sec-Fetch-Site headers, where
+    the browser sends them, say the form came from this server."""
     origin = request.headers.get("origin")
     if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
+        return False
+    if request.headers.get("sec-fetch-site", "same-origin") != "same-origin":
         return False
     token = session_of(request).get("csrf", "")
     return bool(token) and hmac.compare_digest(form.get("csrf", ""), token)

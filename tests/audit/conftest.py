@@ -1,4 +1,4 @@
-"""A published factory release per module; audit tables per test, beside a copy of nothing."""
+"""One published factory release for the whole session; fresh audit tables per test."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pipeline.core.audit import AuditStore, open_audit
 from .helpers import publish_small
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def release_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return publish_small(tmp_path_factory.mktemp("releases") / "r1", n_pairs=6)
 

@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.core.audit import AuditStore, export_sheet, import_sheet, open_audit, read_progress
+from pipeline.core.audit import AuditStore, export_sheet, import_sheet, read_progress
 from pipeline.core.errors import InputError
 from pipeline.core.taxonomy import default_taxonomy
-
-from .helpers import PAYLOAD, publish_small
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
@@ -112,16 +110,20 @@ def test_a_missing_column_is_named(store: AuditStore, tmp_path: Path) -> None:
     assert err.value.field == "checksum"
 
 
-def test_csv_cells_cannot_run_as_spreadsheet_formulas(tmp_path: Path) -> None:
-    release = publish_small(tmp_path / "r", n_pairs=1, hostile=True)
-    store = open_audit(release, db=tmp_path / "a.duckdb")
+def test_csv_cells_cannot_run_as_spreadsheet_formulas(store: AuditStore, tmp_path: Path) -> None:
     sheet = tmp_path / "ann.csv"
-    export_sheet(store, "-ann", 10, sheet)
+    export_sheet(store, "=HYPERLINK(1)", 2, sheet)
     rows = _read_csv(sheet)
-    assert {r["reviewer"] for r in rows} == {"'-ann"}
-    hostile = [r for r in rows if r["id"].startswith("hostile")]
-    assert PAYLOAD in hostile[0]["trace"]
+    assert {r["reviewer"] for r in rows} == {"'=HYPERLINK(1)"}
     # the quote is undone on import, so the checksum over the reviewer column still holds
     _write_csv(sheet, [_fill(r) for r in rows])
-    assert import_sheet(store, sheet, default_taxonomy()).stored == len(rows)
-    assert {r.person for r in store.reviews()} == {"-ann"}
+    assert import_sheet(store, sheet, default_taxonomy()).stored == 2
+    assert {r.person for r in store.reviews()} == {"=HYPERLINK(1)"}
+
+
+def test_the_sheet_carries_the_trace_as_text(store: AuditStore, tmp_path: Path) -> None:
+    sheet = tmp_path / "ann.jsonl"
+    export_sheet(store, "ann", 1, sheet)
+    trace = json.loads(sheet.read_text())["trace"]
+    assert trace.startswith("[TOOLS]: read_inbox, get_account_balance")
+    assert "[ACTION]: Complete" in trace and "SYSTEM NOTE" in trace

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -11,7 +13,6 @@ import pytest
 from pipeline.core.audit import Answer, AuditStore, audit_db_path, open_audit, read_progress
 from pipeline.core.errors import AtbenchError, InputError
 
-from .helpers import publish_small
 from .scenario import SAFE, uid, unsafe
 
 
@@ -117,7 +118,10 @@ def test_the_release_is_never_modified(release_dir: Path, tmp_path: Path) -> Non
 def test_audit_tables_refuse_a_different_release(release_dir: Path, tmp_path: Path) -> None:
     db = tmp_path / "audit.duckdb"
     open_audit(release_dir, db=db)
-    other = publish_small(tmp_path / "other", n_pairs=2)
+    other = tmp_path / "r2"
+    shutil.copytree(release_dir, other)
+    manifest = json.loads((other / "manifest.json").read_text())
+    (other / "manifest.json").write_text(json.dumps({**manifest, "version": 2}))
     with pytest.raises(AtbenchError, match="belongs to release version 1"):
         open_audit(other, db=db)
 

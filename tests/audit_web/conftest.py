@@ -102,7 +102,7 @@ class Client:
         return page
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def release_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return publish_small(tmp_path_factory.mktemp("releases") / "r1", n_pairs=2, hostile=True)
 

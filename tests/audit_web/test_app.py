@@ -67,7 +67,7 @@ def test_hostile_trace_content_is_shown_as_escaped_text(base_url: str) -> None:
     assert 'href="javascript:' not in text
     assert "&lt;script&gt;document.title=&#34;pwned&#34;&lt;/script&gt;" in text
     # the long HTML page in the observation starts collapsed, as source text
-    assert '<details class="html"><summary>HTML observation' in text
+    assert '<details class="html"><summary>HTML in <code>$.page</code>' in text
     # the injected tool description is on the page, marked as a planned risk point
     assert "risk point: tool description" in text
 
