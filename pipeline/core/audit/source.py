@@ -30,6 +30,8 @@ class AuditedRelease:
     """In public-id order: `trajectories[i]` has public id `i`."""
     by_uid: dict[str, Trajectory] = field(repr=False)
     public_id: dict[str, int] = field(repr=False)
+    by_pair: dict[tuple[str, str], Trajectory] = field(repr=False)
+    """(pair_id, variant) -> trajectory."""
 
     @property
     def version(self) -> int:
@@ -42,14 +44,8 @@ class AuditedRelease:
     def twin(self, uid: str) -> Trajectory | None:
         """The other variant of the same pair, if the release has it."""
         traj = self.by_uid[uid]
-        return next(
-            (
-                t
-                for t in self.trajectories
-                if t.pair_id == traj.pair_id and t.variant != traj.variant
-            ),
-            None,
-        )
+        other = "safe" if traj.variant == "unsafe" else "unsafe"
+        return self.by_pair.get((traj.pair_id, other))
 
     def stratified_sample(self, size: int, seed: int) -> list[str]:
         """`size` uids drawn per (verdict, domain) stratum in proportion to its share.
@@ -90,4 +86,5 @@ def open_release(release_dir: Path) -> AuditedRelease:
         trajectories=trajectories,
         by_uid={t.id: t for t in trajectories},
         public_id={t.id: i for i, t in enumerate(trajectories)},
+        by_pair={(t.pair_id, t.variant): t for t in trajectories},
     )
