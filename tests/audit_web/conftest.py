@@ -69,11 +69,13 @@ class Client:
     def get(self, path: str) -> Page:
         return self._open(urllib.request.Request(self.base + path))
 
-    def post(self, path: str, fields: dict[str, str], *, origin: str | None = None) -> Page:
+    def post(
+        self, path: str, fields: dict[str, str], *, headers: dict[str, str] | None = None
+    ) -> Page:
         body = urllib.parse.urlencode({"csrf": self.csrf, **fields}).encode()
-        request = urllib.request.Request(self.base + path, data=body, method="POST")
-        if origin is not None:
-            request.add_header("Origin", origin)
+        request = urllib.request.Request(
+            self.base + path, data=body, method="POST", headers=headers or {}
+        )
         return self._open(request)
 
     def sign_in(self, name: str, token: str = "") -> Page:

@@ -77,6 +77,7 @@ def _submit_with_keyboard(driver: WebDriver, key: str = "") -> None:
 
 def _sign_in(driver: WebDriver, base: str, name: str) -> None:
     driver.get(f"{base}/signin")
+    WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.ID, "name"))
     driver.find_element(By.ID, "name").send_keys(name)
     driver.find_element(By.ID, "signin").click()
     WebDriverWait(driver, 20).until(lambda d: "/signin" not in d.current_url)
@@ -84,6 +85,10 @@ def _sign_in(driver: WebDriver, base: str, name: str) -> None:
 
 def _sign_out(driver: WebDriver) -> None:
     driver.find_element(By.XPATH, "//form[@action='/signout']/button").click()
+    # wait for the signed-out page, or its navigation would race the next `get`
+    WebDriverWait(driver, 20).until(
+        lambda d: d.find_elements(By.PARTIAL_LINK_TEXT, "Sign in to review")
+    )
 
 
 def _review_queue(driver: WebDriver, base: str, answers: dict[str, str]) -> list[str]:
@@ -123,6 +128,7 @@ def test_two_reviewers_and_an_adjudicator_audit_a_release_in_the_browser(
         _sign_in(browser, base, "cy")
         browser.get(f"{base}/adjudicate")
         browser.find_element(By.CLASS_NAME, "adjudicate-link").click()
+        WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "review-2"))
         assert browser.current_url.endswith(f"/adjudicate/{DISPUTED}")
         reviews = [browser.find_element(By.ID, f"review-{i}").text for i in (1, 2)]
         assert "ann" in reviews[0] and "unsafe" in reviews[0]
