@@ -27,8 +27,8 @@ from http.cookiejar import CookieJar
 from pathlib import Path
 
 from pipeline.core.audit import apply_audit, open_audit, release_answer
+from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.release.publish import publish_release
-from pipeline.core.taxonomy import default_taxonomy
 
 ROUNDS = 20
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
@@ -36,7 +36,7 @@ _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
 def _factory_release(out: Path) -> Path:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests.release.factories import make_release
+    from tests.support.factories import make_release
 
     publish_release(
         make_release(500),

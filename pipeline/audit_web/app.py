@@ -22,7 +22,6 @@ from starlette.staticfiles import StaticFiles
 from pipeline.audit_web import render
 from pipeline.audit_web.security import Access, SessionMiddleware, csrf_ok, session_of
 from pipeline.core.audit import (
-    STATUSES,
     Answer,
     AuditStore,
     TraceState,
@@ -32,9 +31,11 @@ from pipeline.core.audit import (
     read_progress,
     release_answer,
 )
-from pipeline.core.errors import InputError
-from pipeline.core.paths import templates_dir
-from pipeline.core.taxonomy import AXES, Taxonomy
+from pipeline.core.audit.progress import STATUSES
+from pipeline.core.inputs.paths import templates_dir
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.labels import AXES
 
 PAGE_SIZE = 100
 FORM_LIMIT = 64 * 1024

@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pipeline.core.taxonomy import AXES, Taxonomy
-from pipeline.core.trajectory import (
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.labels import AXES
+from pipeline.core.model.trajectory import (
     AgentTurn,
     FinalAnswer,
     ToolCall,

@@ -22,7 +22,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pipeline.core.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError
 
 COOKIE = "atbench_audit"
 CSP = (

@@ -11,7 +11,6 @@ from rich.console import Console
 from rich.table import Table
 
 from pipeline.core.audit import (
-    STATUSES,
     agreement_by_axis,
     apply_audit,
     export_sheet,
@@ -19,7 +18,8 @@ from pipeline.core.audit import (
     open_audit,
     read_progress,
 )
-from pipeline.core.taxonomy import default_taxonomy
+from pipeline.core.audit.progress import STATUSES
+from pipeline.core.inputs.taxonomy import default_taxonomy
 
 app = typer.Typer(
     help="Human audit of a release: review, adjudicate, publish.", no_args_is_help=True

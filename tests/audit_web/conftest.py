@@ -22,8 +22,8 @@ from starlette.applications import Starlette
 from pipeline.audit_web.app import create_app
 from pipeline.audit_web.security import Access
 from pipeline.core.audit import AuditStore, open_audit
-from pipeline.core.taxonomy import default_taxonomy
-from tests.audit.helpers import publish_small
+from pipeline.core.inputs.taxonomy import default_taxonomy
+from tests.core.audit.helpers import publish_small
 
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 

@@ -10,9 +10,9 @@ import pytest
 from pipeline.audit_web.app import create_app
 from pipeline.audit_web.security import Access
 from pipeline.core.audit import AuditStore, read_progress
-from pipeline.core.errors import AtbenchError
-from pipeline.core.paths import templates_dir
-from pipeline.core.taxonomy import default_taxonomy
+from pipeline.core.inputs.paths import templates_dir
+from pipeline.core.inputs.taxonomy import default_taxonomy
+from pipeline.core.model.errors import AtbenchError
 
 from .conftest import Client, serving
 

@@ -16,8 +16,8 @@ import pytest
 from pipeline.audit_web.app import create_app
 from pipeline.audit_web.security import Access
 from pipeline.core.audit import AuditStore, apply_audit
+from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.release.store import load_trajectories
-from pipeline.core.taxonomy import default_taxonomy
 
 from .conftest import serving
 

@@ -8,13 +8,12 @@ from pipeline.core.audit.agreement import AxisAgreement, agreement_by_axis, cohe
 from pipeline.core.audit.answers import Answer, parse_answer, release_answer
 from pipeline.core.audit.apply import apply_audit, audit_report
 from pipeline.core.audit.plan import open_audit
-from pipeline.core.audit.progress import STATUSES, Progress, TraceState, read_progress
+from pipeline.core.audit.progress import Progress, TraceState, read_progress
 from pipeline.core.audit.sheets import ImportResult, export_sheet, import_sheet
 from pipeline.core.audit.source import AuditedRelease, open_release
 from pipeline.core.audit.store import AuditStore, Recorded, audit_db_path, check_name
 
 __all__ = [
-    "STATUSES",
     "Answer",
     "AuditStore",
     "AuditedRelease",

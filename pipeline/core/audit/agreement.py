@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pipeline.core.audit.progress import TraceState
 from pipeline.core.audit.store import REVIEWS_PER_TRACE
-from pipeline.core.taxonomy import AXES
+from pipeline.core.model.labels import AXES
 
 AGREEMENT_AXES = ("verdict", *AXES)
 

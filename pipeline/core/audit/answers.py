@@ -11,9 +11,10 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.core.errors import InputError
-from pipeline.core.taxonomy import AXES, Taxonomy
-from pipeline.core.trajectory import Labels, Trajectory, Verdict
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.labels import AXES, Labels
+from pipeline.core.model.trajectory import Trajectory, Verdict
 
 COMMENT_LIMIT = 4000
 """Longest comment kept; a longer one is refused rather than cut."""

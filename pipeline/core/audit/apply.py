@@ -23,12 +23,13 @@ from pipeline.core.audit.answers import Answer, release_answer
 from pipeline.core.audit.progress import Progress, read_progress
 from pipeline.core.audit.source import AuditedRelease
 from pipeline.core.audit.store import AuditStore
-from pipeline.core.errors import AtbenchError
-from pipeline.core.paths import templates_dir
+from pipeline.core.inputs.paths import templates_dir
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.labels import AXES, leaf_context
+from pipeline.core.model.trajectory import Trajectory
 from pipeline.core.release.publish import DB_FILE, ReleaseSummary, publish_release
-from pipeline.core.release.store import load_ledger_rows, load_rejections
-from pipeline.core.taxonomy import AXES, Taxonomy
-from pipeline.core.trajectory import Trajectory
+from pipeline.core.release.reader import load_ledger_rows, load_rejections
 
 REPORT_JSON = "audit_report.json"
 REPORT_MD = "audit_report.md"
@@ -102,7 +103,7 @@ def apply_audit(
         )
     report = audit_report(release, progress)
     changed = {c["id"]: progress.states[c["id"]].settled for c in report["corrections"]}
-    trajectories = [_corrected(t, changed.get(t.id)) for t in release.trajectories]
+    trajectories = [_corrected(t, changed.get(t.id), taxonomy) for t in release.trajectories]
     summary_keys = ("from_version", "scope", "settled", "traces_touched", "report")
     db = release.path / DB_FILE
     summary = publish_release(
@@ -138,14 +139,14 @@ def render_report(report: dict[str, Any], taxonomy: Taxonomy) -> str:
     return env.get_template("report.md.j2").render(report=report, axis_names=axis_names)
 
 
-def _corrected(traj: Trajectory, answer: Answer | None) -> Trajectory:
+def _corrected(traj: Trajectory, answer: Answer | None, taxonomy: Taxonomy) -> Trajectory:
     if answer is None:
         return traj
     data = traj.model_dump()
     data["verdict"] = answer.verdict
     data["labels"] = answer.labels.model_dump() if answer.labels else None
     try:
-        return Trajectory.model_validate(data)
+        return Trajectory.model_validate(data, context=leaf_context(taxonomy))
     except ValidationError as err:
         raise AtbenchError(
             f"trajectory {traj.id!r} cannot take the audited answer {answer.verdict!r}: "

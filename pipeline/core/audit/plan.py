@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pipeline.core.audit.source import open_release
 from pipeline.core.audit.store import AuditStore, audit_db_path
-from pipeline.core.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError
 
 
 def open_audit(

@@ -24,11 +24,12 @@ from typing import Any
 
 from pipeline.core.audit.answers import Answer, parse_answer, release_answer
 from pipeline.core.audit.store import AuditStore, check_name
-from pipeline.core.errors import InputError
-from pipeline.core.files import write_text_atomic
-from pipeline.core.release.atbench_format import format_action
-from pipeline.core.taxonomy import AXES, Taxonomy
-from pipeline.core.trajectory import AgentTurn, Trajectory
+from pipeline.core.inputs.files import write_text_atomic
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.actions import format_action
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.labels import AXES
+from pipeline.core.model.trajectory import AgentTurn, Trajectory
 
 READ_ONLY = ("id", "public_id", "reviewer", *(f"release_{k}" for k in ("verdict", *AXES)))
 ANSWER = ("verdict", *AXES, "comment")

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.core.errors import InputError
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.trajectory import Trajectory
 from pipeline.core.release.publish import DB_FILE, MANIFEST_FILE, read_manifest
 from pipeline.core.release.store import load_trajectories
-from pipeline.core.trajectory import Trajectory
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,8 @@ import duckdb
 
 from pipeline.core.audit.answers import Answer, release_answer
 from pipeline.core.audit.source import AuditedRelease
-from pipeline.core.errors import AtbenchError, InputError
-from pipeline.core.taxonomy import AXES
-from pipeline.core.trajectory import Labels
+from pipeline.core.model.errors import AtbenchError, InputError
+from pipeline.core.model.labels import AXES, Labels
 
 REVIEWS_PER_TRACE = 2
 NAME_LIMIT = 64

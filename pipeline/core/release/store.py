@@ -19,10 +19,11 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pipeline.core.rejections import Rejection
-from pipeline.core.release.atbench_format import format_action, release_order, to_atbench_row
-from pipeline.core.taxonomy import Taxonomy
-from pipeline.core.trajectory import AgentTurn, ToolCall, ToolSpec, Trajectory
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.actions import format_action
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.trajectory import AgentTurn, ToolCall, ToolSpec, Trajectory
+from pipeline.core.release.atbench_format import release_order, to_atbench_row
 
 LEDGER_COLUMNS = (
     "ts",
@@ -256,30 +257,6 @@ def load_trajectories(db_path: Path) -> list[Trajectory]:
     with duckdb.connect(str(db_path), read_only=True) as con:
         records = con.execute("SELECT record FROM trajectories ORDER BY id").fetchall()
     return [Trajectory.model_validate_json(record) for (record,) in records]
-
-
-def load_rejections(db_path: Path, *, except_domain: str | None = None) -> list[Rejection]:
-    """The release's rejections as stored, optionally without one domain's."""
-    with duckdb.connect(str(db_path), read_only=True) as con:
-        result = con.execute(
-            "SELECT trajectory_id, pair_id, domain, stage, check_name AS check, reason_code, "
-            "message FROM rejections WHERE domain IS DISTINCT FROM ? ORDER BY rowid",
-            [except_domain],
-        )
-        columns = [d[0] for d in result.description]
-        rows = result.fetchall()
-    return [Rejection.model_validate(dict(zip(columns, row, strict=True))) for row in rows]
-
-
-def load_ledger_rows(db_path: Path, *, except_domain: str | None = None) -> list[dict[str, Any]]:
-    """The release's LLM ledger rows as stored, optionally without one domain's."""
-    with duckdb.connect(str(db_path), read_only=True) as con:
-        rows = con.execute(
-            f"SELECT {', '.join(LEDGER_COLUMNS)} FROM llm_calls "
-            "WHERE domain IS DISTINCT FROM ? ORDER BY rowid",
-            [except_domain],
-        ).fetchall()
-    return [dict(zip(LEDGER_COLUMNS, row, strict=True)) for row in rows]
 
 
 def _estimate_tokens(row: Mapping[str, Any]) -> int:
