@@ -36,6 +36,7 @@ from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.model.errors import InputError
 from pipeline.core.model.labels import AXES
+from pipeline.core.model.trajectory import Trajectory
 
 PAGE_SIZE = 100
 FORM_LIMIT = 64 * 1024
@@ -262,7 +263,7 @@ def create_app(store: AuditStore, taxonomy: Taxonomy, access: Access) -> Starlet
 _FILTERS = ("label", "leaf", "domain", "subset", "status")
 
 
-def _matches(traj: Any, chosen: dict[str, str], state: TraceState | None) -> bool:
+def _matches(traj: Trajectory, chosen: dict[str, str], state: TraceState | None) -> bool:
     labels = traj.labels
     status = state.status if state else "not_in_scope"
     return (

@@ -138,8 +138,8 @@ class AuditStore:
         return self._sheet_key
 
     @contextmanager
-    def _connect(self, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
-        with duckdb.connect(str(self.path), read_only=read_only) as con:
+    def _connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with duckdb.connect(str(self.path)) as con:
             yield con
 
     # -- scope and assignment -------------------------------------------------------------
@@ -274,12 +274,25 @@ class AuditStore:
     def add_adjudication(
         self, uid: str, adjudicator: str, answer: Answer, *, source: str, previous: Answer
     ) -> None:
-        """Store a third person's answer; `previous` is what counted before it."""
+        """Store a third person's answer to a disagreement; `previous` is what counted
+        before it (the release's answer, or an earlier adjudication)."""
         with self._lock, self._connect() as con:
-            reviewers = set(_column(con, "SELECT reviewer FROM reviews WHERE uid = ?", [uid]))
-            if adjudicator in reviewers:
+            reviews = [r for r in _recorded(con, "reviews", "reviewer") if r.uid == uid]
+            if adjudicator in {r.person for r in reviews}:
                 raise InputError(
                     f"{adjudicator!r} reviewed {uid!r} and cannot also adjudicate it",
+                    file=source,
+                    record=uid,
+                    field="adjudicator",
+                )
+            first_two = reviews[:REVIEWS_PER_TRACE]
+            if len(first_two) < REVIEWS_PER_TRACE or first_two[0].answer.same_judgement(
+                first_two[1].answer
+            ):
+                raise InputError(
+                    f"{uid!r} has no disagreement to adjudicate: it needs two reviews that "
+                    f"differ, and has {len(reviews)} review(s)"
+                    + (" that agree" if len(first_two) == REVIEWS_PER_TRACE else ""),
                     file=source,
                     record=uid,
                     field="adjudicator",

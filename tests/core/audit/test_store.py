@@ -70,6 +70,18 @@ def test_reviewers_cannot_adjudicate_their_own_trajectory(store: AuditStore) -> 
         store.add_adjudication(target, "ann", SAFE, source="web", previous=SAFE)
 
 
+def test_only_a_disagreement_can_be_adjudicated(store: AuditStore) -> None:
+    target = uid(0, "safe")
+    with pytest.raises(InputError, match=r"no disagreement to adjudicate.*has 0 review"):
+        store.add_adjudication(target, "cy", SAFE, source="web", previous=SAFE)
+    for person in ("ann", "bob"):
+        store.assign(person, 100)
+        store.add_reviews([(target, person, SAFE)], source="web", where=[target])
+    with pytest.raises(InputError, match=r"has 2 review\(s\) that agree"):
+        store.add_adjudication(target, "cy", unsafe(0), source="web", previous=SAFE)
+    assert store.adjudications() == []
+
+
 def test_adjudications_are_appended_and_the_latest_counts(store: AuditStore) -> None:
     target = uid(0, "unsafe")
     for person, answer in (("ann", SAFE), ("bob", unsafe(0))):
