@@ -3,13 +3,16 @@ verdicts (`tests/fixtures/filter_corpus`), and, given a release folder, the shar
 domain's planned traces each filter rejected.
 
     .venv/bin/python -m benchmarks.filter_precision                    # procedural judge
+    .venv/bin/python -m benchmarks.filter_precision --chat-server      # + openai judge over HTTP
     .venv/bin/python -m benchmarks.filter_precision --base-url URL --model NAME
     .venv/bin/python -m benchmarks.filter_precision --release outputs/release
     .venv/bin/python -m benchmarks.filter_precision --write            # the card's figures
 
 `--base-url` adds the openai judge, asking a model behind an OpenAI-compatible server (the rules
-do not change with the backend). `--write` stores the figures in
-`benchmarks/filter_precision.json`, where the dataset card reads them.
+do not change with the backend). `--chat-server` points it at `tests/chat_server.py` answering
+through `tests/chat_judge.py`: the procedural judge on the input read back from the rendered
+prompt, which measures the prompt and the HTTP path rather than a model. `--write` stores the
+figures in `benchmarks/filter_precision.json`, where the dataset card reads them.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import argparse
 import asyncio
 import json
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +39,8 @@ from pipeline.core.paths import project_root, templates_dir
 from pipeline.core.procedural import HANDLERS
 from pipeline.core.release.card import FILTER_PRECISION, filter_shares
 from pipeline.core.tools import ToolPool
+from tests.chat_judge import judge_answer
+from tests.chat_server import ChatServerProcess
 from tests.fixtures.filter_corpus import clean_pairs, defective_traces
 
 COMMAND = ".venv/bin/python -m benchmarks.filter_precision --write"
@@ -95,6 +101,7 @@ def release_shares(release: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chat-server", action="store_true", help="openai judge, local server")
     parser.add_argument("--base-url", help="an OpenAI-compatible server for the openai judge")
     parser.add_argument("--model", default="local", help="model name at --base-url")
     parser.add_argument("--release", type=Path, help="a release folder: per-domain shares")
@@ -105,14 +112,17 @@ def main() -> None:
     procedural = measure(cases, pool, LLMSettings())
     print("## procedural judge\n\n" + markdown(procedural))
     judges = []
-    if args.base_url:
-        settings = LLMSettings(
-            backend="openai", base_url=args.base_url, model=args.model, api_key="local"
-        )
-        table = measure(cases, pool, settings)
-        print(f"\n## openai judge ({args.model})\n\n" + markdown(table))
-        row = next(r for r in table["checks"] if r["check"] == JUDGE)
-        judges.append({"backend": "openai", "model": args.model, **row})
+    with ExitStack() as stack:
+        base_url, model = args.base_url, args.model
+        if args.chat_server:
+            base_url = stack.enter_context(ChatServerProcess(judge_answer)).url
+            model = "chat-server (procedural judge on the read-back prompt)"
+        if base_url:
+            settings = LLMSettings(backend="openai", base_url=base_url, model=model, api_key="k")
+            table = measure(cases, pool, settings)
+            row = next(r for r in table["checks"] if r["check"] == JUDGE)
+            print(f"\n## openai judge ({model})\n\n" + markdown({**table, "checks": [row]}))
+            judges.append({"backend": "openai", "model": model, **row})
     if args.release:
         print("\n## per-domain shares of planned traces\n\n" + release_shares(args.release))
     if args.write:
