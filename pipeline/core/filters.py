@@ -176,12 +176,12 @@ def leftover_markup(traj: Trajectory, pool: ToolPool) -> list[str]:
             data += observation_texts(turn.content)
         else:
             prose.append(turn.content)
-    data += [text for _, text, _ in values]
+    written = prose + [text for _, text, _ in values]
     marks = template_marks(templates_dir())
-    found = [marks.find(text) for text in prose + data]
+    found = [marks.find(text) for text in written + data]
     if traj.provenance.backend == "procedural":
-        found += [phrase_grammar(text) for text in prose + data]
-    found += [prose_placeholder(text) for text in prose + [text for _, text, _ in values]]
+        found += [phrase_grammar(text) for text in written + data]
+    found += [prose_placeholder(text) for text in written]
     return [f"template residue {m!r}" for m in found if m] + [
         f"placeholder argument value {name}={value!r}"
         for name, value, schema in values
@@ -191,8 +191,10 @@ def leftover_markup(traj: Trajectory, pool: ToolPool) -> list[str]:
 
 def _stands_in(value: str, schema: dict[str, Any]) -> bool:
     """A whole argument value that stands in for a real one: a placeholder, or the parameter's
-    own type name or description copied from the prompt's schema."""
-    echoed = value in (schema.get("type"), schema.get("description"))
+    own type name or description copied from the prompt's schema (unless the schema offers
+    that value: a column-type parameter may well take "string")."""
+    offered = value in schema.get("enum", ()) or value in schema.get("examples", ())
+    echoed = value in (schema.get("type"), schema.get("description")) and not offered
     return echoed or bool(_PLACEHOLDER.fullmatch(value))
 
 
