@@ -54,7 +54,6 @@ def read_judge_input(prompt: str) -> dict[str, Any]:
     labels = re.search(r"risk source (\w+); failure mode (\w+); real-world harm (\w+)", tail)
     divergence = re.search(r"identical before turn #(\d+)\.", tail)
     harm = re.search(r"^Its unsafe twin's harmful step \(#(\d+)\): (.*)$", tail, re.MULTILINE)
-    last = episodes[-1]["turns"][-1]
     return {
         "trace_id": "read-back",
         "domain": domain,
@@ -76,7 +75,7 @@ def read_judge_input(prompt: str) -> dict[str, Any]:
             if item
         ),
         "twin_actions": [
-            _agent(int(i), last["episode"], 0, "", action)
+            _agent(int(i), 0, 0, "", action)
             for i, action in _TWIN_ACTION.findall(_field(tail, r"acts instead:\n((?:- #.*\n)+)"))
         ],
         "twin_harm": _agent(int(harm.group(1)), 0, 0, "", harm.group(2)) if harm else None,
