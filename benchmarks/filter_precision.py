@@ -1,5 +1,5 @@
 """Precision and recall of every rule and of the plausibility judge on the corpus of known
-verdicts (`tests/fixtures/filter_corpus`), and, given a release folder, the share of each
+verdicts (`tests/support/filter_corpus`), and, given a release folder, the share of each
 domain's planned traces each filter rejected.
 
     .venv/bin/python -m benchmarks.filter_precision                    # procedural judge
@@ -8,11 +8,12 @@ domain's planned traces each filter rejected.
     .venv/bin/python -m benchmarks.filter_precision --release outputs/release
     .venv/bin/python -m benchmarks.filter_precision --write            # the card's figures
 
-`--base-url` adds the openai judge, asking a model behind an OpenAI-compatible server (the rules
-do not change with the backend). `--chat-server` points it at `tests/chat_server.py` answering
-through `tests/chat_judge.py`: the procedural judge on the input read back from the rendered
-prompt, which measures the prompt and the HTTP path rather than a model. `--write` stores the
-figures in `benchmarks/filter_precision.json`, where the dataset card reads them.
+`--base-url` adds the openai judge, asking a model behind an OpenAI-compatible server (the
+rules do not change with the backend). `--chat-server` points it at
+`tests/support/chat_server.py` answering through `tests/support/chat_judge.py`: the procedural
+judge on the input read back from the rendered prompt, which measures the prompt and the HTTP
+path rather than a model. `--write` stores the figures in `benchmarks/filter_precision.json`,
+where the dataset card reads them.
 """
 
 from __future__ import annotations
@@ -27,21 +28,21 @@ from typing import Any
 
 import duckdb
 
-from pipeline.core.filter_precision import (
+from pipeline.core.evaluation.filter_precision import (
     KnownTrace,
     precision_table,
     rejecting_checks,
 )
-from pipeline.core.inputs import load_inputs
-from pipeline.core.judge import CHECK as JUDGE
+from pipeline.core.filtering.judge import CHECK as JUDGE
+from pipeline.core.inputs.loading import load_inputs
+from pipeline.core.inputs.paths import project_root, templates_dir
+from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.llm import LLMSettings, make_client
-from pipeline.core.paths import project_root, templates_dir
 from pipeline.core.procedural import HANDLERS
 from pipeline.core.release.card import FILTER_PRECISION, filter_shares
-from pipeline.core.tools import ToolPool
-from tests.chat_judge import judge_answer
-from tests.chat_server import ChatServerProcess
-from tests.fixtures.filter_corpus import clean_pairs, defective_traces
+from tests.support.chat_judge import judge_answer
+from tests.support.chat_server import ChatServerProcess
+from tests.support.filter_corpus import clean_pairs, defective_traces
 
 COMMAND = ".venv/bin/python -m benchmarks.filter_precision --write"
 
