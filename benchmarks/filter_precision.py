@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import tempfile
 from contextlib import ExitStack
 from pathlib import Path
@@ -43,8 +44,6 @@ from pipeline.core.release.card import FILTER_PRECISION, filter_shares
 from tests.support.chat_judge import judge_answer
 from tests.support.chat_server import ChatServerProcess
 from tests.support.filter_corpus import clean_pairs, defective_traces
-
-COMMAND = ".venv/bin/python -m benchmarks.filter_precision --write"
 
 
 def corpus(pool: ToolPool) -> list[KnownTrace]:
@@ -128,7 +127,7 @@ def main() -> None:
         print("\n## per-domain shares of planned traces\n\n" + release_shares(args.release))
     if args.write:
         figures = {
-            "command": COMMAND,
+            "command": " ".join([".venv/bin/python -m benchmarks.filter_precision", *sys.argv[1:]]),
             "corpus": {
                 "clean": procedural["clean"],
                 "defects": procedural["defects"],
