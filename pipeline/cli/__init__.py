@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from pipeline.cli import build, cost, llm, plan, release, tools, validate
+from pipeline.cli import audit, build, cost, llm, plan, release, tools, validate
 from pipeline.cli.console import plain_console, styled
 from pipeline.core.model.errors import AtbenchError
 
@@ -30,6 +30,7 @@ app.command("cost")(cost.cost)
 app.command("plan")(plan.plan)
 app.add_typer(tools.app, name="tools")
 app.add_typer(llm.app, name="llm")
+app.add_typer(audit.app, name="audit")
 
 _err = plain_console(stderr=True)
 

@@ -25,7 +25,7 @@ from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.release.importers import FLAGS, ImportFormat, import_benchmark, report_path
 from pipeline.core.release.verify import (
     MANIFEST_FILE,
-    read_manifest,
+    read_release_manifest,
     release_problems,
     summarise,
 )
@@ -264,7 +264,7 @@ def find_releases(root: Path) -> list[dict[str, Any]]:
 def _describe(folder: Path) -> dict[str, Any]:
     """The manifest's figures, or an error naming what is unreadable or does not match."""
     try:
-        manifest = read_manifest(folder)
+        manifest = read_release_manifest(folder)
     except AtbenchError as err:
         return {"path": str(folder), "error": str(err)}
     problems = release_problems(folder, manifest)

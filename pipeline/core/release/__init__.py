@@ -9,6 +9,7 @@ __all__ = [
     "importers",
     "lock",
     "publish",
+    "reader",
     "store",
     "verify",
 ]

@@ -26,8 +26,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from pipeline.core.inputs.files import read_structured
 from pipeline.core.inputs.taxonomy import Taxonomy
-from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError, InputError
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.trajectory import SCHEMA_VERSION, Trajectory
 from pipeline.core.release.atbench_format import release_order
@@ -45,7 +46,7 @@ from pipeline.core.release.store import write_release_db
 from pipeline.core.release.verify import (
     MANIFEST_FILE,
     file_digests,
-    read_manifest,
+    read_release_manifest,
     release_problems,
     summarise,
 )
@@ -80,6 +81,7 @@ def publish_release(
     backend: str,
     code_version: str,
     follows_version: int = 0,
+    extra_files: Mapping[str, str] | None = None,
 ) -> ReleaseSummary:
     """Write database, exports, card and manifest to `out_dir`, replacing any release there.
 
@@ -87,6 +89,8 @@ def publish_release(
     so a mistyped path never deletes unrelated files. The version is one more than the larger
     of the release being replaced and `follows_version`, the version of the release this one
     derives from (e.g. `atbench regen` into a new directory continues its source's numbering).
+    `extra_files` (relative name -> text, e.g. an audit report) are written beside the exports
+    and listed in the manifest like every other file.
     """
     with release_lock(out_dir):
         _clear_leftovers(out_dir)
@@ -101,6 +105,7 @@ def publish_release(
             config=config,
             backend=backend,
             code_version=code_version,
+            extra_files=extra_files or {},
         )
 
 
@@ -115,6 +120,7 @@ def _publish(
     config: Mapping[str, Any],
     backend: str,
     code_version: str,
+    extra_files: Mapping[str, str],
 ) -> ReleaseSummary:
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_dir.parent / f".{out_dir.name}.tmp-{secrets.token_hex(4)}"
@@ -145,6 +151,8 @@ def _publish(
         write_atbench_json(tmp / ATBENCH_JSON, ordered)
         write_trajectories_jsonl(tmp / TRAJECTORIES_JSONL, ordered)
         write_parquet_tables(tmp / DB_FILE, tmp / PARQUET_DIR)
+        for name, text in extra_files.items():
+            (tmp / name).write_text(text, encoding="utf-8")
         write_dataset_card(tmp / DB_FILE, tmp, taxonomy=taxonomy, manifest=manifest)
         manifest["files"] = file_digests(tmp)
         (tmp / MANIFEST_FILE).write_text(
@@ -155,6 +163,22 @@ def _publish(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return summary
+
+
+def read_manifest(release_dir: Path) -> dict[str, Any]:
+    """A published release's manifest, checked for the fields every reader needs."""
+    manifest_path = release_dir / MANIFEST_FILE
+    if not manifest_path.is_file() or not (release_dir / DB_FILE).is_file():
+        raise InputError(
+            f"not a release: expected {MANIFEST_FILE} and {DB_FILE} here", file=release_dir
+        )
+    manifest = read_structured(manifest_path)
+    if not isinstance(manifest, dict):
+        raise InputError("the manifest must be a JSON object", file=manifest_path)
+    version = manifest.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise InputError("must be an integer", file=manifest_path, field="version")
+    return manifest
 
 
 def replaceable_version(out_dir: Path) -> int:
@@ -170,7 +194,7 @@ def replaceable_version(out_dir: Path) -> int:
                 "refusing to replace it. Choose another --out or remove the directory."
             )
         return 0
-    manifest = read_manifest(out_dir)
+    manifest = read_release_manifest(out_dir)
     problems = release_problems(out_dir, manifest)
     if problems:
         raise AtbenchError(

@@ -32,8 +32,9 @@ def file_digests(root: Path) -> dict[str, dict[str, Any]]:
     return digests
 
 
-def read_manifest(release: Path) -> dict[str, Any]:
-    """The parsed manifest, or an `AtbenchError` naming the file and what is wrong with it."""
+def read_release_manifest(release: Path) -> dict[str, Any]:
+    """The parsed manifest with its file listing, or an `AtbenchError` naming the file and
+    what is wrong with it."""
     path = release / MANIFEST_FILE
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
@@ -73,7 +74,7 @@ def verify_release(release: Path) -> dict[str, Any]:
     """The manifest of an intact release; an `AtbenchError` naming each file that is not."""
     if not (release / MANIFEST_FILE).is_file():
         raise AtbenchError(f"{release} is not a release: it has no {MANIFEST_FILE}")
-    manifest = read_manifest(release)
+    manifest = read_release_manifest(release)
     problems = release_problems(release, manifest)
     if problems:
         raise AtbenchError(
