@@ -21,7 +21,7 @@ from pipeline.core.regen import Rebuild, read_source_release, regenerate_domain
 from pipeline.core.release.importers import FLAGS, ImportFormat, import_benchmark, report_path
 from pipeline.core.release.publish import MANIFEST_FILE
 from pipeline.core.spec import ReleaseSpec
-from pipeline.core.stages import Workspace
+from pipeline.core.workspace import Workspace
 
 if TYPE_CHECKING:
     import dagster as dg

@@ -29,9 +29,10 @@ from pipeline.core.release import ReleaseSummary, load_trajectories, publish_rel
 from pipeline.core.release.publish import DB_FILE, MANIFEST_FILE
 from pipeline.core.release.store import LEDGER_COLUMNS
 from pipeline.core.spec import ReleaseSpec
-from pipeline.core.stages import Workspace, plan_record
+from pipeline.core.stages import plan_record
 from pipeline.core.taxonomy import Taxonomy
 from pipeline.core.trajectory import Trajectory
+from pipeline.core.workspace import Workspace
 
 Rebuild = Callable[[ReleaseSpec, str], Workspace]
 """Rebuild one domain's stages under a spec; returns the work folder that now holds them."""

@@ -16,7 +16,7 @@ import dagster as dg
 
 from pipeline.core import stages
 from pipeline.core.judge import merge_agreement
-from pipeline.core.stages import StageReport
+from pipeline.core.workspace import StageReport
 from pipeline.defs.resources import BuildSettings, inputs
 from pipeline.partitions import domain_partitions
 

@@ -15,7 +15,7 @@ from pipeline.core.paths import outputs_dir
 from pipeline.core.procedural import MODEL_NAME as PROCEDURAL_MODEL
 from pipeline.core.seeds import domain_ids
 from pipeline.core.spec import ReleaseSpec
-from pipeline.core.stages import Workspace
+from pipeline.core.workspace import Workspace
 
 
 class BuildSettings(dg.ConfigurableResource):  # type: ignore[type-arg]

@@ -203,5 +203,5 @@ def test_empty_directory_becomes_version_one(out_dir: Path) -> None:
 
 def test_public_api_is_exported() -> None:
     public = sorted(name for name in vars(release_api) if not name.startswith("_"))
-    modules = {"atbench_format", "card", "exports", "importers", "publish", "store"}
+    modules = {"atbench_format", "card", "exports", "hub", "importers", "publish", "store"}
     assert sorted(release_api.__all__) == sorted(set(public) - modules)

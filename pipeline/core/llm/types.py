@@ -74,12 +74,17 @@ class LLMSettings(BaseModel):
     """USD per million completion tokens, for the ledger's cost."""
     structured_output: StructuredOutput = "auto"
     """How to ask for JSON; "auto" tries json_schema, then json_object, then prompt."""
+    fail_fast_after: int = Field(default=20, ge=0)
+    """Stop once this many calls have reached the backend and at least `fail_fast_share` of
+    them failed (0: never): a broken endpoint ends the stage, not every item of it."""
+    fail_fast_share: float = Field(default=1.0, gt=0, le=1)
 
     @model_validator(mode="after")
     def _openai_needs_a_model(self) -> LLMSettings:
         if self.backend == "openai" and self.model == "procedural-v1":
             raise ValueError(
-                "the openai backend needs a model name: set ATBENCH_MODEL or pass model=..."
+                "the openai backend needs a model name: set ATBENCH_MODEL or pass --model "
+                "(model=... in Python)"
             )
         return self
 

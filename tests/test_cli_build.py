@@ -1,0 +1,124 @@
+"""`atbench build` and `atbench plan` refuse the common mistakes before any run starts.
+
+Each mistake goes through the real entry point (`pipeline.cli.main`, as the `atbench` script
+calls it): the message names the option, the exit status is 1, there is no traceback, and
+nothing is written where the release would go.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.cli import main
+
+
+def atbench(
+    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, str]:
+    """Exit status and stderr of `atbench ARGS`."""
+    monkeypatch.setattr(sys, "argv", ["atbench", *args])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    code = exited.value.code
+    return code if isinstance(code, int) else 1, capsys.readouterr().err
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATBENCH_OUTPUTS", str(tmp_path / "outputs"))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    for name in ("ATBENCH_MODEL", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--size", "0"], "--size must be at least 2 (one safe/unsafe pair), got 0"),
+        (["--size", "-5"], "--size must be at least 2"),
+        (["--size", "1"], "--size must be at least 2"),
+        (["--backend", "openai"], "pass --model NAME or set ATBENCH_MODEL"),
+        (["--backend", "gpt"], "--backend must be one of procedural, openai, got 'gpt'"),
+        (["--domains", "smart_home, pharmacies"], "'pharmacies' (did you mean 'pharmacy'?)"),
+        (["--model", "gpt-4o"], "--model applies only to --backend openai"),
+        (["--concurrency", "0"], "--concurrency must be at least 1"),
+        (["--timeout", "-1"], "--timeout must be 0"),
+        (["--structured-output", "xml"], "--structured-output must be one of json_schema"),
+        (
+            ["--backend", "openai", "--model", "m", "--base-url", "localhost:8000"],
+            "--base-url must be an http(s) URL",
+        ),
+    ],
+)
+def test_a_bad_option_is_named_before_anything_runs(
+    args: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    out = tmp_path / "release"
+    code, err = atbench(["build", *args, "--out", str(out)], capsys, monkeypatch)
+    assert code == 1
+    assert message in err
+    assert "Traceback" not in err and "pydantic" not in err
+    assert not out.exists() and not (tmp_path / "dagster").exists()
+
+
+def test_out_pointing_at_a_file_is_refused_and_the_file_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine\n")
+    for out in (notes, notes / "release"):
+        code, err = atbench(["build", "--size", "4", "--out", str(out)], capsys, monkeypatch)
+        assert code == 1 and "--out" in err and "is a file" in err
+    assert notes.read_text() == "mine\n"
+    assert not (tmp_path / "dagster").exists()
+
+
+def test_a_folder_that_is_not_a_release_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "thesis"
+    folder.mkdir()
+    (folder / "chapter1.tex").write_text("x")
+    code, err = atbench(["build", "--out", str(folder)], capsys, monkeypatch)
+    assert code == 1 and "--out" in err and "not a release" in err
+    assert [p.name for p in folder.iterdir()] == ["chapter1.tex"]
+
+
+@pytest.mark.parametrize("size", ["0", "-5", "1"])
+def test_plan_names_the_size_without_a_traceback(
+    size: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, err = atbench(["plan", "--size", size], capsys, monkeypatch)
+    assert code == 1 and "--size must be at least 2" in err and "Traceback" not in err
+
+
+def test_the_unreachable_endpoint_is_the_last_line_and_nothing_is_built(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port = closed_port()
+    out = tmp_path / "release"
+    args = ["build", "--backend", "openai", "--model", "m", "--size", "4"]
+    args += ["--domains", "pharmacy", "--base-url", f"http://127.0.0.1:{port}/v1"]
+    code, err = atbench([*args, "--out", str(out)], capsys, monkeypatch)
+    assert code == 1
+    last = err.strip().splitlines()[-1]
+    assert "ConnectionFailed" in last and f"127.0.0.1:{port}" in last, err
+    assert "balance" not in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
