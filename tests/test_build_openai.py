@@ -171,8 +171,8 @@ class Build:
     summary: dict[str, Any]
     requests: list[Received]
     skeletons_metadata: dict[str, Any]
-    skeletons_event: int
-    """Storage id of the latest skeletons materialisation after this build."""
+    skeletons_run: str
+    """The run of the latest skeletons materialisation after this build."""
 
 
 @dataclass
@@ -207,7 +207,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Builds]:
             assert event is not None and event.asset_materialization is not None
             metadata = {k: v.value for k, v in event.asset_materialization.metadata.items()}
             requests = server.chat_requests[seen:]
-            return Build(out, summary, requests, metadata, event.storage_id)
+            return Build(out, summary, requests, metadata, event.run_id)
 
         first = build(root / "first")
         second = build(root / "second")
@@ -291,6 +291,6 @@ def test_card_reports_generation_diversity_per_role(builds: Builds) -> None:
 
 def test_an_unchanged_rerun_makes_no_server_calls(builds: Builds) -> None:
     assert builds.second.requests == []  # not even the preflight: no stage was due
-    assert builds.second.skeletons_event == builds.first.skeletons_event  # no stage run
+    assert builds.second.skeletons_run == builds.first.skeletons_run  # no stage run
     first, second = (build.release / "atbench.json" for build in (builds.first, builds.second))
     assert first.read_bytes() == second.read_bytes()

@@ -122,3 +122,13 @@ def closed_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
     return port
+
+
+def test_version(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipeline import __version__
+
+    monkeypatch.setattr(sys, "argv", ["atbench", "--version"])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code in (0, None)
+    assert capsys.readouterr().out == f"atbench {__version__}\n"

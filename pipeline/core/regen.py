@@ -26,8 +26,8 @@ from pipeline.core.files import read_structured
 from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.rejections import Rejection
 from pipeline.core.release import ReleaseSummary, load_trajectories, publish_release
-from pipeline.core.release.publish import DB_FILE, MANIFEST_FILE
-from pipeline.core.release.store import LEDGER_COLUMNS
+from pipeline.core.release.publish import MANIFEST_FILE
+from pipeline.core.release.store import DB_FILE, LEDGER_COLUMNS
 from pipeline.core.spec import ReleaseSpec
 from pipeline.core.stages import plan_record
 from pipeline.core.taxonomy import Taxonomy

@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from pipeline.core.llm import LLMFailure
+from pipeline.core.errors import InputError
+from pipeline.core.llm import LLMFailure, LLMSettings
 from pipeline.core.llm.errors import EndpointFailing
 from tests.chat_server import ChatServer, bad_request, server_error
 from tests.llm.llm_helpers import Answer, ClientFactory, make_request
@@ -57,3 +58,11 @@ def test_zero_turns_the_stop_off(openai_client: ClientFactory, chat_server: Chat
             return list(await client.ask_all([(make_request(f"i{n}"), Answer) for n in range(30)]))
 
     assert all(isinstance(a, LLMFailure) for a in asyncio.run(ask_all()))
+
+
+def test_the_threshold_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATBENCH_FAIL_FAST_AFTER", "0")
+    assert LLMSettings.from_env().fail_fast_after == 0
+    monkeypatch.setenv("ATBENCH_FAIL_FAST_AFTER", "-1")
+    with pytest.raises(InputError, match="fail_fast_after"):
+        LLMSettings.from_env()

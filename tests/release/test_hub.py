@@ -122,3 +122,10 @@ def test_plots_exist_only_for_axes_with_labels(imported: Path) -> None:
         assert f"plots/{plot.name}" in card
     with_labels = card.count("leaves used)")
     assert len(list((imported / "plots").glob("leaves_*.png"))) == with_labels
+
+
+def test_load_trajectories_takes_the_release_directory(built: Path) -> None:
+    from pipeline.core.release.store import load_trajectories
+
+    assert load_trajectories(built) == load_trajectories(built / "release.duckdb")
+    assert len(load_trajectories(built)) == 12

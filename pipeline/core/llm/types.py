@@ -91,7 +91,8 @@ class LLMSettings(BaseModel):
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMSettings:
         """Read OPENAI_BASE_URL, OPENAI_API_KEY, ATBENCH_MODEL, ATBENCH_STRUCTURED_OUTPUT,
-        ATBENCH_TIMEOUT_S and ATBENCH_MAX_TOKENS (slow CPU servers need both).
+        ATBENCH_TIMEOUT_S and ATBENCH_MAX_TOKENS (slow CPU servers need both), and
+        ATBENCH_FAIL_FAST_AFTER.
 
         Explicit overrides that are not None win over the environment.
         """
@@ -102,6 +103,7 @@ class LLMSettings(BaseModel):
             "structured_output": os.environ.get("ATBENCH_STRUCTURED_OUTPUT"),
             "timeout_s": os.environ.get("ATBENCH_TIMEOUT_S"),
             "max_tokens": os.environ.get("ATBENCH_MAX_TOKENS"),
+            "fail_fast_after": os.environ.get("ATBENCH_FAIL_FAST_AFTER"),
         }
         values = {k: v for k, v in env.items() if v}
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -35,11 +35,10 @@ from pipeline.core.release.exports import (
     write_trajectories_jsonl,
 )
 from pipeline.core.release.hub import ATBENCH_PARQUET, write_atbench_parquet
-from pipeline.core.release.store import write_release_db
+from pipeline.core.release.store import DB_FILE, write_release_db
 from pipeline.core.taxonomy import Taxonomy
 from pipeline.core.trajectory import SCHEMA_VERSION, Trajectory
 
-DB_FILE = "release.duckdb"
 MANIFEST_FILE = "manifest.json"
 
 

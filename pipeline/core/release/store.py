@@ -251,8 +251,12 @@ def write_release_db(
         raise
 
 
-def load_trajectories(db_path: Path) -> list[Trajectory]:
-    """The exact trajectories of a release, in public-id order."""
+DB_FILE = "release.duckdb"
+
+
+def load_trajectories(release: Path) -> list[Trajectory]:
+    """The exact trajectories of a release (its directory, or its DuckDB file), in id order."""
+    db_path = release / DB_FILE if release.is_dir() else release
     with duckdb.connect(str(db_path), read_only=True) as con:
         records = con.execute("SELECT record FROM trajectories ORDER BY id").fetchall()
     return [Trajectory.model_validate_json(record) for (record,) in records]
