@@ -14,7 +14,7 @@ from rich.console import Console
 
 from pipeline import __version__
 from pipeline.cli import build, cost, llm, plan, release, tools, validate
-from pipeline.core.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError
 
 app = typer.Typer(
     name="atbench",

@@ -13,17 +13,17 @@ import typer
 from rich.console import Console
 
 from pipeline.cli.progress import StageProgress
-from pipeline.core.build_options import check_build_options, parse_domains
-from pipeline.core.errors import AtbenchError
-from pipeline.core.files import read_jsonl
-from pipeline.core.inputs import load_inputs
+from pipeline.core.build.options import check_build_options, parse_domains
+from pipeline.core.build.stages import STAGES
+from pipeline.core.build.stamps import current_release, current_report, release_digest
+from pipeline.core.inputs.files import read_jsonl
+from pipeline.core.inputs.loading import load_inputs
+from pipeline.core.inputs.paths import outputs_dir
+from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.llm.preflight import preflight
-from pipeline.core.paths import outputs_dir
-from pipeline.core.rejections import Rejection, summarise_rejections
-from pipeline.core.seeds import domain_ids
-from pipeline.core.spec import ReleaseSpec
-from pipeline.core.stages import STAGES
-from pipeline.core.stamps import current_release, current_report, release_digest
+from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.rejection import Rejection, summarise_rejections
+from pipeline.core.model.spec import ReleaseSpec
 
 if TYPE_CHECKING:
     import dagster as dg

@@ -18,7 +18,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from pipeline.core.progress import reporting_to
+from pipeline.core.model.progress import reporting_to
 
 _ZERO = {"rejected": 0, "calls": 0, "hits": 0}
 

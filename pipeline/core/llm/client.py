@@ -36,7 +36,7 @@ from pipeline.core.llm.errors import (
 from pipeline.core.llm.ledger import Ledger, LedgerEntry
 from pipeline.core.llm.templates import Message, TemplateRenderer
 from pipeline.core.llm.types import Completion, LLMFailure, LLMRequest, LLMSettings, ReasonCode
-from pipeline.core.progress import report as progress
+from pipeline.core.model.progress import report as progress
 
 logger = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ traceback.
 
 from __future__ import annotations
 
-from pipeline.core.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError
 
 
 class LLMError(Exception):

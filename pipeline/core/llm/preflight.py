@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.core.errors import AtbenchError
 from pipeline.core.llm.answers import parse_answer, validate_answer
 from pipeline.core.llm.backends import OpenAIBackend
 from pipeline.core.llm.errors import BadRequest, LLMError, SchemaViolation, TransientError
 from pipeline.core.llm.types import Dialect, LLMRequest, LLMSettings
+from pipeline.core.model.errors import AtbenchError
 
 PROBE_TIMEOUT_S = 30.0
 """A probe waits at most this long (or the request timeout, when shorter)."""

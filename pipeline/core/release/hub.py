@@ -18,8 +18,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.core.model.trajectory import Trajectory
 from pipeline.core.release.atbench_format import to_atbench_row
-from pipeline.core.trajectory import Trajectory
 
 ATBENCH_PARQUET = "data/atbench.parquet"
 CONFIGS = {"default": ATBENCH_PARQUET, "trajectories": "parquet/trajectories.parquet"}
