@@ -125,6 +125,7 @@ def run_build(
             progress.start("release", up_to_date=True)
             return {"version": published["version"], "path": str(out), "unchanged": True}
         progress.start("release")
+        progress.planned(1)
         result = defs.resolve_job_def("publish").execute_in_process(
             instance=instance or _cli_instance(),
             run_config={**run_config, "ops": {"release": {"config": {"out": str(out)}}}},
@@ -140,6 +141,7 @@ def run_build(
                     f"untouched; every rejection is in {ws.root / 'candidate'}"
                 )
         _raise_on_failure(result, "release")
+        progress.item_done(rejected=False)
     materialization = next(
         e.materialization
         for e in result.get_asset_materialization_events()

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.cli import main
+from tests.support.chat_server import ChatServer, Received, schema_answer
 
 
 def atbench(
@@ -132,3 +133,53 @@ def test_version(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyP
         main()
     assert exited.value.code in (0, None)
     assert capsys.readouterr().out == f"atbench {__version__}\n"
+
+
+def test_a_fresh_instance_has_telemetry_off_and_a_user_config_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipeline.cli.build import dagster_home
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "fresh"))
+    config = dagster_home() / "dagster.yaml"
+    assert config.read_text() == "telemetry:\n  enabled: false\n"
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "dagster.yaml").write_text("run_coordinator: {}\n")
+    monkeypatch.setenv("DAGSTER_HOME", str(mine))
+    assert (dagster_home() / "dagster.yaml").read_text() == "run_coordinator: {}\n"
+
+
+def failing_model(received: Received) -> object:
+    """Answers the preflight probe, then gives every pipeline call prose instead of JSON."""
+    if received.role == "preflight":
+        return schema_answer(received)
+    return "the model is overloaded"
+
+
+@pytest.mark.parametrize(
+    ("fail_fast_after", "last_words"),
+    [
+        ("2", ["stage skeletons", "stopped: 2 of the 2 LLM calls", "the model is overloaded"]),
+        ("0", ["release gate", "rejected:", "at generation/", "not JSON"]),
+    ],
+)
+def test_a_run_that_fails_ends_with_its_cause_and_no_traceback(
+    fail_fast_after: str,
+    last_words: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the stop on, the stage stops at the second failed call; with it off, every item
+    is rejected and the failed gate says so, with the reason behind the rejections."""
+    monkeypatch.setenv("ATBENCH_FAIL_FAST_AFTER", fail_fast_after)
+    out = tmp_path / "release"
+    with ChatServer(failing_model) as server:
+        args = ["build", "--backend", "openai", "--model", "fake-model", "--size", "8"]
+        args += ["--domains", "pharmacy", "--base-url", server.url, "--out", str(out)]
+        code, err = atbench(args, capsys, monkeypatch)
+    assert code == 1 and "Traceback" not in err, err
+    last = err.strip().splitlines()[-1]
+    assert all(words in last for words in last_words), last
+    assert not out.exists()

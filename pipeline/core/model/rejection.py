@@ -37,7 +37,7 @@ def summarise_rejections(rejections: Sequence[Rejection], *, top: int = 3) -> st
         message, times = messages.most_common(1)[0]
         parts.append(f"{n} at {stage}/{check} (most often, {times}x: {_shorten(message)})")
     rest = len(by_check) - top
-    more = f"; {rest} more checks" if rest > 0 else ""
+    more = f"; {rest} more check{'s' if rest > 1 else ''}" if rest > 0 else ""
     return f"{len(rejections)} rejected: {'; '.join(parts)}{more}"
 
 
