@@ -17,7 +17,6 @@ from pipeline.core.build.options import check_build_options, parse_domains
 from pipeline.core.build.stages import STAGES
 from pipeline.core.build.stamps import current_release, current_report, release_digest
 from pipeline.core.inputs.files import read_jsonl
-from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.llm.preflight import preflight
@@ -183,7 +182,7 @@ def _materialise_stages(
     )
 
     from pipeline.definitions import defs
-    from pipeline.defs.resources import BuildSettings
+    from pipeline.defs.resources import BuildSettings, inputs
 
     order = domain_ids()
     domains = release_domains(settings)
@@ -208,7 +207,7 @@ def _materialise_stages(
                 continue
             if not prepared:
                 # Only now, when work is due: an unchanged rebuild needs neither check.
-                load_inputs()  # fail fast, naming file, record and field
+                inputs()  # fail fast, naming file, record and field; the steps reuse them
                 if llm.backend == "openai":
                     found = asyncio.run(preflight(llm))
                     console.print(f"preflight: {found.describe()}", highlight=False)
@@ -273,11 +272,15 @@ def _user_errors() -> set[str]:
 def _configure_logging(verbose: bool) -> None:
     """Warnings of the LLM layer (retries, dialect changes) go to the terminal only with
     --verbose; the progress bar and the closing line say what matters."""
+    logger = logging.getLogger("pipeline")
+    logger.propagate = False
     if verbose:
-        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
     else:
-        logging.getLogger("pipeline").addHandler(logging.NullHandler())
-        logging.getLogger("pipeline").propagate = False
+        logger.addHandler(logging.NullHandler())
 
 
 def build(
