@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from pipeline import __version__
-from pipeline.cli import build, cost, llm, plan, release, tools, validate
+from pipeline.cli import audit, build, cost, llm, plan, release, tools, validate
 from pipeline.core.model.errors import AtbenchError
 
 app = typer.Typer(
@@ -52,6 +52,7 @@ app.command("cost")(cost.cost)
 app.command("plan")(plan.plan)
 app.add_typer(tools.app, name="tools")
 app.add_typer(llm.app, name="llm")
+app.add_typer(audit.app, name="audit")
 
 _err = Console(stderr=True)
 
