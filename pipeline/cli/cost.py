@@ -19,7 +19,7 @@ from rich.table import Table
 
 from pipeline.cli.console import plain_console
 from pipeline.core.model.errors import AtbenchError
-from pipeline.core.release.publish import DB_FILE
+from pipeline.core.release.store import DB_FILE
 from pipeline.core.release.verify import verify_release
 
 GROUPS = ("role", "stage", "domain")

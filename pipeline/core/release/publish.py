@@ -41,17 +41,16 @@ from pipeline.core.release.exports import (
     write_parquet_tables,
     write_trajectories_jsonl,
 )
+from pipeline.core.release.hub import ATBENCH_PARQUET, write_atbench_parquet
 from pipeline.core.release.lock import release_lock
-from pipeline.core.release.store import write_release_db
+from pipeline.core.release.store import DB_FILE, write_release_db
+from pipeline.core.release.verify import MANIFEST_FILE as MANIFEST_FILE
 from pipeline.core.release.verify import (
-    MANIFEST_FILE,
     file_digests,
     read_release_manifest,
     release_problems,
     summarise,
 )
-
-DB_FILE = "release.duckdb"
 
 
 class ReleaseSummary(BaseModel):
@@ -151,6 +150,7 @@ def _publish(
         write_atbench_json(tmp / ATBENCH_JSON, ordered)
         write_trajectories_jsonl(tmp / TRAJECTORIES_JSONL, ordered)
         write_parquet_tables(tmp / DB_FILE, tmp / PARQUET_DIR)
+        write_atbench_parquet(tmp / ATBENCH_PARQUET, ordered)
         for name, text in extra_files.items():
             (tmp / name).write_text(text, encoding="utf-8")
         write_dataset_card(tmp / DB_FILE, tmp, taxonomy=taxonomy, manifest=manifest)
@@ -179,6 +179,12 @@ def read_manifest(release_dir: Path) -> dict[str, Any]:
     if not isinstance(version, int) or isinstance(version, bool):
         raise InputError("must be an integer", file=manifest_path, field="version")
     return manifest
+
+
+def check_release_target(out_dir: Path) -> None:
+    """Refuse `out_dir` unless it is absent, empty or an intact release (see
+    `replaceable_version`): a mistyped path must never have its files replaced."""
+    replaceable_version(out_dir)
 
 
 def replaceable_version(out_dir: Path) -> int:
