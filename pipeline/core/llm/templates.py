@@ -111,7 +111,10 @@ def check_templates(templates_dir: Path, variables: Mapping[str, Set[str]]) -> N
                 f"template syntax error at line {err.lineno}: {err.message}", file=path
             ) from None
         top_level = {entry.split(".")[0] for entry in given}
-        for undeclared in sorted(meta.find_undeclared_variables(tree) - top_level):
+        # Names the template assigns itself (`set`, `for`) are its own, wherever jinja's scope
+        # analysis places them.
+        assigned = {n.name for n in tree.find_all(nodes.Name) if n.ctx in ("store", "param")}
+        for undeclared in sorted(meta.find_undeclared_variables(tree) - top_level - assigned):
             line = next(n.lineno for n in tree.find_all(nodes.Name) if n.name == undeclared)
             raise InputError(
                 f"line {line} reads undefined variable {undeclared!r}; it is given: "
