@@ -81,7 +81,9 @@ class ProceduralBackend:
                 f"the procedural backend has no handler for role {request.role!r}; "
                 f"known roles: {known}"
             )
-        text = json.dumps(handler(request), ensure_ascii=False)
+        answer = handler(request)
+        # A free-text handler answers {"text": ...}: the text is the answer, not its JSON.
+        text = answer["text"] if request.free_text else json.dumps(answer, ensure_ascii=False)
         prompt_chars = sum(len(m["content"]) for m in messages)
         usage = Usage(
             prompt_tokens=(prompt_chars + 3) // 4,
@@ -133,6 +135,8 @@ class OpenAIBackend:
         return self._dialects[self._dialect_index]
 
     async def complete(self, request: LLMRequest, messages: list[Message]) -> Completion:
+        if request.free_text:
+            return await self._call("text", request, messages)
         while True:
             index = self._dialect_index
             try:
@@ -153,7 +157,7 @@ class OpenAIBackend:
     async def _call(
         self, dialect: Dialect, request: LLMRequest, messages: list[Message]
     ) -> Completion:
-        if dialect != "prompt":
+        if dialect not in ("prompt", "text"):
             self._warn_outside_subset(request)
         body = request_body(dialect, request, messages, self._settings)
         sent: list[Message] = body.pop("messages")
@@ -169,7 +173,9 @@ class OpenAIBackend:
         if not response.choices:
             raise ServerError("the server answered with no choices")
         choice = response.choices[0]
-        text = strict_json(choice.message.content or "")
+        text = choice.message.content or ""
+        if dialect != "text":
+            text = strict_json(text)
         if response.usage is not None:
             usage = Usage(
                 prompt_tokens=response.usage.prompt_tokens,
@@ -228,7 +234,7 @@ def request_body(
         body["response_format"] = {"type": "json_object", "schema": schema}
     elif dialect == "ollama":
         body["format"] = schema
-    else:
+    elif dialect == "prompt":
         body["messages"] = with_schema_instruction(messages, schema)
     return body
 
