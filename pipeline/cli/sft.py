@@ -8,29 +8,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from pipeline.cli.build import run_stages, settings_for_spec
-from pipeline.core.errors import AtbenchError
-from pipeline.core.evaluation.sft import Generate, build_sft, check_sft_options
+from pipeline.core.evaluation.sft import build_sft, check_sft_options, engine_generate
 from pipeline.core.inputs import load_inputs
-from pipeline.core.spec import ReleaseSpec
-from pipeline.core.trajectory import Trajectory
-
-
-def dagster_generate(console: Console) -> Generate:
-    """Every construction stage of every domain through Dagster, as `atbench build` runs them."""
-
-    def generate(spec: ReleaseSpec) -> list[Trajectory]:
-        from pipeline.defs.resources import BuildSettings
-
-        settings = settings_for_spec(spec)
-        resource = BuildSettings(**settings)
-        if resource.spec() != spec:
-            raise AtbenchError(f"these settings build spec {resource.spec().key()}, not {spec}")
-        run_stages(settings, console=console)
-        ws = resource.workspace()
-        return [t for domain in spec.domains for t in ws.read("filtered", domain, Trajectory)]
-
-    return generate
+from pipeline.core.llm import LLMSettings
 
 
 def sft(
@@ -51,16 +31,17 @@ def sft(
         float, typer.Option(help="Share of trajectories (whole pairs) in the validation split.")
     ] = 0.1,
 ) -> None:
-    """Generate SIZE trajectories with the procedural engine, disjoint from --exclude, as chat
+    """Generate SIZE trajectories with the procedural engine (the build's stage functions, in
+    one process), disjoint from --exclude, as chat
     JSONL and Parquet for the binary and the fine-grained task, with a dataset card."""
-    check_sft_options(exclude, size, validation_share)  # before any generation
+    check_sft_options(exclude, size, validation_share, seed)  # before any generation
     inputs = load_inputs()
     console = Console()
     report = build_sft(
         exclude,
         size,
         out.resolve(),
-        generate=dagster_generate(console),
+        generate=engine_generate(inputs, LLMSettings()),
         taxonomy=inputs.taxonomy,
         seed=seed,
         rationale=rationale,

@@ -1,13 +1,16 @@
 """`atbench sft`: guard-training data from the engine, disjoint from a given release.
 
 The trajectories come from the ordinary build stages under a spec with a different release
-seed (so different scenario seeds); the caller supplies that build (`Generate`, the CLI runs
-the Dagster stages) and this module only plans the spec, removes overlap with the excluded
-release, selects N, splits, and writes chat rows, Parquet and a card (`sft_files` layout).
+seed (so different scenario seeds). `engine_generate` runs those stage functions in one process
+and one event loop (every domain at once, as a build step does), without Dagster's per-run
+start-up, which costs several times the work itself for an SFT-sized build on two cores; this
+module then removes overlap with the excluded release, selects N, splits, and writes chat rows,
+Parquet and a card (`sft_files` layout).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
@@ -40,15 +43,48 @@ from pipeline.core.evaluation.sft_files import (
 )
 from pipeline.core.evaluation.sources import check_release, load_release
 from pipeline.core.files import write_json_atomic, write_jsonl_atomic, write_text_atomic
+from pipeline.core.inputs import Inputs
+from pipeline.core.llm import LLMSettings
 from pipeline.core.llm.templates import TemplateRenderer
 from pipeline.core.release.publish import MANIFEST_FILE
 from pipeline.core.seeds import domain_ids
 from pipeline.core.spec import ReleaseSpec
+from pipeline.core.stages import (
+    Workspace,
+    expand_stage,
+    filter_stage,
+    inject_stage,
+    pair_stage,
+    plan_stage,
+)
 from pipeline.core.taxonomy import Taxonomy
 from pipeline.core.trajectory import Trajectory
 
 Generate = Callable[[ReleaseSpec], list[Trajectory]]
 """Build every domain under a spec and return the filtered trajectories."""
+
+
+def engine_generate(inputs: Inputs, settings: LLMSettings, outputs: Path | None = None) -> Generate:
+    """The build's own stage functions (plan, expand, inject, pair, filter) for every domain;
+    the work folder and response cache are the build's, so a rerun resumes from them."""
+
+    def generate(spec: ReleaseSpec) -> list[Trajectory]:
+        ws = Workspace.for_spec(spec, outputs)
+        for domain in spec.domains:
+            plan_stage(spec, inputs, domain, ws)
+
+        async def construct() -> None:
+            limiter = asyncio.Semaphore(settings.max_concurrency)
+            for stage in (expand_stage, inject_stage, pair_stage, filter_stage):
+                await asyncio.gather(
+                    *(stage(spec, inputs, d, ws, settings, limiter) for d in spec.domains)
+                )
+
+        asyncio.run(construct())
+        return [t for domain in spec.domains for t in ws.read("filtered", domain, Trajectory)]
+
+    return generate
+
 
 OVERSAMPLE = 1.15
 """Planned traces per requested one: filtering and overlap removal take some."""
@@ -73,9 +109,15 @@ class SftReport(BaseModel):
     code_version: str
 
 
-def check_sft_options(exclude: Path, size: int, validation_share: float) -> None:
+def check_sft_options(
+    exclude: Path, size: int, validation_share: float, seed: int | None = None
+) -> None:
     """Everything that can be wrong with the options, before any generation."""
     check_release(exclude, "--exclude")
+    if seed is not None and seed == release_seed(exclude):
+        raise InputError(
+            f"--seed {seed} is the excluded release's own seed; SFT data needs other scenario seeds"
+        )
     if not 0 < validation_share < 1:
         raise InputError(f"--validation-share must be between 0 and 1, got {validation_share}")
     minimum = math.ceil(2 / validation_share)
@@ -94,13 +136,7 @@ def release_seed(release_dir: Path) -> int | None:
 
 def sft_spec(release_dir: Path, size: int, seed: int | None) -> ReleaseSpec:
     """The build spec: the release's domains, another seed (default: the release's + 1)."""
-    excluded = release_seed(release_dir)
-    chosen = seed if seed is not None else (excluded or 0) + 1
-    if chosen == excluded:
-        raise InputError(
-            f"--seed {chosen} is the excluded release's own seed; SFT data needs other "
-            "scenario seeds"
-        )
+    chosen = seed if seed is not None else (release_seed(release_dir) or 0) + 1
     manifest = json.loads((release_dir / MANIFEST_FILE).read_text(encoding="utf-8"))
     domains = (manifest.get("config") or {}).get("spec", {}).get("domains") or domain_ids()
     return ReleaseSpec(size=math.ceil(size * OVERSAMPLE), seed=chosen, domains=tuple(domains))
@@ -202,7 +238,7 @@ def build_sft(
     rationale: bool = False,
     validation_share: float = 0.1,
 ) -> SftReport:
-    check_sft_options(exclude, size, validation_share)
+    check_sft_options(exclude, size, validation_share, seed)
     spec = sft_spec(exclude, size, seed)
     release = load_release(exclude).trajectories
     generated = generate(spec)
