@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 from matplotlib.figure import Figure
 from pydantic import BaseModel, ConfigDict
 
@@ -39,14 +40,20 @@ RESULTS_DB = "results.duckdb"
 REPORT_FILE = "report.md"
 PLOT_FILE = "plots/metrics.png"
 
-_PREDICTIONS_TABLE = """
-CREATE TABLE predictions (
-    id VARCHAR, domain VARCHAR, tags VARCHAR[], gold_verdict VARCHAR,
-    gold_risk_source VARCHAR, gold_failure_mode VARCHAR, gold_real_world_harm VARCHAR,
-    status VARCHAR, verdict VARCHAR,
-    risk_source VARCHAR, failure_mode VARCHAR, real_world_harm VARCHAR,
-    raw VARCHAR, problems VARCHAR[]
-)"""
+_PREDICTION_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("domain", pa.string()),
+        ("tags", pa.list_(pa.string())),
+        ("gold_verdict", pa.string()),
+        *((f"gold_{axis}", pa.string()) for axis in AXES),
+        ("status", pa.string()),
+        ("verdict", pa.string()),
+        *((axis, pa.string()) for axis in AXES),
+        ("raw", pa.string()),
+        ("problems", pa.list_(pa.string())),
+    ]
+)
 _RUNS_TABLE = """
 CREATE TABLE runs (
     evaluator VARCHAR, prompt_format VARCHAR, task VARCHAR, dataset VARCHAR,
@@ -135,25 +142,27 @@ def _fill_db(
     coarse: dict[str, Any],
     metrics: dict[str, Any],
 ) -> None:
-    con.execute(_PREDICTIONS_TABLE)
-    con.executemany(
-        "INSERT INTO predictions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    rows = pa.Table.from_pylist(
         [
-            [
-                p.id,
-                p.domain,
-                list(p.tags),
-                p.gold_verdict,
-                *((p.gold_labels or {}).get(axis) for axis in AXES),
-                p.status,
-                p.verdict,
-                *(p.labels.get(axis) for axis in AXES),
-                p.raw,
-                list(p.problems),
-            ]
+            {
+                "id": p.id,
+                "domain": p.domain,
+                "tags": list(p.tags),
+                "gold_verdict": p.gold_verdict,
+                **{f"gold_{axis}": (p.gold_labels or {}).get(axis) for axis in AXES},
+                "status": p.status,
+                "verdict": p.verdict,
+                **{axis: p.labels.get(axis) for axis in AXES},
+                "raw": p.raw,
+                "problems": list(p.problems),
+            }
             for p in predictions
         ],
+        schema=_PREDICTION_SCHEMA,
     )
+    con.register("prediction_rows", rows)
+    con.execute("CREATE TABLE predictions AS SELECT * FROM prediction_rows")
+    con.unregister("prediction_rows")
     con.execute(_RUNS_TABLE)
     con.execute(
         "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
