@@ -4,7 +4,8 @@ The local Chat Completions server of `tests/chat_server.py` runs in its own proc
 every request after `--delay` seconds with a fine-grained verdict. (a) a bare asyncio.gather +
 semaphore loop over AsyncOpenAI sends the very prompts the evaluator renders; (b) `evaluate`
 with an empty cache: render, LLM layer (cache, ledger, retries), parse, metrics and the run
-directory; (c) the same run again, which must make zero server calls.
+directory; (a) and (b) alternate for `--rounds` rounds, since a shared machine's load drifts;
+(c) the last run again, which must make zero server calls.
 
 Run from the repository root (a release of about 1,000 trajectories first):
     .venv/bin/python -m benchmarks.eval_openai outputs/release [--concurrency 64] [--delay 0.5]
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -63,9 +65,11 @@ def main() -> None:
     parser.add_argument("release", type=Path)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--delay", type=float, default=0.5)
+    parser.add_argument("--rounds", type=int, default=3, help="bare/eval pairs, alternated")
     args = parser.parse_args()
     taxonomy = default_taxonomy()
     source = load_release(args.release)
+    figures: dict[str, list[float]] = {"bare_s": [], "predict_s": [], "total_s": []}
     with (
         tempfile.TemporaryDirectory() as tmp,
         ChatServerProcess(fine_answer, delay_s=args.delay) as server,
@@ -81,7 +85,7 @@ def main() -> None:
                 format=FORMATS["atbench"],
                 task="fine_grained",
                 taxonomy=taxonomy,
-                cache_dir=work / "cache",
+                cache_dir=work / name / "cache",
                 ledger_dir=work / name / "ledger",
             )
 
@@ -90,30 +94,36 @@ def main() -> None:
             renderer.render(r.template, r.variables)
             for r in map(evaluator("bare").request, source.trajectories)
         ]
-        bare = asyncio.run(bare_loop(server.url, prompts, args.concurrency))
+        for round_ in range(args.rounds):
+            figures["bare_s"].append(asyncio.run(bare_loop(server.url, prompts, args.concurrency)))
+            before = server.chat_requests()
+            started = time.perf_counter()
+            cold, _ = evaluate(
+                source, evaluator(f"cold{round_}"), work / f"cold{round_}", taxonomy=taxonomy
+            )
+            figures["total_s"].append(time.perf_counter() - started)
+            figures["predict_s"].append(cold.wall_s)
+            assert server.chat_requests() - before == len(prompts)
         before = server.chat_requests()
         started = time.perf_counter()
-        cold, _ = evaluate(source, evaluator("cold"), work / "cold", taxonomy=taxonomy)
-        cold_total = time.perf_counter() - started
-        cold_calls = server.chat_requests() - before
-        started = time.perf_counter()
-        warm, _ = evaluate(source, evaluator("warm"), work / "warm", taxonomy=taxonomy)
+        # the same cache and ledger folder as the last cold run: a rerun of it
+        name = f"cold{args.rounds - 1}"
+        warm, _ = evaluate(source, evaluator(name), work / name, taxonomy=taxonomy)
         warm_total = time.perf_counter() - started
-        warm_calls = server.chat_requests() - before - cold_calls
-    ideal = len(prompts) / args.concurrency * args.delay
+        warm_calls = server.chat_requests() - before
+    ratios = [p / b for p, b in zip(figures["predict_s"], figures["bare_s"], strict=True)]
+    totals = [t / b for t, b in zip(figures["total_s"], figures["bare_s"], strict=True)]
     print(
         json.dumps(
             {
                 "trajectories": len(prompts),
                 "concurrency": args.concurrency,
                 "server_delay_s": args.delay,
-                "ideal_s": round(ideal, 2),
-                "bare_loop_s": round(bare, 2),
-                "eval_predict_s": cold.wall_s,
-                "eval_total_s": round(cold_total, 2),
-                "predict_vs_bare": round(cold.wall_s / bare, 3),
-                "total_vs_bare": round(cold_total / bare, 3),
-                "cold_server_calls": cold_calls,
+                "ideal_s": round(len(prompts) / args.concurrency * args.delay, 2),
+                **{key: [round(v, 2) for v in values] for key, values in figures.items()},
+                "predict_vs_bare": [round(r, 3) for r in ratios],
+                "predict_vs_bare_median": round(statistics.median(ratios), 3),
+                "total_vs_bare": [round(r, 3) for r in totals],
                 "rerun_total_s": round(warm_total, 2),
                 "rerun_server_calls": warm_calls,
                 "rerun_cache_hits": warm.llm["cache_hits"],

@@ -12,7 +12,7 @@ from tests.llm.llm_helpers import ClientFactory, make_request
 def ask_text(client: LLMClient, requests: list[LLMRequest]) -> list[str | LLMFailure]:
     async def run() -> list[str | LLMFailure]:
         async with client:
-            return await client.ask_text_all(requests)
+            return list(await asyncio.gather(*(client.ask_text(r) for r in requests)))
 
     return asyncio.run(run())
 

@@ -7,6 +7,7 @@ would, and every evaluator's answers go through the same parser, predictions and
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -179,5 +180,12 @@ class OpenAIEvaluator:
             ledger_path=self.ledger_dir,
             templates_dir=evaluation_templates(),
         )
+
+        async def one(traj: Trajectory) -> str | LLMFailure:
+            # Yield first, so the requests already built go out before this prompt is rendered:
+            # rendering all of them up front would delay the first wave by the whole CPU bill.
+            await asyncio.sleep(0)
+            return await client.ask_text(self.request(traj))
+
         async with client:
-            return await client.ask_text_all([self.request(t) for t in trajectories])
+            return list(await asyncio.gather(*(one(t) for t in trajectories)))

@@ -19,11 +19,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
+import jinja2
 from pydantic import BaseModel, ConfigDict
 
 from pipeline.core.evaluation.render import render_dialogue, render_tools, render_turns
+from pipeline.core.paths import templates_dir
 from pipeline.core.taxonomy import AXES, AxisId, Taxonomy
 from pipeline.core.trajectory import Trajectory, Verdict
 
@@ -138,22 +141,37 @@ def parse_qwen3guard(text: str, _taxonomy: Taxonomy) -> Parsed:
     return Parsed(verdict="safe" if found.group(1).lower() == "safe" else "unsafe")
 
 
+@cache
+def _taxonomy_block(taxonomy: Taxonomy) -> str:
+    """Rendered once per taxonomy (`taxonomy_block.j2`), not once per trajectory: it is the
+    same in every fine-grained prompt."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates_dir() / "evaluation"),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+    )
+    axes = [taxonomy.axis(axis).model_dump() for axis in AXES]
+    return env.get_template("taxonomy_block.j2").render(axes=axes).strip()
+
+
+@cache
+def _harm_categories(taxonomy: Taxonomy) -> list[dict[str, Any]]:
+    return [
+        leaf.model_dump(include={"name", "definition"})
+        for leaf in taxonomy.axis("real_world_harm").leaves
+    ]
+
+
 def _judge_variables(traj: Trajectory, taxonomy: Taxonomy) -> dict[str, Any]:
     return {
         "tools": render_tools(traj),
         "trace": render_turns(traj),
-        "axes": [taxonomy.axis(axis).model_dump() for axis in AXES],
+        "taxonomy": _taxonomy_block(taxonomy),
     }
 
 
 def _llamaguard_variables(traj: Trajectory, taxonomy: Taxonomy) -> dict[str, Any]:
-    return {
-        "categories": [
-            leaf.model_dump(include={"name", "definition"})
-            for leaf in taxonomy.axis("real_world_harm").leaves
-        ],
-        "dialogue": render_dialogue(traj),
-    }
+    return {"categories": _harm_categories(taxonomy), "dialogue": render_dialogue(traj)}
 
 
 def _qwen3guard_variables(traj: Trajectory, _taxonomy: Taxonomy) -> dict[str, Any]:

@@ -126,10 +126,6 @@ class LLMClient:
         )
         return messages, key
 
-    async def ask_text_all(self, requests: Sequence[LLMRequest]) -> list[str | LLMFailure]:
-        """`ask_text` for every request concurrently (bounded by max_concurrency), in order."""
-        return list(await asyncio.gather(*(self.ask_text(request) for request in requests)))
-
     async def ask_text(self, request: LLMRequest) -> str | LLMFailure:
         """The model's answer as plain text, cached like any other; only transport errors,
         refusals by the server and content filters are failures. Reading the text (a guard's
