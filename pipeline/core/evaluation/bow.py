@@ -27,19 +27,15 @@ def guard_text(traj: Trajectory) -> str:
     return f"{render_tools(traj)}\n{render_turns(traj)}"
 
 
-def _pipeline() -> Any:
+def _sklearn() -> tuple[Any, Any]:
     try:
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import make_pipeline
     except ImportError:
         raise AtbenchError(
             "the bow evaluator needs scikit-learn: pip install -e '.[eval]'"
         ) from None
-    return make_pipeline(
-        TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=2, max_features=200_000),
-        LogisticRegression(C=1.0, max_iter=2000),
-    )
+    return TfidfVectorizer, LogisticRegression
 
 
 @dataclass
@@ -50,6 +46,7 @@ class BowEvaluator:
     format: PromptFormat = field(default_factory=lambda: FORMATS["atbench"])
     task: Task = "fine_grained"
     trained_on: int = 0
+    _vectorizer: Any = None
     _verdict: Any = None
     _leaves: dict[AxisId, Any] = field(default_factory=dict)
     _constant: dict[AxisId, str] = field(default_factory=dict)
@@ -66,23 +63,29 @@ class BowEvaluator:
                 f"the training split needs safe and unsafe traces, has only {sorted(verdicts)}",
                 file=self.train_dir,
             )
-        self._verdict = _pipeline().fit([guard_text(t) for t in train], [t.verdict for t in train])
-        labelled = [t for t in train if t.labels is not None]
+        vectorizer_class, classifier = _sklearn()
+        # One vocabulary for all four models: the texts are the same, only the targets differ.
+        self._vectorizer = vectorizer_class(
+            ngram_range=(1, 2), sublinear_tf=True, min_df=2, max_features=200_000
+        )
+        features = self._vectorizer.fit_transform([guard_text(t) for t in train])
+        self._verdict = classifier(C=1.0, max_iter=2000).fit(features, [t.verdict for t in train])
+        rows = [i for i, t in enumerate(train) if t.labels is not None]
         for axis in AXES:
-            targets = [getattr(t.labels, axis) for t in labelled]
+            targets = [getattr(train[i].labels, axis) for i in rows]
             if len(set(targets)) == 1:
                 self._constant[axis] = targets[0]
             elif targets:
-                self._leaves[axis] = _pipeline().fit([guard_text(t) for t in labelled], targets)
+                self._leaves[axis] = classifier(C=1.0, max_iter=2000).fit(features[rows], targets)
         self.trained_on = len(train)
         return self
 
     async def answer(self, trajectories: Sequence[Trajectory]) -> list[str | LLMFailure]:
         if self._verdict is None:
             self.fit()
-        texts = [guard_text(t) for t in trajectories]
-        verdicts = self._verdict.predict(texts)
-        leaves = {axis: model.predict(texts) for axis, model in self._leaves.items()}
+        features = self._vectorizer.transform([guard_text(t) for t in trajectories])
+        verdicts = self._verdict.predict(features)
+        leaves = {axis: model.predict(features) for axis, model in self._leaves.items()}
         answers: list[str | LLMFailure] = []
         for i, verdict in enumerate(verdicts):
             lines = [str(verdict)]

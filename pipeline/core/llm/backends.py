@@ -81,9 +81,7 @@ class ProceduralBackend:
                 f"the procedural backend has no handler for role {request.role!r}; "
                 f"known roles: {known}"
             )
-        answer = handler(request)
-        # A free-text handler answers {"text": ...}: the text is the answer, not its JSON.
-        text = answer["text"] if request.free_text else json.dumps(answer, ensure_ascii=False)
+        text = json.dumps(handler(request), ensure_ascii=False)
         prompt_chars = sum(len(m["content"]) for m in messages)
         usage = Usage(
             prompt_tokens=(prompt_chars + 3) // 4,
