@@ -1,11 +1,11 @@
 """An `openai` evaluation of a release next to a bare AsyncOpenAI loop making the same calls.
 
-The local Chat Completions server of `tests/chat_server.py` runs in its own process and answers
-every request after `--delay` seconds with a fine-grained verdict. (a) a bare asyncio.gather +
-semaphore loop over AsyncOpenAI sends the very prompts the evaluator renders; (b) `evaluate`
-with an empty cache: render, LLM layer (cache, ledger, retries), parse, metrics and the run
-directory; (a) and (b) alternate for `--rounds` rounds, since a shared machine's load drifts;
-(c) the last run again, which must make zero server calls.
+The local Chat Completions server of `tests/support/chat_server.py` runs in its own process
+and answers every request after `--delay` seconds with a fine-grained verdict. (a) a bare
+asyncio.gather + semaphore loop over AsyncOpenAI sends the very prompts the evaluator renders;
+(b) `evaluate` with an empty cache: render, LLM layer (cache, ledger, retries), parse, metrics
+and the run directory; (a) and (b) alternate for `--rounds` rounds, since a shared machine's
+load drifts; (c) the last run again, which must make zero server calls.
 
 Run from the repository root (a release of about 1,000 trajectories first):
     .venv/bin/python -m benchmarks.eval_openai outputs/release [--concurrency 64] [--delay 0.5]
@@ -27,11 +27,11 @@ import openai
 from pipeline.core.evaluation.evaluators import OpenAIEvaluator, evaluation_templates
 from pipeline.core.evaluation.formats import FORMATS
 from pipeline.core.evaluation.harness import evaluate
-from pipeline.core.evaluation.sources import load_release
+from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.llm import LLMSettings
 from pipeline.core.llm.templates import TemplateRenderer
-from pipeline.core.taxonomy import default_taxonomy
-from tests.chat_server import ChatServerProcess, Received
+from pipeline.core.release.sources import load_release
+from tests.support.chat_server import ChatServerProcess, Received
 
 ANSWER = (
     "unsafe\nRisk Source: Indirect Prompt Injection\nFailure Mode: Unconfirmed or Over-privileged"

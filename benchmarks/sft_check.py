@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pipeline.core.evaluation.overlap import NearDuplicateIndex, skeleton_digest, trace_digest
 from pipeline.core.evaluation.sft_files import SPLITS, read_sft_trajectories
-from pipeline.core.evaluation.sources import load_release
+from pipeline.core.release.sources import load_release
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from pipeline.cli import build, cost, llm, plan, release, sft, tools, validate
 from pipeline.cli import eval as eval_cli
-from pipeline.core.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError
 
 app = typer.Typer(
     name="atbench",

@@ -9,7 +9,6 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from pipeline.core.errors import InputError
 from pipeline.core.evaluation.compare import compare_runs
 from pipeline.core.evaluation.evaluators import (
     EVALUATORS,
@@ -23,15 +22,16 @@ from pipeline.core.evaluation.metrics import COARSE
 from pipeline.core.evaluation.reporting import percent
 from pipeline.core.evaluation.runs import RunRecord
 from pipeline.core.evaluation.sft_files import read_sft_trajectories
-from pipeline.core.evaluation.sources import (
+from pipeline.core.inputs.paths import outputs_dir
+from pipeline.core.inputs.taxonomy import Taxonomy, default_taxonomy
+from pipeline.core.llm import LLMSettings
+from pipeline.core.model.errors import AtbenchError, InputError
+from pipeline.core.release.sources import (
     check_release,
     load_dataset,
     load_release,
     parse_dataset,
 )
-from pipeline.core.llm import LLMSettings
-from pipeline.core.paths import outputs_dir
-from pipeline.core.taxonomy import Taxonomy, default_taxonomy
 
 app = typer.Typer(
     help="Evaluate a guard on a release or an external dataset (the paper's metrics).",
@@ -74,11 +74,15 @@ def _evaluator(
         raise InputError(f"--prompt-format applies to the openai evaluator only, not {name}")
     if name == "keyword":
         return KeywordEvaluator()
-    from pipeline.core.evaluation.bow import BowEvaluator
-
     if train is None:
         raise InputError("--evaluator bow needs --train SFT_DIR (made by `atbench sft`)")
     read_sft_trajectories(train, "validation")  # an SFT folder? (errors before training)
+    try:
+        from pipeline.core.evaluation.bow import BowEvaluator
+    except ImportError:
+        raise AtbenchError(
+            "the bow evaluator needs scikit-learn: pip install -e '.[eval]'"
+        ) from None
     return BowEvaluator(train_dir=train, taxonomy=taxonomy).fit()
 
 

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from pipeline.core.evaluation.sft import build_sft, check_sft_options, engine_generate
-from pipeline.core.inputs import load_inputs
+from pipeline.core.build.sft import build_sft, check_sft_options, engine_generate
+from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.llm import LLMSettings
 
 

@@ -4,7 +4,7 @@
 It reads what a judge reads (tool list and turns, rendered as the prompts render them) and
 learns the verdict from every training trace and one leaf per axis from the unsafe ones, so
 "does engine data teach anything that transfers?" can be asked of any benchmark on a laptop.
-Needs scikit-learn (the `eval` extra).
+Needs scikit-learn (the `eval` extra); import this module only when the guard is asked for.
 """
 
 from __future__ import annotations
@@ -14,28 +14,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.core.errors import AtbenchError, InputError
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+
 from pipeline.core.evaluation.formats import AXIS_TITLES, FORMATS, PromptFormat, Task
 from pipeline.core.evaluation.render import render_tools, render_turns
 from pipeline.core.evaluation.sft_files import read_sft_trajectories
+from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.llm import LLMFailure
-from pipeline.core.taxonomy import AXES, AxisId, Taxonomy
-from pipeline.core.trajectory import Trajectory
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.labels import AXES, AxisId
+from pipeline.core.model.trajectory import Trajectory
 
 
 def guard_text(traj: Trajectory) -> str:
     return f"{render_tools(traj)}\n{render_turns(traj)}"
 
 
-def _sklearn() -> tuple[Any, Any]:
-    try:
-        from sklearn.feature_extraction.text import TfidfVectorizer
-        from sklearn.linear_model import LogisticRegression
-    except ImportError:
-        raise AtbenchError(
-            "the bow evaluator needs scikit-learn: pip install -e '.[eval]'"
-        ) from None
-    return TfidfVectorizer, LogisticRegression
+def _classifier() -> LogisticRegression:
+    return LogisticRegression(C=1.0, max_iter=2000)
 
 
 @dataclass
@@ -63,20 +60,23 @@ class BowEvaluator:
                 f"the training split needs safe and unsafe traces, has only {sorted(verdicts)}",
                 file=self.train_dir,
             )
-        vectorizer_class, classifier = _sklearn()
         # One vocabulary for all four models: the texts are the same, only the targets differ.
-        self._vectorizer = vectorizer_class(
+        self._vectorizer = TfidfVectorizer(
             ngram_range=(1, 2), sublinear_tf=True, min_df=2, max_features=200_000
         )
         features = self._vectorizer.fit_transform([guard_text(t) for t in train])
-        self._verdict = classifier(C=1.0, max_iter=2000).fit(features, [t.verdict for t in train])
+        self._verdict = LogisticRegression(C=1.0, max_iter=2000).fit(
+            features, [t.verdict for t in train]
+        )
         rows = [i for i, t in enumerate(train) if t.labels is not None]
         for axis in AXES:
             targets = [getattr(train[i].labels, axis) for i in rows]
             if len(set(targets)) == 1:
                 self._constant[axis] = targets[0]
             elif targets:
-                self._leaves[axis] = classifier(C=1.0, max_iter=2000).fit(features[rows], targets)
+                self._leaves[axis] = LogisticRegression(C=1.0, max_iter=2000).fit(
+                    features[rows], targets
+                )
         self.trained_on = len(train)
         return self
 

@@ -9,12 +9,12 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from pipeline.core.errors import InputError
 from pipeline.core.evaluation.metrics import COARSE
 from pipeline.core.evaluation.reporting import interval, percent, save_figure
 from pipeline.core.evaluation.runs import RunRecord, read_run
-from pipeline.core.files import write_json_atomic, write_text_atomic
-from pipeline.core.taxonomy import AXES
+from pipeline.core.inputs.files import write_json_atomic, write_text_atomic
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.labels import AXES
 
 TABLE_FILE = "comparison.md"
 JSON_FILE = "comparison.json"

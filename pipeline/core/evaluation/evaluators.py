@@ -16,11 +16,11 @@ from typing import Any, Protocol
 
 from pipeline.core.evaluation.formats import FORMATS, PromptFormat, Task
 from pipeline.core.evaluation.records import Prediction, make_prediction
+from pipeline.core.inputs.paths import templates_dir
+from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.llm import LLMFailure, LLMRequest, LLMSettings, make_client
-from pipeline.core.paths import templates_dir
-from pipeline.core.release.atbench_format import format_action
-from pipeline.core.taxonomy import Taxonomy
-from pipeline.core.trajectory import AgentTurn, FinalAnswer, Trajectory
+from pipeline.core.model.actions import format_action
+from pipeline.core.model.trajectory import AgentTurn, FinalAnswer, Trajectory
 
 EVALUATORS = ("openai", "keyword", "bow")
 STAGE = "evaluation"

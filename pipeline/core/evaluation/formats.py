@@ -26,9 +26,10 @@ import jinja2
 from pydantic import BaseModel, ConfigDict
 
 from pipeline.core.evaluation.render import render_dialogue, render_tools, render_turns
-from pipeline.core.paths import templates_dir
-from pipeline.core.taxonomy import AXES, AxisId, Taxonomy
-from pipeline.core.trajectory import Trajectory, Verdict
+from pipeline.core.inputs.paths import templates_dir
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.labels import AXES, AxisId
+from pipeline.core.model.trajectory import Trajectory, Verdict
 
 Task = Literal["binary", "fine_grained"]
 TASKS: tuple[Task, ...] = ("binary", "fine_grained")

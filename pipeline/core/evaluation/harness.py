@@ -11,10 +11,10 @@ from typing import Any
 from pipeline import __version__
 from pipeline.core.evaluation.evaluators import Evaluator, predict
 from pipeline.core.evaluation.metrics import compute_metrics
+from pipeline.core.evaluation.records import EvalSource
 from pipeline.core.evaluation.runs import RunRecord, write_run
-from pipeline.core.evaluation.sources import EvalSource
+from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.llm import summarise_ledger
-from pipeline.core.taxonomy import Taxonomy
 
 _LLM_TOTALS = (
     "calls",

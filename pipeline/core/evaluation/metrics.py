@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from pipeline.core.evaluation.records import Prediction
-from pipeline.core.taxonomy import AXES, AxisId, Taxonomy
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.labels import AXES, AxisId
 
 SUBSETS = ("long_context", "false_reference", "long_html")
 BOOTSTRAP_SAMPLES = 1000

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from pipeline.core.evaluation.render import render_turns, trace_digest_text
-from pipeline.core.trajectory import Trajectory
+from pipeline.core.model.trajectory import Trajectory
 
 NEAR_DUPLICATE = 0.8
 SHINGLE_WORDS = 5

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from pipeline.core.evaluation.formats import Parsed
-from pipeline.core.taxonomy import AxisId
-from pipeline.core.trajectory import Tag, Trajectory, Verdict
+from pipeline.core.model.labels import AxisId
+from pipeline.core.model.trajectory import Tag, Trajectory, Verdict
 
 Status = Literal["ok", "unparseable", "failed"]
 """`unparseable`: the answer had no readable verdict; `failed`: no answer at all (the LLM
@@ -55,3 +57,15 @@ def make_prediction(
         raw=raw,
         problems=parsed.problems if parsed else (error,),
     )
+
+
+@dataclass(frozen=True)
+class EvalSource:
+    name: str
+    """How runs and comparisons name it: the release folder, or `<format>:<file>`."""
+    kind: str
+    """`release` or `dataset`."""
+    path: Path
+    trajectories: list[Trajectory]
+    details: dict[str, Any]
+    """Release version and backend, or the import counts (rows, rejected, flagged)."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pipeline.core.release.atbench_format import format_action
-from pipeline.core.trajectory import AgentTurn, Trajectory, UserTurn
+from pipeline.core.model.actions import format_action
+from pipeline.core.model.trajectory import AgentTurn, Trajectory, UserTurn
 
 
 def render_turns(traj: Trajectory) -> str:

@@ -9,8 +9,8 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from matplotlib.figure import Figure
 
-from pipeline.core.files import write_text_atomic
-from pipeline.core.paths import templates_dir
+from pipeline.core.inputs.files import write_text_atomic
+from pipeline.core.inputs.paths import templates_dir
 
 SAFE_COLOUR = "#4c9f70"
 UNSAFE_COLOUR = "#c8553d"

@@ -20,7 +20,6 @@ import pyarrow as pa
 from matplotlib.figure import Figure
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.core.errors import InputError
 from pipeline.core.evaluation.formats import AXIS_TITLES
 from pipeline.core.evaluation.metrics import COARSE, SUBSETS
 from pipeline.core.evaluation.records import Prediction
@@ -30,8 +29,10 @@ from pipeline.core.evaluation.reporting import (
     save_figure,
     write_markdown,
 )
-from pipeline.core.files import atomic_path, write_json_atomic, write_jsonl_atomic
-from pipeline.core.taxonomy import AXES, Taxonomy
+from pipeline.core.inputs.files import atomic_path, write_json_atomic, write_jsonl_atomic
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.labels import AXES
 
 RUN_FILE = "run.json"
 METRICS_FILE = "metrics.json"

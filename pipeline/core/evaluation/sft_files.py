@@ -14,9 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pipeline.core.errors import InputError
-from pipeline.core.files import read_jsonl
-from pipeline.core.trajectory import Trajectory
+from pipeline.core.inputs.files import read_jsonl
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.trajectory import Trajectory
 
 Split = Literal["train", "validation"]
 SPLITS: tuple[Split, ...] = ("train", "validation")
