@@ -1,4 +1,5 @@
-"""Measurements over trajectories: diversity of the generated content, and guard evaluation
+"""Measurements over trajectories: diversity of the generated content, the precision of every
+filter on traces with known verdicts, and guard evaluation
 (prompt formats and their parsers, evaluators, the paper's metrics, run directories,
 comparisons, overlap checks and the SFT folder layout)."""
 
@@ -7,6 +8,7 @@ __all__ = [
     "compare",
     "diversity",
     "evaluators",
+    "filter_precision",
     "formats",
     "harness",
     "metrics",
