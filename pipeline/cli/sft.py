@@ -37,16 +37,19 @@ def sft(
     check_sft_options(exclude, size, validation_share, seed)  # before any generation
     inputs = load_inputs()
     console = Console()
-    report = build_sft(
-        exclude,
-        size,
-        out.resolve(),
-        generate=engine_generate(inputs, LLMSettings()),
-        taxonomy=inputs.taxonomy,
-        seed=seed,
-        rationale=rationale,
-        validation_share=validation_share,
-    )
+    with console.status(
+        f"building about {size} trajectories with the engine, then checking overlap"
+    ):
+        report = build_sft(
+            exclude,
+            size,
+            out.resolve(),
+            generate=engine_generate(inputs, LLMSettings()),
+            taxonomy=inputs.taxonomy,
+            seed=seed,
+            rationale=rationale,
+            validation_share=validation_share,
+        )
     removed = ", ".join(f"{count} {reason}" for reason, count in report.removed.items())
     console.print(
         f"[bold green]SFT set[/] at {out.resolve()}: {report.kept} trajectories "
