@@ -11,7 +11,7 @@ import sys
 import typer
 from rich.console import Console
 
-from pipeline.cli import build, cost, llm, plan, release, sft, tools, validate
+from pipeline.cli import audit, build, cost, llm, plan, release, sft, tools, validate
 from pipeline.cli import eval as eval_cli
 from pipeline.core.model.errors import AtbenchError
 
@@ -33,6 +33,7 @@ app.command("sft")(sft.sft)
 app.add_typer(eval_cli.app, name="eval")
 app.add_typer(tools.app, name="tools")
 app.add_typer(llm.app, name="llm")
+app.add_typer(audit.app, name="audit")
 
 _err = Console(stderr=True)
 

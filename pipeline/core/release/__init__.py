@@ -1,4 +1,14 @@
 """The release layer: the DuckDB store, public ATBench exports and imports, the dataset card,
 the release gates, the atomic publish, and the `sources` an evaluation reads."""
 
-__all__ = ["atbench_format", "card", "exports", "gates", "importers", "publish", "sources", "store"]
+__all__ = [
+    "atbench_format",
+    "card",
+    "exports",
+    "gates",
+    "importers",
+    "publish",
+    "reader",
+    "sources",
+    "store",
+]
