@@ -28,8 +28,9 @@ from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.model.errors import AtbenchError
 from pipeline.core.model.labels import AXES, leaf_context
 from pipeline.core.model.trajectory import Trajectory
-from pipeline.core.release.publish import DB_FILE, ReleaseSummary, publish_release
+from pipeline.core.release.publish import ReleaseSummary, publish_release
 from pipeline.core.release.reader import load_ledger_rows, load_rejections
+from pipeline.core.release.store import DB_FILE
 
 REPORT_JSON = "audit_report.json"
 REPORT_MD = "audit_report.md"

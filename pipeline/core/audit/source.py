@@ -16,8 +16,8 @@ from typing import Any
 
 from pipeline.core.model.errors import InputError
 from pipeline.core.model.trajectory import Trajectory
-from pipeline.core.release.publish import DB_FILE, MANIFEST_FILE, read_manifest
-from pipeline.core.release.store import load_trajectories
+from pipeline.core.release.publish import MANIFEST_FILE, read_manifest
+from pipeline.core.release.store import DB_FILE, load_trajectories
 
 
 @dataclass(frozen=True)

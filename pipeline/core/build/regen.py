@@ -19,7 +19,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from pipeline import __version__
-from pipeline.core.build.stages import Workspace, plan_record
+from pipeline.core.build.stages import plan_record
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.model.errors import AtbenchError, InputError
@@ -28,14 +29,13 @@ from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.model.trajectory import Trajectory
 from pipeline.core.release import gates
 from pipeline.core.release.publish import (
-    DB_FILE,
     MANIFEST_FILE,
     ReleaseSummary,
     publish_release,
     read_manifest,
 )
 from pipeline.core.release.reader import load_ledger_rows, load_rejections
-from pipeline.core.release.store import load_trajectories
+from pipeline.core.release.store import DB_FILE, load_trajectories
 
 Rebuild = Callable[[ReleaseSpec, str], Workspace]
 """Rebuild one domain's stages under a spec; returns the work folder that now holds them."""

@@ -24,13 +24,13 @@ from pydantic import BaseModel, ConfigDict
 
 from pipeline import __version__
 from pipeline.core.build.stages import (
-    Workspace,
     expand_stage,
     filter_stage,
     inject_stage,
     pair_stage,
     plan_stage,
 )
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.evaluation.evaluators import evaluation_templates
 from pipeline.core.evaluation.formats import FORMATS, TASKS, Task, target_text
 from pipeline.core.evaluation.overlap import (

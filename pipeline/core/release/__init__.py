@@ -6,6 +6,7 @@ __all__ = [
     "card",
     "exports",
     "gates",
+    "hub",
     "importers",
     "publish",
     "reader",

@@ -37,9 +37,9 @@ from pipeline.core.release.exports import (
     write_parquet_tables,
     write_trajectories_jsonl,
 )
-from pipeline.core.release.store import write_release_db
+from pipeline.core.release.hub import ATBENCH_PARQUET, write_atbench_parquet
+from pipeline.core.release.store import DB_FILE, write_release_db
 
-DB_FILE = "release.duckdb"
 MANIFEST_FILE = "manifest.json"
 
 
@@ -113,6 +113,7 @@ def publish_release(
         write_atbench_json(tmp / ATBENCH_JSON, ordered)
         write_trajectories_jsonl(tmp / TRAJECTORIES_JSONL, ordered)
         write_parquet_tables(tmp / DB_FILE, tmp / PARQUET_DIR)
+        write_atbench_parquet(tmp / ATBENCH_PARQUET, ordered)
         for name, text in (extra_files or {}).items():
             (tmp / name).write_text(text, encoding="utf-8")
         write_dataset_card(tmp / DB_FILE, tmp, taxonomy=taxonomy, manifest=manifest)
@@ -158,19 +159,25 @@ def file_digests(root: Path) -> dict[str, dict[str, Any]]:
     return digests
 
 
-def _previous_version(out_dir: Path) -> int:
-    """0 when there is nothing to replace; refuses directories that are not releases."""
+def check_release_target(out_dir: Path) -> None:
+    """Refuse a file, or a non-empty directory that is not a release, at `out_dir`: a
+    mistyped path must never have its files replaced."""
     if not out_dir.exists():
-        return 0
+        return
     if not out_dir.is_dir():
         raise AtbenchError(f"{out_dir} is a file; a release needs a directory there")
+    if not (out_dir / MANIFEST_FILE).exists() and any(out_dir.iterdir()):
+        raise AtbenchError(
+            f"{out_dir} is not empty and holds no {MANIFEST_FILE}, so it is not a release; "
+            "refusing to replace it. Choose another --out or remove the directory."
+        )
+
+
+def _previous_version(out_dir: Path) -> int:
+    """0 when there is nothing to replace; refuses directories that are not releases."""
+    check_release_target(out_dir)
     manifest_path = out_dir / MANIFEST_FILE
     if not manifest_path.exists():
-        if any(out_dir.iterdir()):
-            raise AtbenchError(
-                f"{out_dir} is not empty and holds no {MANIFEST_FILE}, so it is not a release; "
-                "refusing to replace it. Choose another --out or remove the directory."
-            )
         return 0
     try:
         version = json.loads(manifest_path.read_text(encoding="utf-8"))["version"]

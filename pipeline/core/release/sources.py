@@ -14,8 +14,8 @@ from pipeline.core.evaluation.records import EvalSource
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.model.errors import InputError
 from pipeline.core.release.importers import ImportFormat, read_benchmark
-from pipeline.core.release.publish import DB_FILE, MANIFEST_FILE
-from pipeline.core.release.store import load_trajectories
+from pipeline.core.release.publish import MANIFEST_FILE
+from pipeline.core.release.store import DB_FILE, load_trajectories
 
 DATASET_FORMATS: tuple[str, ...] = get_args(ImportFormat)
 
