@@ -1,8 +1,8 @@
 """Check an SFT set against the release it excludes, and that it loads with `datasets`.
 
 Counts shared trajectory ids, skeletons and exact-duplicate traces (all must be 0), the highest
-near-duplicate similarity found, and loads both tasks with `datasets.load_dataset` (needs the
-`datasets` package, which the project does not depend on).
+near-duplicate similarity found, and loads both tasks with `datasets.load_dataset` (a dev
+dependency).
 
 Run from the repository root:
     .venv/bin/python -m benchmarks.sft_check outputs/sft outputs/release
@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 from pathlib import Path
+
+import datasets
 
 from pipeline.core.evaluation.overlap import NearDuplicateIndex, skeleton_digest, trace_digest
 from pipeline.core.evaluation.sft_files import SPLITS, read_sft_trajectories
@@ -27,15 +30,16 @@ def main() -> None:
     sft = [t for split in SPLITS for t in read_sft_trajectories(args.sft, split)]
     release = load_release(args.release).trajectories
     index = NearDuplicateIndex(release)
-    import datasets
-
-    loaded = {
-        task: {
-            split: rows.num_rows
-            for split, rows in datasets.load_dataset(str(args.sft), task).items()
+    with tempfile.TemporaryDirectory() as cache:  # never a cached copy of another folder
+        loaded = {
+            task: {
+                split: rows.num_rows
+                for split, rows in datasets.load_dataset(
+                    str(args.sft), task, cache_dir=cache
+                ).items()
+            }
+            for task in ("binary", "fine_grained")
         }
-        for task in ("binary", "fine_grained")
-    }
     figures = {
         "sft_trajectories": len(sft),
         "release_trajectories": len(release),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import datasets
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
@@ -95,7 +96,7 @@ def test_sft_set_is_disjoint_and_complete(sft_dir: tuple[Path, Path]) -> None:
 
 
 def test_chat_rows_pair_the_eval_prompt_with_a_readable_target(
-    sft_dir: tuple[Path, Path],
+    sft_dir: tuple[Path, Path], tmp_path: Path
 ) -> None:
     _, out = sft_dir
     rows = [json.loads(line) for line in (out / "fine_grained" / "train.jsonl").open()]
@@ -114,7 +115,10 @@ def test_chat_rows_pair_the_eval_prompt_with_a_readable_target(
     assert (
         table.num_rows == json.loads((out / "sft-report.json").read_text())["splits"]["validation"]
     )
-    assert "configs:" in (out / "README.md").read_text()
+    # its own cache: datasets reused another folder's cached copy of a same-named set once
+    loaded = datasets.load_dataset(str(out), "fine_grained", cache_dir=str(tmp_path))
+    assert loaded["train"].num_rows == len(rows)
+    assert loaded["validation"][0]["messages"][1]["role"] == "assistant"
 
 
 def test_bow_guard_trains_on_the_set_and_evaluates_release_and_import(
