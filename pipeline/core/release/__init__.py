@@ -1,5 +1,6 @@
 """The release layer: the DuckDB store, public ATBench exports and imports, the dataset card,
-the release gates, the atomic locked publish and verification against the manifest."""
+the release gates, the atomic locked publish, verification against the manifest, and the
+`sources` an evaluation reads."""
 
 __all__ = [
     "atbench_format",
@@ -11,6 +12,7 @@ __all__ = [
     "lock",
     "publish",
     "reader",
+    "sources",
     "store",
     "verify",
 ]
