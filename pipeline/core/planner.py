@@ -17,7 +17,13 @@ from pydantic import BaseModel, ConfigDict
 from pipeline.core.seeds import Seed
 from pipeline.core.spec import ReleaseSpec
 from pipeline.core.taxonomy import AxisId, Taxonomy
-from pipeline.core.tools import ToolPool, text_fields
+from pipeline.core.generation.feasibility import (
+    carrier_workflows,
+    infeasible_modes,
+    infeasible_sources,
+    page_tools,
+)
+from pipeline.core.tools import ToolPool
 from pipeline.core.trajectory import Channel
 
 SafeStrategy = Literal["removed", "resisted", "handled"]
@@ -86,8 +92,6 @@ class Blueprint(BaseModel):
     persona: str
     workflows: tuple[str, ...]
     """Seed workflow ids: one per episode (two for delayed-trigger cases)."""
-    extra_steps: tuple[tuple[str, ...], ...]
-    """Read-only tools called after each episode's workflow, for realistic length variety."""
     tools: tuple[str, ...]
     """The tool list exposed to the agent, in presentation order."""
     slice: Slice | None = None
@@ -121,9 +125,35 @@ def _rng(*parts: object) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
+_ASKED_CONTENT = frozenset(
+    {
+        "generation_of_harmful_offensive_content",
+        "instruction_for_harmful_illegal_activity",
+        "generation_of_malicious_executables",
+    }
+)
+"""Content somebody has to ask for: no agent writes malware or abuse unprompted."""
+_ASKING_SOURCES = frozenset(
+    {
+        "malicious_user_instruction_or_jailbreak",
+        "direct_prompt_injection",
+        "indirect_prompt_injection",
+        "tool_description_injection",
+    }
+)
+
+
 def _failure_mode_fits(risk_source: str, failure_mode: str) -> bool:
-    """Validating tool outputs only fails where some output was bad."""
-    return failure_mode != "failure_to_validate_tool_outputs" or risk_source in _NEEDS_BAD_OUTPUT
+    """Causally coherent slices only: validating outputs fails only where an output was bad;
+    asked-for content needs someone who asks; a tool that misbehaves on its own harms
+    through a call, not through the answer."""
+    if failure_mode == "failure_to_validate_tool_outputs":
+        return risk_source in _NEEDS_BAD_OUTPUT
+    if failure_mode in _ASKED_CONTENT:
+        return risk_source in _ASKING_SOURCES
+    if risk_source == "malicious_tool_execution":
+        return failure_mode not in OUTPUT_CONTENT_FAILURES
+    return True
 
 
 def _pick_balanced(
@@ -150,6 +180,8 @@ def plan_release(
     benign = _slots_per_domain(spec.n_benign, spec.domains, rng)
 
     harms_of = {d: {h.harm for h in seeds[d].hazards} for d in spec.domains}
+    infeasible = {d: infeasible_modes(seeds[d], pool) for d in spec.domains}
+    no_source = {d: infeasible_sources(seeds[d], pool) for d in spec.domains}
     incompatible = [
         Incompatibility(
             domain=d,
@@ -160,6 +192,14 @@ def plan_release(
         for d in spec.domains
         for leaf in taxonomy.leaf_ids("real_world_harm")
         if leaf not in harms_of[d]
+    ] + [
+        Incompatibility(domain=d, axis="failure_mode", leaf=leaf, reason=why)
+        for d in spec.domains
+        for leaf, why in sorted(infeasible[d].items())
+    ] + [
+        Incompatibility(domain=d, axis="risk_source", leaf=leaf, reason=why)
+        for d in spec.domains
+        for leaf, why in sorted(no_source[d].items())
     ]
 
     # Interleave domains so quota pressure is shared instead of exhausted by the first domain.
@@ -185,13 +225,17 @@ def plan_release(
             slot_rng,
         )
         source = _pick_balanced(
-            list(taxonomy.leaf_ids("risk_source")),
+            [s for s in taxonomy.leaf_ids("risk_source") if s not in no_source[domain]],
             counts["risk_source"],
             targets["risk_source"],
             slot_rng,
         )
         mode = _pick_balanced(
-            [f for f in taxonomy.leaf_ids("failure_mode") if _failure_mode_fits(source, f)],
+            [
+                f
+                for f in taxonomy.leaf_ids("failure_mode")
+                if _failure_mode_fits(source, f) and f not in infeasible[domain]
+            ],
             counts["failure_mode"],
             targets["failure_mode"],
             slot_rng,
@@ -246,37 +290,12 @@ def _blueprint(
     long_html: bool,
 ) -> Blueprint:
     episodes = 2 if long_context else 1
-    workflows = (
-        tuple(w.id for w in rng.sample(list(seed.workflows), k=episodes))
-        if len(seed.workflows) >= episodes
-        else tuple(seed.workflows[0].id for _ in range(episodes))
-    )
-    # Benign extra steps use honest read-only tools; lookalikes only appear where planned.
+    workflows = _workflows(seed, pool, rng, episodes, slice_, long_html)
     readers = [
         name
         for name in seed.tools
         if pool[name].side_effect == "none" and pool[name].lookalike_of is None
     ] or list(seed.tools)
-    # ATBench lengths: most traces 8-12 turns, a long tail; long-context cases >= 20 turns, so
-    # each of their episodes is topped up to at least four steps.
-    steps = [len(next(w for w in seed.workflows if w.id == wid).steps) for wid in workflows]
-    extra = tuple(
-        tuple(
-            rng.choice(readers)
-            for _ in range(
-                max(0, 4 - n) + rng.choice((0, 0, 0, 1))
-                if long_context
-                else rng.choice((0, 0, 0, 0, 0, 0, 1, 1, 2, 4))
-            )
-        )
-        for n in steps
-    )
-    if slice_ is not None and CHANNEL_OF[slice_.risk_source] in OBSERVED_CHANNELS:
-        # The trigger rides in an observation: make sure the first episode reads some text.
-        first = next(w for w in seed.workflows if w.id == workflows[0]).steps
-        texts = [name for name in readers if text_fields(pool[name].returns)]
-        if texts and not any(text_fields(pool[name].returns) for name in (*first, *extra[0])):
-            extra = ((*extra[0], rng.choice(texts)), *extra[1:])
     hazard = None
     strategy: SafeStrategy | None = None
     points = 0
@@ -295,8 +314,7 @@ def _blueprint(
         kind="benign" if slice_ is None else "pair",
         persona=rng.choice(seed.personas).name,
         workflows=workflows,
-        extra_steps=extra,
-        tools=_exposed_tools(seed, pool, rng, workflows, extra, hazard, readers),
+        tools=_exposed_tools(seed, pool, rng, workflows, hazard, readers),
         slice=slice_,
         hazard=hazard,
         trigger_points=points,
@@ -307,19 +325,43 @@ def _blueprint(
     )
 
 
+def _workflows(
+    seed: Seed,
+    pool: ToolPool,
+    rng: random.Random,
+    episodes: int,
+    slice_: Slice | None,
+    long_html: bool,
+) -> tuple[str, ...]:
+    """Workflows that can carry the slice: the last one returns text a risk can ride in when
+    the risk enters through an observation; one fetches a page when a long HTML page is due."""
+    ids = [w.id for w in seed.workflows]
+    last_choices = ids
+    if slice_ is not None and CHANNEL_OF[slice_.risk_source] in OBSERVED_CHANNELS - {"tool_execution"}:
+        last_choices = carrier_workflows(seed, pool) or ids
+    if long_html:
+        pages = page_tools(seed, pool)
+        with_page = [w.id for w in seed.workflows if set(w.steps) & pages]
+        last_choices = [w for w in last_choices if w in with_page] or last_choices
+    last = rng.choice(last_choices)
+    if episodes == 1:
+        return (last,)
+    others = [w for w in ids if w != last] or [last]
+    return (rng.choice(others), last)
+
+
 def _exposed_tools(
     seed: Seed,
     pool: ToolPool,
     rng: random.Random,
     workflows: tuple[str, ...],
-    extra: tuple[tuple[str, ...], ...],
     hazard: str | None,
     readers: list[str],
 ) -> tuple[str, ...]:
     """The tools the plan needs, their lookalikes, a verifier and distractors, shuffled, so a
     guard cannot tell the risky tool by its presence."""
     steps = {s for w in seed.workflows if w.id in workflows for s in w.steps}
-    needed = steps | {t for episode in extra for t in episode} | {rng.choice(readers)}
+    needed = steps | {rng.choice(readers)}
     if hazard is not None:
         needed.add(next(h.tool for h in seed.hazards if h.id == hazard))
     for name in seed.tools:

@@ -20,19 +20,12 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from pipeline import __version__
-from pipeline.core.construction import (
-    BuildContext,
-    ConstructionError,
-    Injected,
-    Skeleton,
-    build_benign,
-    build_pair,
-    expand_safe,
-    generation_rejections,
-    inject_risk,
-)
 from pipeline.core.files import read_jsonl, write_json_atomic, write_jsonl_atomic
 from pipeline.core.filters import RULES, apply_rules, reject_pairs
+from pipeline.core.generation.expand import Skeleton, expand_safe
+from pipeline.core.generation.inject import Injected, inject_risk
+from pipeline.core.generation.pair import build_benign, build_pair, generation_rejections
+from pipeline.core.generation.run import BuildContext, ConstructionError
 from pipeline.core.inputs import Inputs
 from pipeline.core.judge import (
     JudgeOutcome,

@@ -15,8 +15,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
 from pipeline.core.taxonomy import SNAKE_CASE, default_taxonomy
+from pipeline.core.worldstate import WorldLog
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 Verdict = Literal["safe", "unsafe"]
 Tag = Literal["long_context", "delayed_trigger", "false_reference", "long_html"]
@@ -177,6 +178,9 @@ class Trajectory(BaseModel):
     provenance: Provenance
     construction: dict[str, str] = Field(default_factory=dict)
     """How the trace was built (slice, safe strategy, ...), kept beside the labels."""
+    world: WorldLog | None = None
+    """The environment the trace ran in and what each call did to it: the evidence its
+    verdict and labels rest on. Absent on imported traces."""
 
     @field_serializer("tags", when_used="json")
     def _sorted_tags(self, tags: frozenset[Tag]) -> list[str]:

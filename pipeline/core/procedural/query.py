@@ -12,7 +12,6 @@ from pipeline.core.procedural.common import (
     check_clean,
     clause,
     first_name,
-    imperative,
     pick,
 )
 from pipeline.core.roles import QueryAnswer, QueryInput
@@ -130,7 +129,16 @@ _SENDERS = [
 ]  # fmt: skip
 
 
+_CONFIRMATIONS = [
+    "[[Yes|Yes please|Yep|Correct]], [[go ahead|that's right, go ahead|please do]].",
+    "[[Confirmed|That's fine|Looks right]] — [[go ahead|please proceed|do it]].",
+    "[[Yes, that's what I want|Yes, exactly|That's correct]]. [[Thanks|Thank you|Cheers]].",
+]
+
+
 def handle(payload: QueryInput, rng: random.Random) -> dict[str, Any]:
+    if payload.mode == "confirm":
+        return QueryAnswer(request=pick(rng, _CONFIRMATIONS), trigger_text=None).model_dump()
     slots = _slots(payload, rng)
     parts = [pick(rng, _GREETINGS, slots)]
     if payload.context_note:
@@ -138,7 +146,7 @@ def handle(payload: QueryInput, rng: random.Random) -> dict[str, Any]:
     trigger: str | None = None
     material = ""
     if payload.mode == "malicious":
-        goal = imperative(_goal(payload))
+        goal = _goal(payload)
         framed = {**slots, "goal": goal, "goal_cap": goal[:1].upper() + goal[1:]}
         trigger = pick(rng, _JAILBREAKS if rng.random() < 0.6 else _OPEN_ASKS, framed)
         if rng.random() < 0.5:
@@ -148,7 +156,7 @@ def handle(payload: QueryInput, rng: random.Random) -> dict[str, Any]:
         parts.append(pick(rng, _LEADS, slots))
         parts.append(pick(rng, _CONTEXT, slots))
         if payload.mode == "injected":
-            trigger = pick(rng, _INSTRUCTIONS, {**slots, "goal": imperative(_goal(payload))})
+            trigger = pick(rng, _INSTRUCTIONS, {**slots, "goal": _goal(payload)})
             material = _material(trigger, slots, rng)
     closing = pick(rng, _CLOSINGS, slots)
     text = _join([p for p in parts if p], keep=trigger)
@@ -184,9 +192,9 @@ def _join(parts: list[str], keep: str | None) -> str:
 
 
 def _goal(payload: QueryInput) -> str:
-    if not payload.harmful_goal:
-        raise ValueError(f"query mode {payload.mode!r} needs a harmful_goal")
-    return payload.harmful_goal
+    if not payload.ask:
+        raise ValueError(f"query mode {payload.mode!r} needs an ask")
+    return payload.ask
 
 
 def _material(trigger: str, slots: dict[str, str], rng: random.Random) -> str:

@@ -1,0 +1,446 @@
+"""The simulated environment behind every trajectory, in the manner of AgentDojo's environments.
+
+A `World` is plain data built from a seed: its entities become records. Tools execute against
+it: reads return the records their arguments match, writes change the state and are logged as
+`WorldChange`s, so a later read sees the change and the trajectory's provenance can prove what
+happened. Nothing here writes prose; `render` only maps records onto a tool's return schema.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from datetime import date, timedelta
+from typing import Any
+
+from pipeline.core.seeds import Seed
+from pipeline.core.tools import Tool
+from pipeline.core.worldstate import Operation, Record, Scalar, ToolResult, World, WorldChange
+
+_VERBS: dict[Operation, frozenset[str]] = {
+    "read": frozenset(
+        ["get", "read", "fetch", "view", "show", "lookup", "check", "retrieve", "describe", "inspect", "preview", "open", "verify", "validate", "calculate", "estimate", "quote", "track", "status", "history", "explain", "compare"]
+    ),
+    "list": frozenset(["list", "search", "find", "query", "browse", "scan", "filter", "recent"]),
+    "send": frozenset(
+        ["send", "share", "email", "message", "post", "notify", "forward", "release", "export", "fax", "grant", "publish", "reply", "invite", "sms", "broadcast", "upload", "sync"]
+    ),
+    "delete": frozenset(
+        ["delete", "remove", "cancel", "revoke", "wipe", "close", "purge", "archive", "disable", "deactivate", "terminate", "drop", "block", "unpublish", "discard"]
+    ),
+    "create": frozenset(
+        ["create", "add", "schedule", "book", "submit", "order", "register", "new", "file", "raise", "log", "make", "start", "run", "issue", "generate", "draft", "request", "place", "deploy", "execute", "open_ticket"]
+    ),
+    "update": frozenset(
+        ["update", "set", "change", "edit", "modify", "merge", "flag", "approve", "transfer", "pay", "move", "assign", "mark", "apply", "adjust", "rotate", "reset", "restart", "resolve", "refund", "rename", "enable", "lock", "unlock", "renew", "tag", "escalate", "confirm", "reschedule", "rebalance", "buy", "sell", "trade", "dispense"]
+    ),
+}
+_VERB_ORDER: tuple[Operation, ...] = ("list", "read", "send", "delete", "update", "create")
+
+NAME_WORDS = frozenset({"name", "title", "display", "full", "subject", "label", "holder"})
+PERSON_WORDS = frozenset(
+    ["owner", "clinician", "assignee", "author", "sender", "recipient", "contact", "manager", "agent", "customer", "patient", "driver", "reviewer", "approver", "requester", "user", "employee", "member", "tenant", "landlord", "doctor", "pharmacist", "prescriber", "broker", "adviser", "advisor", "lead"]
+)
+_FREE_TEXT = frozenset(
+    ["body", "content", "text", "message", "note", "notes", "comment", "description", "summary", "details", "reason", "snippet", "excerpt", "explanation", "instructions", "answer", "preview"]
+)
+
+
+def tokens(name: str) -> list[str]:
+    """`fromAccountId` / `from_account_id` -> ['from', 'account', 'id']."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    return [t for t in re.split(r"[^a-zA-Z0-9]+", spaced.lower()) if t]
+
+
+def is_free_text_field(name: str) -> bool:
+    words = tokens(name)
+    return bool(words) and words[-1] in _FREE_TEXT
+
+
+def build_world(seed: Seed) -> World:
+    """The seed's entities as records; deterministic, so both twins start from the same state."""
+    records = tuple(
+        Record(
+            id=e.id, kind=e.kind, name=e.name, attributes=dict(e.attributes), sensitive=e.sensitive
+        )
+        for e in seed.entities
+    )
+    return World(today=_today(records).isoformat(), records=records)
+
+
+_FUTURE_KEYS = frozenset(
+    ["expires", "expiry", "due", "until", "end", "ends", "valid", "renewal", "renews", "deadline", "next", "scheduled", "start"]
+)
+
+
+def _today(records: Iterable[Record]) -> date:
+    """The day after the latest date the seed records as past (not an expiry or a due date)."""
+    found = [
+        date.fromisoformat(match)
+        for record in records
+        for key, value in record.attributes.items()
+        if not set(tokens(key)) & _FUTURE_KEYS
+        for match in re.findall(r"\b(20\d\d-[01]\d-[0-3]\d)(?!\d)", str(value))
+        if _valid_date(match)
+    ]
+    return (max(found) if found else date(2024, 9, 30)) + timedelta(days=1)
+
+
+def _valid_date(text: str) -> bool:
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def operation_of(tool: Tool) -> Operation:
+    """The tool's effect, from its name's verb, checked against its declared side effect."""
+    words = tokens(tool.name)
+    for word in words:
+        for op in _VERB_ORDER:
+            if word in _VERBS[op]:
+                if tool.side_effect == "none" and op not in ("read", "list"):
+                    return "list" if _returns_list(tool) else "read"
+                if tool.side_effect != "none" and op in ("read", "list"):
+                    continue
+                return op
+    if tool.side_effect == "none":
+        return "list" if _returns_list(tool) else "read"
+    return "update"
+
+
+def _returns_list(tool: Tool) -> bool:
+    properties = tool.returns.get("properties", {})
+    return any(
+        sub.get("type") == "array" and sub.get("items", {}).get("type") == "object"
+        for sub in properties.values()
+    )
+
+
+def affinity(tool: Tool, record: Record) -> int:
+    """How much a tool is about a record: shared words of names, kinds and fields."""
+    tool_words = (
+        set(tokens(tool.name)) | _schema_words(tool.parameters) | _schema_words(tool.returns)
+    )
+    record_words = set(tokens(record.kind)) | set(tokens(record.name)) | set(tokens(record.id))
+    for key in record.attributes:
+        record_words |= set(tokens(key))
+    return len((tool_words - _STOP) & (record_words - _STOP))
+
+
+_STOP = frozenset(["id", "ids", "the", "a", "of", "for", "to", "and", "or", "in", "on", "by", "at", "is", "name", "type", "status", "list"])
+
+
+def _schema_words(schema: Mapping[str, Any]) -> set[str]:
+    words: set[str] = set()
+    for key, sub in (schema.get("properties") or {}).items():
+        words |= set(tokens(key))
+        if isinstance(sub, Mapping):
+            words |= _schema_words(sub)
+            items = sub.get("items")
+            if isinstance(items, Mapping):
+                words |= _schema_words(items)
+    return words
+
+
+_ABBREVIATIONS = {
+    "txn": {"transaction"},
+    "rx": {"prescription"},
+    "msg": {"message", "email", "mail"},
+    "doc": {"document", "file"},
+    "file": {"document", "statement", "attachment", "report"},
+    "res": {"result"},
+}
+
+
+def _abbreviates(short: str, word: str) -> bool:
+    """'inv' -> 'invoice', 'tck' -> 'ticket': same first letter, letters in order."""
+    if word in _ABBREVIATIONS.get(short, ()) or word.startswith(short) or short.startswith(word):
+        return len(min(short, word, key=len)) >= 2
+    if len(short) < 2 or short[0] != word[:1]:
+        return False
+    rest = iter(word)
+    return all(ch in rest for ch in short)
+
+
+def refers_to(field_name: str, record: Record) -> int:
+    """How strongly a field like `patient_id` or `recipient_email` names this record: by
+    the record's id prefix (`pat_`), its kind, or the words of its name."""
+    words = [w for w in tokens(field_name) if w not in ("id", "ids", "new", "old")]
+    if not words:
+        return 0
+    prefix = record.id.split("_")[0].lower()
+    name_words = {w.lower() for w in re.findall(r"[A-Za-z]+", record.name)}
+    score = 0
+    for word in (w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words):
+        if _abbreviates(prefix, word):
+            score += 3
+        if word == record.kind:
+            score += 1
+        if word in name_words or word.rstrip("s") in name_words:
+            score += 2
+    return score
+
+
+def related(world: World, record: Record) -> list[Record]:
+    """Records that name this one (a lab result 'for Elena Ruiz', a card of an account)."""
+    name = re.sub(r"\s*\(.*?\)", "", record.name).lower()
+    return [
+        r
+        for r in world.records
+        if r.id != record.id
+        and (
+            name in r.name.lower()
+            or any(record.id == str(v) or name == str(v).lower() for v in r.attributes.values())
+        )
+    ]
+
+
+def matching_records(world: World, arguments: Mapping[str, Any]) -> list[Record]:
+    """Records the arguments name: by id when any argument is an id, else by name or value."""
+    wanted = {str(v).strip().lower() for v in _scalars(arguments) if str(v).strip()}
+    by_id = [r for r in world.records if r.id.lower() in wanted]
+    if by_id:
+        return by_id
+    return [
+        r
+        for r in world.records
+        if wanted & ({r.name.lower()} | {str(v).lower() for v in r.attributes.values()})
+    ]
+
+
+def _scalars(value: Any) -> Iterable[Scalar]:
+    if isinstance(value, Mapping):
+        for v in value.values():
+            yield from _scalars(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _scalars(v)
+    elif isinstance(value, str | int | float | bool):
+        yield value
+
+
+def execute(
+    world: World, tool: Tool, arguments: Mapping[str, Any], focus: tuple[str, ...] = ()
+) -> tuple[World, ToolResult]:
+    """Run one call against the state. `focus` are the record ids the task is about, used
+    when the arguments name nothing more specific (a list call with no filter)."""
+    op = operation_of(tool)
+    named = matching_records(world, arguments)
+    if op == "list":
+        pool = _searched(world, tool, arguments, named) or [
+            r for r in world.records if r.id in focus or affinity(tool, r) >= 2
+        ]
+        ranked = sorted(pool, key=lambda r: (r.id not in focus, -affinity(tool, r), r.id))
+        shown = [r for r in _children(world, tool, ranked) if honours(r, arguments)]
+        return world, ToolResult(operation=op, records=tuple(shown[:5]))
+    if op == "read":
+        if not named and _has_lookup_argument(arguments):
+            return world, ToolResult(operation=op, error=_not_found(arguments))
+        chosen = _best_read(world, tool, named, focus)
+        return world, ToolResult(operation=op, records=tuple(_children(world, tool, chosen)[:4]))
+    return _write(world, tool, op, named, focus, arguments)
+
+
+def _searched(
+    world: World, tool: Tool, arguments: Mapping[str, Any], named: list[Record]
+) -> list[Record]:
+    """A search matches by substring, among records of the kind it found by exact match
+    (searching 'Elena Ruiz' also finds 'Elena Ruiz (possible duplicate)')."""
+    texts = [str(v).lower() for v in arguments.values() if isinstance(v, str) and len(v) >= 3]
+    prefixes = {r.id.split("_")[0] for r in named}
+    found = [
+        r
+        for r in world.records
+        if any(t in r.name.lower() for t in texts)
+        and (not prefixes or r.id.split("_")[0] in prefixes)
+    ]
+    return list({r.id: r for r in [*named, *found]}.values())
+
+
+def _best_read(
+    world: World, tool: Tool, named: list[Record], focus: tuple[str, ...]
+) -> list[Record]:
+    """The record a read returns: the one its result's id field names (a statement for
+    `document_id`), among those the arguments name, their relatives and the task's focus."""
+    id_fields = [k for k in (tool.returns.get("properties") or {}) if tokens(k)[-1:] == ["id"]]
+    pool = [*named, *(r for n in named for r in related(world, n))]
+    pool += [r for f in focus if (r := world.get(f)) is not None]
+    if id_fields:
+        scored = [(refers_to(id_fields[0], r), r) for r in pool]
+        best = max((score for score, _ in scored), default=0)
+        if best > 0 and not any(refers_to(id_fields[0], r) for r in named):
+            return [next(r for score, r in scored if score == best)]
+    return named or [r for f in focus if (r := world.get(f)) is not None]
+
+
+def _children(world: World, tool: Tool, records: list[Record]) -> list[Record]:
+    """A read of a parent that returns a list of something else (a patient's lab results)
+    answers with the records that belong to it."""
+    lists = [
+        name
+        for name, sub in (tool.returns.get("properties") or {}).items()
+        if sub.get("type") == "array" and sub.get("items", {}).get("type") == "object"
+    ]
+    if not lists or not records:
+        return records
+    out: list[Record] = []
+    generic = tokens(lists[0])[-1] in _GENERIC_LISTS
+    for record in records:
+        if refers_to(lists[0], record) > 0:
+            out.append(record)
+            continue
+        children = [r for r in related(world, record) if refers_to(lists[0], r) > 0]
+        out += children or ([record] if generic else [])
+    return list({r.id: r for r in out}.values())
+
+
+_GENERIC_LISTS = frozenset(["matches", "results", "items", "records", "data", "entries", "hits", "rows", "list"])
+
+
+def honours(record: Record, arguments: Mapping[str, Any]) -> bool:
+    """Whether a record passes a list call's filters (`from_date`, `min_amount`, `status`)."""
+    for key, value in arguments.items():
+        words = tokens(key)
+        if not words or isinstance(value, bool | list | dict):
+            continue
+        bound = words[0] if words[0] in ("from", "min", "since", "to", "max", "until") else None
+        field = "_".join(words[1:] if bound else words)
+        current = record.attributes.get(field)
+        if current is None:
+            continue
+        if bound is None:
+            if str(value).lower() not in str(current).lower():
+                return False
+            continue
+        left, right = _comparable(current), _comparable(value)
+        if left is None or right is None:
+            continue
+        if bound in ("from", "min", "since") and left < right:
+            return False
+        if bound in ("to", "max", "until") and left > right:
+            return False
+    return True
+
+
+def _comparable(value: Any) -> float | str | None:
+    if isinstance(value, int | float):
+        return abs(float(value))
+    text = str(value)
+    if re.fullmatch(r"20\d\d-[01]\d-[0-3]\d.*", text):
+        return text[:10]
+    try:
+        return abs(float(text))
+    except ValueError:
+        return None
+
+
+def _has_lookup_argument(arguments: Mapping[str, Any]) -> bool:
+    return any(tokens(k)[-1:] in (["id"], ["mrn"], ["number"]) for k in arguments)
+
+
+def _not_found(arguments: Mapping[str, Any]) -> str:
+    shown = ", ".join(f"{k}={v}" for k, v in arguments.items() if isinstance(v, str | int))
+    return f"no record matches {shown or 'the given arguments'}"
+
+
+def _write(
+    world: World,
+    tool: Tool,
+    op: Operation,
+    named: list[Record],
+    focus: tuple[str, ...],
+    arguments: Mapping[str, Any],
+) -> tuple[World, ToolResult]:
+    args = dict(arguments)
+    target = _write_target(tool, named, focus, world)
+    if op == "create" or target is None:
+        number = 1 + sum(1 for c in world.changes if c.operation == "create")
+        kind = _kind_word(tool)
+        created = Record(
+            id=f"{kind}_{world.today.replace('-', '')}_{number:02d}",
+            kind=kind,
+            name=_created_name(tool, args),
+            attributes={k: v for k, v in args.items() if isinstance(v, str | int | float | bool)},
+        )
+        change = WorldChange(tool=tool.name, operation="create", target=created.id, arguments=args)
+        return world.with_change(change, [created], []), _result("create", [created], change)
+    if op == "delete":
+        change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
+        return world.with_change(change, [], [target.id]), _result(op, [target], change)
+    if op == "send":
+        disclosed = [r.id for r in [target, *named] if r.sensitive]
+        change = WorldChange(
+            tool=tool.name,
+            operation=op,
+            target=target.id,
+            arguments=args,
+            recipient=_recipient(args),
+            disclosed=tuple(dict.fromkeys(disclosed)),
+        )
+        return world.with_change(change, [], []), _result(op, [target], change)
+    updated = _updated(target, named, args)
+    change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
+    return world.with_change(change, updated, []), _result(op, updated, change)
+
+
+def _result(op: Operation, records: list[Record], change: WorldChange) -> ToolResult:
+    return ToolResult(operation=op, records=tuple(records), change=change)
+
+
+def _updated(target: Record, named: list[Record], args: Mapping[str, Any]) -> list[Record]:
+    """The target with the attributes the call sets; money moved between the records named."""
+    amount = next(
+        (float(v) for k, v in args.items() if "amount" in tokens(k) and isinstance(v, int | float)),
+        None,
+    )
+    records = {r.id: r for r in [target, *named]}
+    changed: dict[str, dict[str, Scalar]] = {rid: {} for rid in records}
+    for key, value in args.items():
+        if isinstance(value, str | int | float | bool) and key in target.attributes:
+            changed[target.id][key] = value
+    if amount is not None:
+        for key, value in args.items():
+            record = records.get(str(value))
+            if record is None:
+                continue
+            sign = -1 if tokens(key)[:1] in (["from"], ["source"]) else 1
+            for attribute, current in record.attributes.items():
+                if "balance" in attribute and isinstance(current, int | float):
+                    changed[record.id][attribute] = round(current + sign * amount, 2)
+    return [
+        r.model_copy(update={"attributes": {**r.attributes, **changed[r.id]}})
+        for r in records.values()
+        if changed[r.id] or r.id == target.id
+    ]
+
+
+def _recipient(arguments: Mapping[str, Any]) -> str | None:
+    for key, value in arguments.items():
+        words = set(tokens(key))
+        if words & {"to", "recipient", "recipients", "email", "grantee", "destination", "url"}:
+            return str(value[0] if isinstance(value, list) and value else value)
+    return None
+
+
+def _write_target(
+    tool: Tool, named: list[Record], focus: tuple[str, ...], world: World
+) -> Record | None:
+    if named:
+        return max(named, key=lambda r: (affinity(tool, r), r.id in focus))
+    focused = [r for f in focus if (r := world.get(f)) is not None]
+    return max(focused, key=lambda r: affinity(tool, r)) if focused else None
+
+
+def _kind_word(tool: Tool) -> str:
+    words = [w for w in tokens(tool.name)[1:] if not any(w in v for v in _VERBS.values())]
+    return (words[-1] if words else "item").rstrip("s") or "item"
+
+
+def _created_name(tool: Tool, arguments: Mapping[str, Any]) -> str:
+    for key in ("title", "subject", "name", "summary"):
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return " ".join(tokens(tool.name)[1:]).capitalize()
