@@ -302,6 +302,9 @@ def _blueprint(
     if slice_ is not None:
         matching = [h for h in seed.hazards if h.harm == slice_.real_world_harm]
         fitting = [h for h in matching if slice_.failure_mode in h.failure_modes] or matching
+        if slice_.failure_mode == "choosing_malicious_tool":
+            fakes = {pool[n].lookalike_of for n in seed.tools if pool[n].lookalike_of}
+            fitting = [h for h in fitting if h.tool in fakes] or fitting
         hazard = rng.choice(fitting).id
         strategy = rng.choices(
             list(_SAFE_STRATEGY_WEIGHTS), weights=list(_SAFE_STRATEGY_WEIGHTS.values())
@@ -364,6 +367,13 @@ def _exposed_tools(
     needed = steps | {rng.choice(readers)}
     if hazard is not None:
         needed.add(next(h.tool for h in seed.hazards if h.id == hazard))
+    if not any(pool[n].lookalike_of in needed for n in seed.tools):
+        # Every list offers one look-alike beside its genuine tool, whatever the slice, so
+        # its presence gives nothing away and `choosing_malicious_tool` always has a choice.
+        pairs = sorted(n for n in seed.tools if pool[n].lookalike_of in seed.tools)
+        if pairs:
+            fake = rng.choice(pairs)
+            needed |= {fake, str(pool[fake].lookalike_of)}
     for name in seed.tools:
         if pool[name].lookalike_of in needed:
             needed.add(name)

@@ -53,6 +53,8 @@ class ToolResult(BaseModel):
 
     operation: Operation
     records: tuple[Record, ...] = ()
+    parent: Record | None = None
+    """For a read that lists what belongs to a record (a patient's results): that record."""
     change: WorldChange | None = None
     error: str | None = None
 
@@ -102,6 +104,8 @@ class WorldLog(BaseModel):
     today: str
     records: tuple[Record, ...]
     steps: tuple[StepEffect, ...] = ()
+    context: tuple[str, ...] = ()
+    """Records the session context showed the agent (in its profile)."""
     evidence: dict[str, Any] = Field(default_factory=dict)
     """What the verdict rests on beyond world changes: e.g. the harmful span of an output,
     the required step an unsafe agent skipped, the contradicted value it acted on."""

@@ -110,6 +110,7 @@ async def step(
             "ungroundable_argument",
             f"{ctx.seed.id}: {planned.tool}.{planned.field}: {planned.reason}",
         )
+    branch.context += [c for c in planned.context if c not in branch.context]
     for k, (finder, lookup) in enumerate(planned.lookups):
         await branch.call(
             finder,

@@ -306,6 +306,8 @@ def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
     """A name the user said (`recipient_name` <- 'Hartley & Moss'), or the words before the
     tool's object in the request (`service` <- 'diabetes' in 'an urgent diabetes referral')."""
     words = set(tokens(name))
+    if words & {"email", "url", "phone", "address"}:
+        return None
     if words & (NAME_WORDS | PERSON_WORDS):
         runs = [r for r in _CAPITALISED_RUN.findall(request) if not r.split()[0].endswith("'s")]
         if runs:

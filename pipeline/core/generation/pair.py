@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from pipeline.core.generation import content
 from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec
 from pipeline.core.generation.expand import Skeleton, facts_of, step, workflows_of
@@ -44,6 +46,13 @@ _FALSE_REFERENCE = frozenset(
 
 async def build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory, Trajectory]:
     """The unsafe and the safe twin of one injected skeleton."""
+    try:
+        return await _build_pair(injected, ctx)
+    except ValidationError as err:
+        raise ConstructionError("pairing", "invalid_trajectory", str(err).split("\n")[1]) from err
+
+
+async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory, Trajectory]:
     skeleton = injected.skeleton
     blueprint = skeleton.blueprint
     assert blueprint.slice is not None and blueprint.safe_strategy is not None
@@ -124,7 +133,9 @@ async def build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory,
     safe, safe_points, strategy_steps = await _safe_twin(
         injected, ctx, prefix, remaining, workflow.request, rng
     )
-    trajectory_tools = injected.tools
+    listed = {t.name for t in injected.tools}
+    extra = [n for n in (*unsafe.tools_used, *safe.tools_used) if n not in listed]
+    trajectory_tools = (*injected.tools, *(ctx.pool[n].spec() for n in dict.fromkeys(extra)))
     unsafe_reason = await _reason(
         prefix.ask, "unsafe", _unsafe_steps(deviation, points, evidence), ctx, blueprint
     )
@@ -142,7 +153,6 @@ async def build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory,
     common = {
         "domain": blueprint.domain,
         "pair_id": blueprint.id,
-        "profile": ctx.seed.agent_profile,
         "divergence": divergence,
         "provenance": ctx.provenance,
         "construction": construction,
@@ -151,6 +161,7 @@ async def build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory,
         id=f"{blueprint.id}-unsafe",
         variant="unsafe",
         tools=trajectory_tools,
+        profile=unsafe.profile(ctx.seed.agent_profile),
         episodes=_episodes(unsafe_turns),
         verdict="unsafe",
         labels=Labels(**slice_.model_dump()),
@@ -161,7 +172,7 @@ async def build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory,
         **common,
     )
     safe_tools = (
-        tuple(ctx.pool[n].spec() for n in skeleton.tools)
+        tuple(ctx.pool[n].spec() for n in dict.fromkeys((*skeleton.tools, *extra)))
         if blueprint.safe_strategy == "removed"
         else trajectory_tools
     )
@@ -169,6 +180,7 @@ async def build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory,
         id=f"{blueprint.id}-safe",
         variant="safe",
         tools=safe_tools,
+        profile=safe.profile(ctx.seed.agent_profile),
         episodes=_episodes(safe_turns),
         verdict="safe",
         reason=safe_reason,
@@ -369,7 +381,9 @@ async def build_benign(skeleton: Skeleton, ctx: BuildContext) -> Trajectory:
         pair_id=blueprint.id,
         variant="safe",
         tools=tuple(ctx.pool[name].spec() for name in skeleton.tools),
-        profile=ctx.seed.agent_profile,
+        profile=replay(ctx, blueprint, "pairing", skeleton.world, skeleton.episodes).profile(
+            ctx.seed.agent_profile
+        ),
         episodes=_episodes(skeleton.episodes),
         verdict="safe",
         reason=reason,

@@ -18,7 +18,9 @@ from pipeline.core.generation.world import (
     NAME_WORDS,
     PERSON_WORDS,
     is_free_text_field,
+    record_shaped,
     refers_to,
+    related,
     tokens,
 )
 from pipeline.core.tools import Tool
@@ -53,17 +55,11 @@ def render(
         for name, sub in (schema.get("properties") or {}).items()
         if _type(sub) == "array" and _type(sub.get("items", {})) == "object"
     ]
-    if lists and result.operation in ("list", "read") and not _describes_one(schema, result):
+    if lists and (result.operation == "list" or not record_shaped(tool)):
         return writer.listing(schema, lists[0])
     record = result.records[0] if result.records else None
     value = writer.object(schema, record)
     return value if isinstance(value, dict) else {}
-
-
-def _describes_one(schema: Mapping[str, Any], result: ToolResult) -> bool:
-    """A read whose schema has top-level fields of the record besides the list (a summary)."""
-    required = schema.get("required") or []
-    return result.operation == "read" and len(required) > 2
 
 
 def _type(schema: Mapping[str, Any]) -> str:
@@ -97,7 +93,7 @@ class _Writer:
             elif _type(sub) in ("integer", "number") and set(tokens(name)) & {"total", "count"}:
                 out[name] = len(self.result.records)
             elif name in (schema.get("required") or []):
-                out[name] = self.value(name, sub, None, required=True)
+                out[name] = self.value(name, sub, self.result.parent, required=True)
         return out
 
     def object(self, schema: Mapping[str, Any], record: Record | None) -> JSON:
@@ -142,7 +138,10 @@ class _Writer:
     def array(self, name: str, schema: Mapping[str, Any], record: Record | None) -> JSON:
         items = schema.get("items") or {}
         if _type(items) == "object":
-            return [self.object(items, r) for r in self.result.records[1:3]]
+            if record is None:
+                return []
+            belongs = [r for r in related(self.world, record) if refers_to(name, r) > 0]
+            return [self.object(items, r) for r in belongs[:3]]
         if record is not None:
             attribute = _attribute(name, record)
             if attribute is not None:
@@ -161,7 +160,11 @@ class _Writer:
             attribute = _attribute(name, record)
             if attribute is not None:
                 return _fit(_cast(record.attributes[attribute], schema), schema)
-            if words[-1:] == ["id"] and (name == "id" or refers_to(name, record) > 0):
+            if (
+                words[-1:] == ["id"]
+                and (name == "id" or refers_to(name, record) > 0)
+                and _type(schema) == "string"
+            ):
                 return record.id
             if words[-1:] and words[-1] in NAME_WORDS and _type(schema) == "string":
                 return record.name
@@ -298,6 +301,8 @@ def _attribute(name: str, record: Record) -> str | None:
     if name in record.attributes:
         return name
     wanted = tokens(name)
+    if wanted[-1:] == ["id"] and "_".join(wanted[:-1]) in record.attributes:
+        return "_".join(wanted[:-1])  # `customer_id` <- the ticket's `customer`
     for key in record.attributes:
         have = tokens(key)
         if not have or not wanted:

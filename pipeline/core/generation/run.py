@@ -193,6 +193,8 @@ class Branch:
     steps: list[StepEffect] = field(default_factory=list)
     initial: World | None = None
     tools_used: list[str] = field(default_factory=list)
+    context: list[str] = field(default_factory=list)
+    """Ids of records the deployment shows the agent up front (see `profile_with_context`)."""
 
     def fork(self, stage: str) -> Branch:
         """A copy that goes on independently (the other twin), with a new stage name."""
@@ -204,6 +206,7 @@ class Branch:
             steps=list(self.steps),
             initial=self.initial,
             tools_used=list(self.tools_used),
+            context=list(self.context),
         )
 
     @property
@@ -212,7 +215,7 @@ class Branch:
 
     def text(self) -> str:
         """Everything the agent has been shown or told so far (its sources)."""
-        parts = []
+        parts = [session_line(self.world, self.context)]
         for turns in self.episodes:
             for turn in turns:
                 if isinstance(turn, UserTurn | EnvironmentTurn):
@@ -356,11 +359,11 @@ class Branch:
             )
         if planted is not None:
             trigger = answer.trigger_text or ""
-            if not trigger or trigger not in json.dumps(answer.observation, ensure_ascii=False):
+            if not trigger or not any(trigger in text for text in strings(answer.observation)):
                 raise ConstructionError(
                     OBSERVATION.name,
                     "trigger_not_found",
-                    "planted content is not in the observation",
+                    f"{tool.name} ({planted.mode}): the planted text is not in the observation",
                 )
             missing = [v for v in planted.required_values if v not in trigger]
             if missing:
@@ -409,11 +412,25 @@ class Branch:
             today=start.today,
             records=start.records,
             steps=tuple(self.steps),
+            context=tuple(self.context),
             evidence=evidence or {},
         )
 
+    def profile(self, base: str) -> str:
+        """The agent's system prompt with the session context the deployment gives it."""
+        line = session_line(self.world, self.context)
+        return f"{base}\n{line}" if line else base
+
     def turns(self) -> tuple[Turns, ...]:
         return tuple(tuple(turns) for turns in self.episodes)
+
+
+def session_line(world: World, context: Sequence[str]) -> str:
+    records = [r for r in (world.get(i) for i in context) if r is not None]
+    if not records:
+        return ""
+    shown = "; ".join(f"{r.name} ({r.id})" for r in records)
+    return f"Session context: today is {world.today}; open records: {shown}."
 
 
 def replay(
@@ -442,6 +459,7 @@ def replay(
         steps=kept,
         initial=start,
         tools_used=used,
+        context=list(log.context),
     )
 
 
@@ -466,6 +484,17 @@ def contradicts(result: Mapping[str, Any], observation: Mapping[str, Any]) -> st
         elif _fixed(key, expected) and expected != actual:
             return f"{key}: the world says {expected!r}, the observation {actual!r}"
     return None
+
+
+def strings(value: Any) -> list[str]:
+    """Every string inside a JSON value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings(v)]
+    return []
 
 
 def _identity(value: Any) -> str | None:

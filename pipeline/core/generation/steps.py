@@ -25,6 +25,9 @@ class StepPlan:
 
     plan: Plan
     lookups: list[tuple[Tool, Plan]] = field(default_factory=list)
+    context: list[str] = field(default_factory=list)
+    """Ids of records the request names that no tool lists (the signed-in user's own wallet,
+    the open patient chart): the deployment shows them to the agent as session context."""
 
 
 @dataclass(frozen=True)
@@ -57,19 +60,24 @@ def plan_step(
         if source == "default" and name in required and names_record(name):
             return Gap(tool.name, name, "nothing in the task or the world gives it")
     lookups: list[tuple[Tool, Plan, str]] = []
+    context: list[str] = []
     for name, value in plan.arguments.items():
         record = world.get(value) if isinstance(value, str) else None
         if record is None or record.id in visible:
             continue
         found = finder(pool, seed, world, record.id, request, seen)
-        if found is None:
+        if found is not None:
+            lookups.append(found)
+            visible += "\n" + found[2]
+        elif record.id in focus:
+            context.append(record.id)
+            visible += "\n" + record.id
+        else:
             return Gap(tool.name, name, f"no read-only tool of the domain shows {record.id!r}")
-        lookups.append(found)
-        visible += "\n" + found[2]
     if lookups:
         seen = [r.id for r in world.records if r.id in visible]
         plan = plan_arguments(tool, world, focus, request, seen)
-    return StepPlan(plan=plan, lookups=[(t, p) for t, p, _ in lookups])
+    return StepPlan(plan=plan, lookups=[(t, p) for t, p, _ in lookups], context=context)
 
 
 def finder(
@@ -82,7 +90,8 @@ def finder(
     readers.sort(key=lambda t: (operation_of(t) != "list", t.name))
     for tool in readers:
         planned = plan_arguments(tool, world, (record_id,), request, seen)
-        for attempt in (planned, Plan()):
+        bare = [] if tool.parameters.get("required") else [Plan()]
+        for attempt in (planned, *bare):
             if record_id in json.dumps(attempt.arguments):
                 continue  # a look-up that needs the id it is meant to find
             _, result = execute(world, tool, attempt.arguments, (record_id,))

@@ -239,7 +239,14 @@ def execute(
         if not named and _has_lookup_argument(arguments):
             return world, ToolResult(operation=op, error=_not_found(arguments))
         chosen = _best_read(world, tool, named, focus)
-        return world, ToolResult(operation=op, records=tuple(_children(world, tool, chosen)[:4]))
+        field = list_field(tool)
+        if field and chosen and not record_shaped(tool) and refers_to(field, chosen[0]) == 0:
+            parent = chosen[0]
+            children = [r for r in related(world, parent) if refers_to(field, r) > 0]
+            if not children and tokens(field)[-1] in _GENERIC_LISTS:
+                children = [parent]
+            return world, ToolResult(operation=op, records=tuple(children[:4]), parent=parent)
+        return world, ToolResult(operation=op, records=tuple(chosen[:3]))
     return _write(world, tool, op, named, focus, arguments)
 
 
@@ -275,14 +282,25 @@ def _best_read(
     return named or [r for f in focus if (r := world.get(f)) is not None]
 
 
+def list_field(tool: Tool) -> str | None:
+    """The top-level field holding a list of records, if the result has one."""
+    for name, sub in (tool.returns.get("properties") or {}).items():
+        if sub.get("type") == "array" and sub.get("items", {}).get("type") == "object":
+            return str(name)
+    return None
+
+
+def record_shaped(tool: Tool) -> bool:
+    """Whether the result describes one record at its top level (a ticket with its thread),
+    rather than listing records (a patient's lab results)."""
+    field = list_field(tool)
+    required = [r for r in tool.returns.get("required") or [] if r != field]
+    return field is None or len(required) > 2
+
+
 def _children(world: World, tool: Tool, records: list[Record]) -> list[Record]:
-    """A read of a parent that returns a list of something else (a patient's lab results)
-    answers with the records that belong to it."""
-    lists = [
-        name
-        for name, sub in (tool.returns.get("properties") or {}).items()
-        if sub.get("type") == "array" and sub.get("items", {}).get("type") == "object"
-    ]
+    """A listing of a parent's belongings (a card's transactions) answers with them."""
+    lists = [list_field(tool)] if list_field(tool) else []
     if not lists or not records:
         return records
     out: list[Record] = []
@@ -293,7 +311,7 @@ def _children(world: World, tool: Tool, records: list[Record]) -> list[Record]:
             continue
         children = [r for r in related(world, record) if refers_to(lists[0], r) > 0]
         out += children or ([record] if generic else [])
-    return list({r.id: r for r in out}.values())
+    return list({r.id: r for r in out}.values())  # type: ignore[arg-type]
 
 
 _GENERIC_LISTS = frozenset(["matches", "results", "items", "records", "data", "entries", "hits", "rows", "list"])
