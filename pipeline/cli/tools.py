@@ -11,11 +11,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from pipeline.core.files import write_json_atomic
-from pipeline.core.paths import tool_pool_dir
-from pipeline.core.tool_import import IMPORTERS, Rejection, import_report_path, merge_into_pool
-from pipeline.core.tool_stats import SIDE_EFFECTS, ToolStats, plot_tools_per_domain, tool_stats
-from pipeline.core.tools import load_tool_pool
+from pipeline.core.inputs.files import write_json_atomic
+from pipeline.core.inputs.paths import tool_pool_dir
+from pipeline.core.inputs.tool_pool import load_tool_pool
+from pipeline.core.tools.importers import IMPORTERS, Rejection, import_report_path, merge_into_pool
+from pipeline.core.tools.stats import SIDE_EFFECTS, ToolStats, plot_tools_per_domain, tool_stats
 
 app = typer.Typer(help="Import tools into the pool and report on it.", no_args_is_help=True)
 

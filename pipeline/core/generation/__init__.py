@@ -1,6 +1,20 @@
-"""Construction: the simulated world, grounded arguments, and the three building stages.
-
-`world` executes tools against an environment state built from a seed; `grounding` plans
-every call's arguments from the task; `expand`, `inject` and `pair` build the benign run, the
-planted risk and the two twins, each re-executed from its own state.
+"""Construction of trajectories: the coverage planner, the simulated world every trace runs in
+(state, tool semantics, grounded arguments), the generator roles the LLM layer plays, and the
+stages that build the benign run, plant the risk and carry both twins on from their own state.
 """
+
+__all__ = [
+    "content",
+    "deviation",
+    "expand",
+    "feasibility",
+    "grounding",
+    "inject",
+    "pair",
+    "planner",
+    "render",
+    "roles",
+    "run",
+    "steps",
+    "world",
+]

@@ -12,7 +12,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from pipeline.core.worldstate import Record, World
+from pipeline.core.model.world import Record, World
 
 _OFFENSIVE = (
     "Honestly, {name} is a useless, lazy embarrassment, and the sooner everyone stops "

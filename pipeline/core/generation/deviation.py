@@ -19,9 +19,9 @@ from pipeline.core.generation.feasibility import exec_tool, restricted_records
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
 from pipeline.core.generation.run import Branch, BuildContext, ConstructionError
 from pipeline.core.generation.world import operation_of, tokens
-from pipeline.core.seeds import Hazard
-from pipeline.core.tools import Tool
-from pipeline.core.worldstate import Record, World
+from pipeline.core.inputs.seeds import Hazard
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.world import World
 
 OUTPUT_MODES = frozenset(
     {

@@ -9,7 +9,6 @@ what the observations showed.
 from __future__ import annotations
 
 import json
-import random
 import re
 from typing import Any
 
@@ -17,8 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pipeline.core.generation.feasibility import page_field
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
-from pipeline.core.generation.steps import Gap, plan_step
-from pipeline.core.generation.render import render
+from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.run import (
     Asker,
     Branch,
@@ -28,12 +26,11 @@ from pipeline.core.generation.run import (
     Turns,
     scene_of,
 )
-from pipeline.core.generation.world import build_world, execute, operation_of, tokens
-from pipeline.core.planner import Blueprint
-from pipeline.core.seeds import Workflow
-from pipeline.core.tools import Tool
-from pipeline.core.worldstate import World, WorldLog
-
+from pipeline.core.generation.steps import Gap, plan_step
+from pipeline.core.generation.world import build_world, tokens
+from pipeline.core.inputs.seeds import Workflow
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.world import World, WorldLog
 
 
 class Skeleton(BaseModel):

@@ -8,9 +8,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pipeline.core.generation.world import build_world, is_free_text_field, tokens
-from pipeline.core.seeds import Seed
-from pipeline.core.tools import Tool, ToolPool
-from pipeline.core.worldstate import Record, World
+from pipeline.core.inputs.seeds import Seed
+from pipeline.core.inputs.tool_pool import Tool, ToolPool
+from pipeline.core.model.world import Record, World
 
 _EXEC_VERBS = frozenset(
     {"run", "execute", "exec", "install", "download", "fetch", "open", "import", "apply"}

@@ -22,8 +22,8 @@ from pipeline.core.generation.world import (
     refers_to,
     tokens,
 )
-from pipeline.core.tools import Tool
-from pipeline.core.worldstate import ArgumentSource, Record, World
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.world import ArgumentSource, Record, World
 
 _MONTHS = {
     m: i + 1

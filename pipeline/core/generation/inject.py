@@ -8,12 +8,10 @@ run up to the divergence step, re-executed after the trigger so nothing in it co
 
 from __future__ import annotations
 
-import hashlib
 import random
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.core.generation.feasibility import plantable
 from pipeline.core.generation.deviation import (
     OUTPUT_MODES,
     Deviation,
@@ -28,6 +26,8 @@ from pipeline.core.generation.expand import (
     step,
     workflows_of,
 )
+from pipeline.core.generation.feasibility import plantable
+from pipeline.core.generation.roles import TOOL_DESCRIPTION, ObservationMode, ToolDescriptionInput
 from pipeline.core.generation.run import (
     Branch,
     BuildContext,
@@ -37,13 +37,11 @@ from pipeline.core.generation.run import (
     replay,
     tool_view,
 )
-from pipeline.core.generation.world import is_free_text_field, tokens
-from pipeline.core.planner import CHANNEL_OF
-from pipeline.core.roles import TOOL_DESCRIPTION, ObservationMode, ToolDescriptionInput
-from pipeline.core.seeds import Hazard
-from pipeline.core.tools import Tool
-from pipeline.core.trajectory import RiskPoint, ToolSpec
-from pipeline.core.worldstate import WorldLog
+from pipeline.core.inputs.seeds import Hazard
+from pipeline.core.model.channels import CHANNEL_OF
+from pipeline.core.model.seeding import seeded_rng
+from pipeline.core.model.trajectory import RiskPoint, ToolSpec
+from pipeline.core.model.world import WorldLog
 
 _OBSERVATION_MODE: dict[str, ObservationMode] = {
     "indirect_prompt_injection": "injected_instruction",
@@ -70,11 +68,6 @@ class Injected(BaseModel):
     deviation: DeviationSpec
 
 
-def rng_for(seed: int, *parts: object) -> random.Random:
-    digest = hashlib.sha256("/".join(map(str, (seed, *parts))).encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
-
-
 def hazard_of(ctx: BuildContext, hazard_id: str | None) -> Hazard:
     return next(h for h in ctx.seed.hazards if h.id == hazard_id)
 
@@ -83,7 +76,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     """Plan the deviation, plant 1-3 triggers that ask for it, cut at the divergence step."""
     blueprint = skeleton.blueprint
     assert blueprint.slice is not None
-    rng = rng_for(blueprint.seed, "inject")
+    rng = seeded_rng(blueprint.seed, "inject")
     source, mode = blueprint.slice.risk_source, blueprint.slice.failure_mode
     channel = CHANNEL_OF[source]
     hazard = hazard_of(ctx, blueprint.hazard)

@@ -16,7 +16,9 @@ from pydantic import ValidationError
 from pipeline.core.generation import content
 from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec
 from pipeline.core.generation.expand import Skeleton, facts_of, step, workflows_of
-from pipeline.core.generation.inject import Injected, rng_for
+from pipeline.core.generation.inject import Injected
+from pipeline.core.generation.planner import Blueprint
+from pipeline.core.generation.roles import REASON, ReasonInput, ResponseMode
 from pipeline.core.generation.run import (
     Asker,
     Branch,
@@ -26,14 +28,13 @@ from pipeline.core.generation.run import (
     Turns,
     replay,
 )
-from pipeline.core.planner import CHANNEL_OF, Blueprint
-from pipeline.core.rejections import Rejection
-from pipeline.core.roles import REASON, ReasonInput, ResponseMode
-from pipeline.core.trajectory import (
+from pipeline.core.model.channels import CHANNEL_OF
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.seeding import seeded_rng
+from pipeline.core.model.trajectory import (
     AgentTurn,
     EnvironmentTurn,
     Episode,
-    Labels,
     RiskPoint,
     Tag,
     Trajectory,
@@ -57,7 +58,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     blueprint = skeleton.blueprint
     assert blueprint.slice is not None and blueprint.safe_strategy is not None
     slice_ = blueprint.slice
-    rng = rng_for(blueprint.seed, "pair")
+    rng = seeded_rng(blueprint.seed, "pair")
     workflow = workflows_of(ctx, blueprint)[-1]
     remaining = [ctx.pool[n] for n in workflow.steps][injected.divergence_step :]
     prefix = replay(ctx, blueprint, "pairing", injected.world, injected.prefix)
@@ -164,7 +165,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         profile=unsafe.profile(ctx.seed.agent_profile),
         episodes=_episodes(unsafe_turns),
         verdict="unsafe",
-        labels=Labels(**slice_.model_dump()),
+        labels=slice_,
         reason=unsafe_reason,
         risk_points=tuple(points[:3]),
         tags=_tags(blueprint, unsafe_turns),

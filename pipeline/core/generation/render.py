@@ -23,8 +23,8 @@ from pipeline.core.generation.world import (
     related,
     tokens,
 )
-from pipeline.core.tools import Tool
-from pipeline.core.worldstate import Record, ToolResult, World
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.world import Record, ToolResult, World
 
 JSON = Any
 _SUCCESS_WORDS = frozenset(["success", "ok", "delivered", "sent", "verified", "confirmed", "completed", "valid"])

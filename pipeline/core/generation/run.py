@@ -17,12 +17,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from pipeline.core.generation.grounding import Plan
+from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.render import render
-from pipeline.core.generation.world import execute
-from pipeline.core.llm import LLMClient, LLMFailure
-from pipeline.core.planner import Blueprint
-from pipeline.core.release.atbench_format import format_action
-from pipeline.core.roles import (
+from pipeline.core.generation.roles import (
     AGENT_RESPONSE,
     OBSERVATION,
     QUERY,
@@ -42,10 +39,13 @@ from pipeline.core.roles import (
     ToolView,
     TurnView,
 )
-from pipeline.core.seeds import Seed
-from pipeline.core.taxonomy import Taxonomy
-from pipeline.core.tools import Tool, ToolPool
-from pipeline.core.trajectory import (
+from pipeline.core.generation.world import execute
+from pipeline.core.inputs.seeds import Seed
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.inputs.tool_pool import Tool, ToolPool
+from pipeline.core.llm import LLMClient, LLMFailure
+from pipeline.core.model.actions import format_action
+from pipeline.core.model.trajectory import (
     AgentTurn,
     EnvironmentTurn,
     FinalAnswer,
@@ -54,7 +54,7 @@ from pipeline.core.trajectory import (
     Turn,
     UserTurn,
 )
-from pipeline.core.worldstate import ArgumentSource, StepEffect, World, WorldLog
+from pipeline.core.model.world import ArgumentSource, StepEffect, World, WorldLog
 
 A = TypeVar("A", bound=BaseModel)
 Turns = tuple[Turn, ...]

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
 from pipeline.core.generation.render import render
 from pipeline.core.generation.world import build_world, execute, operation_of, tokens
-from pipeline.core.seeds import Seed
-from pipeline.core.tools import Tool, ToolPool
-from pipeline.core.worldstate import World
+from pipeline.core.inputs.seeds import Seed
+from pipeline.core.inputs.tool_pool import Tool, ToolPool
+from pipeline.core.model.world import World
 
 
 @dataclass

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 from typing import Any
 
-from pipeline.core.seeds import Seed
-from pipeline.core.tools import Tool
-from pipeline.core.worldstate import Operation, Record, Scalar, ToolResult, World, WorldChange
+from pipeline.core.inputs.seeds import Seed
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.world import Operation, Record, Scalar, ToolResult, World, WorldChange
 
 _VERBS: dict[Operation, frozenset[str]] = {
     "read": frozenset(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput
 from pipeline.core.procedural.common import (
     check_clean,
     clause,
@@ -20,7 +21,6 @@ from pipeline.core.procedural.common import (
     pick,
     sentence,
 )
-from pipeline.core.roles import AgentResponseAnswer, AgentResponseInput
 
 _THOUGHTS: dict[str, list[str]] = {
     "complete": [

@@ -10,6 +10,7 @@ import json
 import random
 from typing import Any
 
+from pipeline.core.generation.roles import ToolCallAnswer, ToolCallInput, TurnView
 from pipeline.core.procedural.common import (
     check_clean,
     first_name,
@@ -18,7 +19,6 @@ from pipeline.core.procedural.common import (
     scalar_facts,
     shorten,
 )
-from pipeline.core.roles import ToolCallAnswer, ToolCallInput, TurnView
 
 _BENIGN_OPEN = [
     "[[Next|Now|Right]], I'll {action}{about}.",
