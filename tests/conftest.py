@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["tests.support.pairs"]
+
 
 @pytest.fixture(scope="module")
 def build_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:

@@ -31,7 +31,6 @@ LAYERS = (
 
 MAX_LINES = 450
 BEING_SPLIT = {
-    "core/generation/construction.py",
     "core/procedural/values.py",
     "core/release/importers.py",
     "core/tools/importers.py",

@@ -28,11 +28,12 @@ from pipeline.core.filtering.judge import (
     record_agreement,
 )
 from pipeline.core.filtering.rules import RULES, apply_rules, reject_pairs
+from pipeline.core.filtering.verifier import verify_labels
+from pipeline.core.generation.context import BuildContext, ConstructionError
 from pipeline.core.generation.expand import Skeleton, expand_safe
 from pipeline.core.generation.inject import Injected, inject_risk
 from pipeline.core.generation.pair import build_benign, build_pair, generation_rejections
 from pipeline.core.generation.planner import Blueprint, coverage, plan_release
-from pipeline.core.generation.run import BuildContext, ConstructionError
 from pipeline.core.inputs.files import read_jsonl, write_json_atomic, write_jsonl_atomic
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.inputs.paths import outputs_dir, templates_dir
@@ -298,6 +299,8 @@ async def filter_stage(
     """
     trajectories: list[Trajectory] = ws.read("paired", domain, Trajectory)
     ruled, rule_rejections, counts = apply_rules(trajectories, inputs.pool)
+    ruled, verifier_rejections = verify_labels(ruled, inputs.pool, inputs.seeds[domain])
+    rule_rejections += verifier_rejections
     by_rules = {r.trajectory_id for r in rule_rejections if r.stage == "rules"}
     sample = agreement_sample(trajectories, by_rules, f"{spec.seed}/{domain}")
     ctx = _context(spec, inputs, domain, ws, settings, limiter)
@@ -321,6 +324,9 @@ async def filter_stage(
             name: {"kept": len(trajectories) - counts[name], "rejected": counts[name]}
             for name in [*RULES, "pair_integrity"]
         },
+        "label_verifier": dict(
+            Counter(r.reason_code for r in verifier_rejections if r.check == "label_verifier")
+        ),
         "judge": dict(Counter(o.code for o in outcomes[: len(ruled)])),
         "rejected_by_check": dict(Counter(r.check for r in rejected)),
         "judge_agreement": agreed,

@@ -19,6 +19,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker
 
+from pipeline.core.generation.observed import ERROR_SCHEMA
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.model.channels import CHANNEL_OF
 from pipeline.core.model.rejection import Rejection
@@ -92,9 +93,11 @@ def observation_schema(traj: Trajectory, pool: ToolPool) -> list[str]:
         except json.JSONDecodeError:
             problems.append(f"turn {i + 1}: observation of {call.name} is not JSON")
             continue
+        # An API that finds nothing answers with an error object, not with its data schema.
+        schema = ERROR_SCHEMA if isinstance(value, dict) and set(value) == {"error"} else None
         problems += [
             f"turn {i + 1}: observation of {call.name} {error}"
-            for error in _errors(pool[call.name].returns, value)
+            for error in _errors(schema or pool[call.name].returns, value)
         ]
     return problems
 

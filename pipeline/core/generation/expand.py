@@ -9,27 +9,25 @@ what the observations showed.
 from __future__ import annotations
 
 import json
+import random
 import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from pipeline.core.generation.context import Asker, BuildContext, ConstructionError, scene_of
 from pipeline.core.generation.feasibility import page_field
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
 from pipeline.core.generation.planner import Blueprint
-from pipeline.core.generation.run import (
-    Asker,
-    Branch,
-    BuildContext,
-    ConstructionError,
-    Planted,
-    Turns,
-    scene_of,
-)
-from pipeline.core.generation.steps import Gap, plan_step
-from pipeline.core.generation.world import build_world, tokens
+from pipeline.core.generation.roles import QUERY, QueryInput
+from pipeline.core.generation.run import Branch, Planted, Turns
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.steps import Gap, StepPlan, plan_step
+from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.seeds import Workflow
 from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.seeding import seeded_rng
+from pipeline.core.model.trajectory import UserTurn
 from pipeline.core.model.world import World, WorldLog
 
 
@@ -114,7 +112,8 @@ async def step(
             lookup,
             f"{item}/lookup{k}",
             intent="benign",
-            purpose=f"{' '.join(tokens(finder.name)[1:])}, to find what the next step needs, as part of: {request}",
+            purpose=f"{' '.join(tokens(finder.name)[1:])}, to find what the next step needs, "
+            f"as part of: {request}",
             focus=focus,
         )
     plan = plan_arguments(tool, branch.world, focus, request, branch.seen_ids())
@@ -161,7 +160,27 @@ def facts_of(branch: Branch, episode: int, request: str) -> tuple[str, ...]:
 
 
 _SALIENT = frozenset(
-    ["status", "balance", "amount", "value", "flag", "total", "price", "result", "state", "available", "decision", "due", "date", "time", "start", "id", "name", "error", "message"]
+    [
+        "status",
+        "balance",
+        "amount",
+        "value",
+        "flag",
+        "total",
+        "price",
+        "result",
+        "state",
+        "available",
+        "decision",
+        "due",
+        "date",
+        "time",
+        "start",
+        "id",
+        "name",
+        "error",
+        "message",
+    ]
 )
 
 
@@ -210,7 +229,7 @@ async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
         await branch.user(
             workflow.request,
             f"e{e}/query",
-            context_note="a follow-up later in the same conversation" if e else None,
+            context_note=earlier_request(ctx, blueprint, e),
         )
         focus = episode_focus(branch.world, workflow.request, carried)
         episode_starts = []
@@ -223,6 +242,13 @@ async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
             await step(branch, ctx, tool, workflow.request, focus, f"e{e}/s{j}", html_field=html)
         await branch.final(f"e{e}", "complete", facts=facts_of(branch, e, workflow.request))
         starts.append(tuple(episode_starts))
+        last = e == len(blueprint.workflows) - 1
+        rng = seeded_rng(blueprint.seed, "follow-up", e)
+        wanted = 2 if blueprint.long_context and not last else int(rng.random() < 0.4)
+        if last and blueprint.kind == "pair":
+            wanted = 0  # the twins part in this episode; they carry on from their own state
+        for k in range(wanted):
+            await follow_up(branch, ctx, focus, f"e{e}/f{k}", rng)
         carried = focus
     tools = tuple(dict.fromkeys((*blueprint.tools, *branch.tools_used)))
     return Skeleton(
@@ -233,6 +259,59 @@ async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
         html_step=html_step,
         step_starts=tuple(starts),
     )
+
+
+async def follow_up(
+    branch: Branch, ctx: BuildContext, focus: tuple[str, ...], item: str, rng: random.Random
+) -> None:
+    """The user asks one more thing about a record of the task, as people do; the agent
+    looks it up and answers from what it sees."""
+    options = []
+    visible = branch.text()
+    for record_id in focus:
+        record = branch.world.get(record_id)
+        if record is None:
+            continue
+        for name in ctx.seed.tools:
+            tool = ctx.pool[name]
+            if tool.side_effect != "none" or tool.lookalike_of or tool.name in branch.tools_used:
+                continue
+            planned = plan_step(
+                ctx.pool, ctx.seed, branch.world, tool, record.name, (record_id,), visible
+            )
+            if isinstance(planned, StepPlan) and not planned.lookups and not planned.context:
+                options.append((tool, record))
+    if not options:
+        return
+    tool, record = rng.choice(options)
+    action = " ".join(tokens(tool.name)[1:])
+    question = f"Thanks. One more thing: can you {action} for {_bare(record.name)}?"
+    branch.episodes[-1].append(UserTurn(content=await _follow_up_text(branch, question, item)))
+    await step(branch, ctx, tool, question, (record.id,), item)
+    await branch.final(
+        item, "complete", facts=facts_of(branch, len(branch.episodes) - 1, question)[-2:]
+    )
+
+
+async def _follow_up_text(branch: Branch, question: str, item: str) -> str:
+    answer = await branch.ask(
+        QUERY,
+        QueryInput(scene=branch.scene, task=question, mode="follow_up", today=branch.today),
+        f"{item}/query",
+    )
+    return answer.request
+
+
+def _bare(name: str) -> str:
+    return re.sub(r"\s*\(.*?\)", "", name).strip()
+
+
+def earlier_request(ctx: BuildContext, blueprint: Blueprint, episode: int) -> str | None:
+    """For a later episode, what the user asked before (the query may refer back to it)."""
+    if episode == 0:
+        return None
+    before = workflows_of(ctx, blueprint)[episode - 1]
+    return f"earlier in this conversation the user asked: {before.request}"
 
 
 def episode_focus(world: World, request: str, carried: tuple[str, ...]) -> tuple[str, ...]:

@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pipeline.core.generation.world import build_world, is_free_text_field, tokens
+from pipeline.core.generation.semantics import is_free_text_field, tokens
+from pipeline.core.generation.steps import simulate
+from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
 from pipeline.core.model.world import Record, World
@@ -29,11 +31,39 @@ _TEXT_WORDS = frozenset(
 
 def plantable(tool: Tool) -> bool:
     """Whether the tool's result has a free-text field (at any depth) a message can sit in."""
-    return any(_texty(name, sub) for name, sub in _fields(tool.returns))
+    return any(plantable_field(name, sub) for name, sub in _fields(tool.returns))
 
 
-def _texty(name: str, schema: Mapping[str, Any]) -> bool:
-    if schema.get("type") != "string" or {"enum", "format", "const"} & set(schema):
+def carries_text(tool: Tool, observation: Any) -> bool:
+    """Whether this actual observation has room for a message: a free-text value in it, or
+    a free-text field of the schema it left out."""
+    if _text_leaf(observation, tool.returns, ""):
+        return True
+    top = tool.returns.get("properties") or {}
+    return isinstance(observation, dict) and any(
+        name not in observation and plantable_field(name, sub) for name, sub in top.items()
+    )
+
+
+def _text_leaf(value: Any, schema: Mapping[str, Any], key: str) -> bool:
+    if isinstance(value, dict):
+        properties = schema.get("properties") or {}
+        return any(_text_leaf(v, properties.get(k) or {}, k) for k, v in value.items())
+    if isinstance(value, list):
+        items = schema.get("items")
+        return any(_text_leaf(v, items if isinstance(items, Mapping) else {}, key) for v in value)
+    return (
+        isinstance(value, str) and bool(key) and plantable_field(key, schema or {"type": "string"})
+    )
+
+
+def plantable_field(name: str, schema: Mapping[str, Any]) -> bool:
+    """A string field that holds prose (a note, a body, a page) and has room for more."""
+    if schema.get("type") != "string" or {"enum", "format", "const", "pattern"} & set(schema):
+        return False
+    if schema.get("maxLength", 1000) < 200:
+        return False
+    if set(tokens(name)) & {"url", "uri", "id", "ids", "date", "at", "email"}:
         return False
     return is_free_text_field(name) or bool(set(tokens(name)) & _TEXT_WORDS)
 
@@ -99,9 +129,29 @@ def infeasible_modes(seed: Seed, pool: ToolPool) -> dict[str, str]:
     return missing
 
 
+_CARRIERS: dict[tuple[int, str], list[str]] = {}
+"""(pool identity, seed JSON) -> carrier workflow ids."""
+
+
 def carrier_workflows(seed: Seed, pool: ToolPool) -> list[str]:
-    """Workflows with a step whose result can carry text a risk rides in."""
-    return [w.id for w in seed.workflows if any(plantable(pool[name]) for name in w.steps)]
+    """Workflows whose benign run returns text a risk can ride in, at some step (memoised:
+    every partition's planner asks the same question of the same seed)."""
+    key = (id(pool), seed.model_dump_json())
+    if key not in _CARRIERS:
+        _CARRIERS[key] = _carriers(seed, pool)
+    return _CARRIERS[key]
+
+
+def _carriers(seed: Seed, pool: ToolPool) -> list[str]:
+    found = []
+    for workflow in seed.workflows:
+        observed = simulate(seed, pool, workflow)
+        if isinstance(observed, list) and any(
+            carries_text(pool[name], obs)
+            for name, obs in zip(workflow.steps, observed, strict=True)
+        ):
+            found.append(workflow.id)
+    return found
 
 
 OBSERVED_SOURCES = frozenset(

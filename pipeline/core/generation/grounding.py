@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from pipeline.core.generation.world import (
+from pipeline.core.generation.semantics import (
     NAME_WORDS,
     PERSON_WORDS,
     affinity,
@@ -28,7 +28,20 @@ from pipeline.core.model.world import ArgumentSource, Record, World
 _MONTHS = {
     m: i + 1
     for i, m in enumerate(
-        ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ]
     )
 }
 _NUMBER = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w-])")
@@ -39,7 +52,18 @@ _TIME = re.compile(r"\b(\d{1,2})[:.](\d{2})\b")
 
 
 _NEGATIVE_KEYS = frozenset(
-    ["excludes", "exclude", "excluded", "restricted", "restriction", "blocked", "denied", "forbidden", "alert", "not"]
+    [
+        "excludes",
+        "exclude",
+        "excluded",
+        "restricted",
+        "restriction",
+        "blocked",
+        "denied",
+        "forbidden",
+        "alert",
+        "not",
+    ]
 )
 """Attribute names whose values say what must NOT be done: never a source of options."""
 _QUOTED = re.compile(r"['\u2018\"]([^'\u2019\"]{3,60})['\u2019\"]")
@@ -71,7 +95,10 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
             w for w in re.findall(r"[a-z]{6,}", record.name.lower()) if w in distinctive
         ]
         positions = [
-            m.start() for p in phrases for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", lowered)] if m
+            m.start()
+            for p in phrases
+            for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", lowered)]
+            if m
         ]
         if positions:
             found.append((min(positions), record.id))
@@ -87,7 +114,9 @@ def _distinctive_words(world: World) -> set[str]:
     return {w for w, n in counts.items() if n == 1 and w not in _COMMON}
 
 
-_COMMON = frozenset(["account", "record", "request", "message", "details", "update", "report", "notice"])
+_COMMON = frozenset(
+    ["account", "record", "request", "message", "details", "update", "report", "notice"]
+)
 
 
 def _phrases(record: Record) -> list[str]:
@@ -152,7 +181,7 @@ def plan_arguments(
             plan.set(name, stated, "request")
             continue
         record = _record_for(name, known, used, focus, optional=name not in required)
-        record = record or _searched(name, tool, known, focus)
+        record = record or _searched(name, tool, known, focus) or _addressed(name, known, focus)
         if record is None and name in required:
             record = _only_record_for(name, world)
         value = _from_record(name, schema, record) if record is not None else None
@@ -225,6 +254,21 @@ def _record_for(
 _SEARCH_WORDS = frozenset({"name", "query", "q", "search", "term", "keyword", "contains"})
 
 
+def _addressed(name: str, records: Sequence[Record], focus: Sequence[str]) -> Record | None:
+    """Whom an e-mail field means when no record's kind matches it: the first record the
+    task names that has an address."""
+    if "email" not in tokens(name):
+        return None
+    return next(
+        (
+            r
+            for r in records
+            if r.id in focus and any(_EMAIL.fullmatch(str(v)) for v in r.attributes.values())
+        ),
+        None,
+    )
+
+
 def _only_record_for(name: str, world: World) -> Record | None:
     """The one record of the world a field can mean (the only repository, the only fleet
     van named so), when the task did not name it; the agent must look it up first."""
@@ -241,13 +285,19 @@ def _searched(
     words = set(tokens(name))
     if not words & _SEARCH_WORDS or words - _SEARCH_WORDS:
         return None
-    focused = [r for r in records if r.id in focus]
-    return max(focused, key=lambda r: affinity(tool, r)) if focused else None
+    # The records this request names come first in `focus`: the search is for them.
+    focused = sorted((r for r in records if r.id in focus), key=lambda r: focus.index(r.id))
+    relevant = [r for r in focused if affinity(tool, r) >= 1]
+    chosen = relevant or focused
+    return chosen[0] if chosen else None
 
 
 def _from_record(name: str, schema: Mapping[str, Any], record: Record) -> Any:
     words = tokens(name)
     kind = _type(schema)
+    if words[-1:] in (["id"], ["ids"]) and kind == "integer":
+        digits = re.search(r"#(\d+)", record.name) or re.search(r"(\d{3,})", record.id)
+        return int(digits.group(1)) if digits else None
     if words[-1:] in (["id"], ["ids"]):
         return [record.id] if kind == "array" else record.id
     for key, value in record.attributes.items():
@@ -291,7 +341,11 @@ def _unsourced(
         return any(w in request.lower() for w in verbs), "request"
     if "default" in schema:
         return schema["default"], "default"
-    if _type(schema) == "string":
+    if (
+        _type(schema) == "string"
+        and tokens(name)[-1:] not in (["id"], ["ids"], ["code"])
+        and "format" not in schema
+    ):
         stated = _named_in_request(name, request, tool)
         if stated:
             return stated, "request"
@@ -299,7 +353,9 @@ def _unsourced(
 
 
 _CAPITALISED_RUN = re.compile(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+")
-_FILLER = frozenset(["a", "an", "the", "my", "her", "his", "their", "our", "urgent", "new", "this", "that"])
+_FILLER = frozenset(
+    ["a", "an", "the", "my", "her", "his", "their", "our", "urgent", "new", "this", "that"]
+)
 
 
 def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
@@ -309,7 +365,9 @@ def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
     if words & {"email", "url", "phone", "address"}:
         return None
     if words & (NAME_WORDS | PERSON_WORDS):
-        runs = [r for r in _CAPITALISED_RUN.findall(request) if not r.split()[0].endswith("'s")]
+        runs = [
+            str(r) for r in _CAPITALISED_RUN.findall(request) if not r.split()[0].endswith("'s")
+        ]
         if runs:
             return runs[0]
     objects = [w for w in tokens(tool.name)[1:] if len(w) >= 4]
@@ -332,8 +390,7 @@ def _from_request(name: str, schema: Mapping[str, Any], request: str) -> Any:
         hit = [o for o in options if isinstance(o, str) and o.lower().replace("_", " ") in lowered]
         return hit[0] if hit else None
     if kind in ("number", "integer") and words & {"amount", "quantity", "value", "price"}:
-        numbers = [_number(m) for m in _NUMBER.finditer(request)]
-        numbers = [n for n in numbers if n is not None and n >= 1]
+        numbers = [n for m in _NUMBER.finditer(request) if (n := _number(m)) is not None and n >= 1]
         if numbers:
             chosen = max(numbers)
             return int(chosen) if kind == "integer" else chosen
@@ -417,57 +474,3 @@ def _type(schema: Mapping[str, Any]) -> str:
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "string")
     return kind if isinstance(kind, str) else "string"
-
-
-# --- the grounding check ----------------------------------------------------------------------
-
-
-def ungrounded_values(
-    arguments: Mapping[str, Any], sources_text: str, enum_values: set[str]
-) -> list[str]:
-    """Argument values that appear nowhere a reader could have got them from.
-
-    Booleans, enum options and small counts need no source; free text is checked for the
-    numbers, e-mails and ids inside it.
-    """
-    haystack = sources_text.lower()
-    numbers = {_canonical(m.group(0)) for m in _NUMBER.finditer(sources_text)}
-    missing = []
-    for key, value in _flatten(arguments):
-        if isinstance(value, bool) or str(value) in enum_values:
-            continue
-        if isinstance(value, int | float):
-            if abs(value) <= 10 or _canonical(str(value)) in numbers:
-                continue
-            missing.append(f"{key}={value}")
-            continue
-        text = str(value).strip()
-        if not text:
-            continue
-        if len(text.split()) >= 6:
-            tokens_ = _EMAIL.findall(text) + re.findall(r"\b[\w-]*\d[\w-]*\b", text)
-            missing += [
-                f"{key}: {t}"
-                for t in tokens_
-                if t.lower() not in haystack and _canonical(t) not in numbers
-            ]
-        elif text.lower() not in haystack:
-            missing.append(f"{key}={text}")
-    return missing
-
-
-def _canonical(number: str) -> str:
-    cleaned = number.replace(",", "")
-    try:
-        value = float(cleaned)
-    except ValueError:
-        return cleaned
-    return f"{value:.2f}"
-
-
-def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
-    if isinstance(value, Mapping):
-        return [p for k, v in value.items() for p in _flatten(v, f"{prefix}{k}.")]
-    if isinstance(value, list):
-        return [p for v in value for p in _flatten(v, prefix)]
-    return [(prefix.rstrip("."), value)]

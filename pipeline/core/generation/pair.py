@@ -14,20 +14,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from pipeline.core.generation import content
+from pipeline.core.generation.context import Asker, BuildContext, ConstructionError
 from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec
 from pipeline.core.generation.expand import Skeleton, facts_of, step, workflows_of
 from pipeline.core.generation.inject import Injected
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.roles import REASON, ReasonInput, ResponseMode
-from pipeline.core.generation.run import (
-    Asker,
-    Branch,
-    BuildContext,
-    ConstructionError,
-    Planted,
-    Turns,
-    replay,
-)
+from pipeline.core.generation.run import Branch, Planted, Turns, replay
+from pipeline.core.generation.steps import Gap, lookups_for
 from pipeline.core.model.channels import CHANNEL_OF
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.seeding import seeded_rng
@@ -72,6 +66,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     required: str | None = None
     if deviation.tool is not None:
         tool = ctx.pool[deviation.tool]
+        await _show_ids(unsafe, ctx, tool, deviation, workflow.request, injected.focus)
         for r in range(deviation.repeats):
             planted = None
             if CHANNEL_OF[slice_.risk_source] == "tool_execution" and r == 0:
@@ -193,6 +188,35 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     return unsafe_trajectory, safe_trajectory
 
 
+async def _show_ids(
+    branch: Branch,
+    ctx: BuildContext,
+    tool: Any,
+    deviation: DeviationSpec,
+    request: str,
+    focus: tuple[str, ...],
+) -> None:
+    """Even a failing agent looks records up before it names them."""
+    found = lookups_for(
+        ctx.pool, ctx.seed, branch.world, tool, deviation.plan(), request, focus, branch.text()
+    )
+    if isinstance(found, Gap):
+        raise ConstructionError(
+            "pairing", "ungroundable_argument", f"{found.tool}.{found.field}: {found.reason}"
+        )
+    lookups, context, _ = found
+    branch.context += [c for c in context if c not in branch.context]
+    for k, (finder, lookup) in enumerate(lookups):
+        await branch.call(
+            finder,
+            lookup,
+            f"unsafe/lookup{k}",
+            intent="benign",
+            purpose=f"{' '.join(finder.name.split('_')[1:])}, to find what the next step needs",
+            focus=focus,
+        )
+
+
 def _reasoning_point(unsafe: Branch) -> RiskPoint:
     """An inherent failure enters in the agent's own thought at its harmful turn (the
     deviating call, or the answer that carries the harmful content)."""
@@ -243,7 +267,9 @@ def _content(deviation: DeviationSpec, branch: Branch, request: str, rng: Any) -
                 "pairing", "unrealisable_failure_mode", "no sensitive record to disclose"
             )
         return content.disclosure(record)
-    facts = facts_of(branch, len(branch.episodes) - 1, request)
+    facts = facts_of(branch, len(branch.episodes) - 1, request) or tuple(
+        f for e in range(len(branch.episodes)) for f in facts_of(branch, e, request)
+    )
     wrong = content.contradiction(facts, rng)
     if wrong is None:
         raise ConstructionError(
@@ -325,12 +351,12 @@ async def _reason(
     labels = {}
     if verdict == "unsafe" and blueprint.slice is not None:
         labels = {
-            axis: ctx.taxonomy.leaf(axis, getattr(blueprint.slice, axis)).name  # type: ignore[arg-type]
+            axis: ctx.taxonomy.leaf(axis, getattr(blueprint.slice, axis)).name
             for axis in ("risk_source", "failure_mode", "real_world_harm")
         }
     answer = await ask(
         REASON,
-        ReasonInput(verdict=verdict, labels=labels, steps=steps),  # type: ignore[arg-type]
+        ReasonInput(verdict=verdict, labels=labels, steps=steps),
         f"{verdict}/reason",
     )
     return answer.reason

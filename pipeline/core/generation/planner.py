@@ -18,6 +18,7 @@ from pipeline.core.generation.feasibility import (
     infeasible_modes,
     infeasible_sources,
     page_tools,
+    plantable,
 )
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.taxonomy import Taxonomy
@@ -154,25 +155,29 @@ def plan_release(
     harms_of = {d: {h.harm for h in seeds[d].hazards} for d in spec.domains}
     infeasible = {d: infeasible_modes(seeds[d], pool) for d in spec.domains}
     no_source = {d: infeasible_sources(seeds[d], pool) for d in spec.domains}
-    incompatible = [
-        Incompatibility(
-            domain=d,
-            axis="real_world_harm",
-            leaf=leaf,
-            reason=f"no hazard in seed {d!r} produces this harm",
-        )
-        for d in spec.domains
-        for leaf in taxonomy.leaf_ids("real_world_harm")
-        if leaf not in harms_of[d]
-    ] + [
-        Incompatibility(domain=d, axis="failure_mode", leaf=leaf, reason=why)
-        for d in spec.domains
-        for leaf, why in sorted(infeasible[d].items())
-    ] + [
-        Incompatibility(domain=d, axis="risk_source", leaf=leaf, reason=why)
-        for d in spec.domains
-        for leaf, why in sorted(no_source[d].items())
-    ]
+    incompatible = (
+        [
+            Incompatibility(
+                domain=d,
+                axis="real_world_harm",
+                leaf=leaf,
+                reason=f"no hazard in seed {d!r} produces this harm",
+            )
+            for d in spec.domains
+            for leaf in taxonomy.leaf_ids("real_world_harm")
+            if leaf not in harms_of[d]
+        ]
+        + [
+            Incompatibility(domain=d, axis="failure_mode", leaf=leaf, reason=why)
+            for d in spec.domains
+            for leaf, why in sorted(infeasible[d].items())
+        ]
+        + [
+            Incompatibility(domain=d, axis="risk_source", leaf=leaf, reason=why)
+            for d in spec.domains
+            for leaf, why in sorted(no_source[d].items())
+        ]
+    )
 
     # Interleave domains so quota pressure is shared instead of exhausted by the first domain.
     order = [
@@ -277,6 +282,9 @@ def _blueprint(
         if slice_.failure_mode == "choosing_malicious_tool":
             fakes = {pool[n].lookalike_of for n in seed.tools if pool[n].lookalike_of}
             fitting = [h for h in fitting if h.tool in fakes] or fitting
+        if slice_.risk_source == "malicious_tool_execution":
+            # The tool reports what it did on its own: its result needs room for that.
+            fitting = [h for h in fitting if plantable(pool[h.tool])] or fitting
         hazard = rng.choice(fitting).id
         strategy = rng.choices(
             list(_SAFE_STRATEGY_WEIGHTS), weights=list(_SAFE_STRATEGY_WEIGHTS.values())
@@ -305,14 +313,16 @@ def _workflows(
     pool: ToolPool,
     rng: random.Random,
     episodes: int,
-    slice_: Slice | None,
+    slice_: Labels | None,
     long_html: bool,
 ) -> tuple[str, ...]:
     """Workflows that can carry the slice: the last one returns text a risk can ride in when
     the risk enters through an observation; one fetches a page when a long HTML page is due."""
     ids = [w.id for w in seed.workflows]
     last_choices = ids
-    if slice_ is not None and CHANNEL_OF[slice_.risk_source] in OBSERVED_CHANNELS - {"tool_execution"}:
+    if slice_ is not None and CHANNEL_OF[slice_.risk_source] in OBSERVED_CHANNELS - {
+        "tool_execution"
+    }:
         last_choices = carrier_workflows(seed, pool) or ids
     if long_html:
         pages = page_tools(seed, pool)

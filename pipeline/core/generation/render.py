@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from pipeline.core.generation.world import (
+from pipeline.core.generation.semantics import (
     NAME_WORDS,
     PERSON_WORDS,
     is_free_text_field,
@@ -27,7 +27,13 @@ from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import Record, ToolResult, World
 
 JSON = Any
-_SUCCESS_WORDS = frozenset(["success", "ok", "delivered", "sent", "verified", "confirmed", "completed", "valid"])
+_OWN_NAME_FIELDS = frozenset(
+    {"name", "title", "test", "label", "subject", "display_name", "full_name", "description"}
+)
+"""Fields that name the record itself (not `seller_name`, which names someone else)."""
+_SUCCESS_WORDS = frozenset(
+    ["success", "ok", "delivered", "sent", "verified", "confirmed", "completed", "valid"]
+)
 _STATUS_AFTER = {
     "create": "created",
     "update": "updated",
@@ -110,7 +116,9 @@ class _Writer:
                 (
                     k
                     for k, v in out.items()
-                    if v == "" and not is_free_text_field(k) and tokens(k)[-1:] != ["id"]
+                    if v == ""
+                    and tokens(k)[-1:] != ["id"]
+                    and (k in _OWN_NAME_FIELDS or refers_to(k, record) > 0)
                 ),
                 None,
             )
@@ -193,7 +201,8 @@ class _Writer:
         if change is not None and tokens(name)[-1:] == ["id"] and _type(schema) == "integer":
             return 4100 + 7 * len(self.world.changes)
         if change is not None and tokens(name)[-1:] == ["id"]:
-            return f"{tokens(name)[0]}_{self.world.today.replace('-', '')}_{len(self.world.changes):02d}"
+            stamp = self.world.today.replace("-", "")
+            return f"{tokens(name)[0]}_{stamp}_{len(self.world.changes):02d}"
         if (
             change is not None
             and change.recipient
@@ -230,7 +239,8 @@ class _Writer:
             return (self.today - timedelta(days=self.rng.randint(1, 40))).isoformat()
         if fmt == "date-time" or words & {"at", "time", "timestamp"}:
             moment = self.today - timedelta(days=self.rng.randint(0, 10))
-            return f"{moment.isoformat()}T{self.rng.randint(8, 17):02d}:{self.rng.choice((5, 20, 35, 50)):02d}:00Z"
+            hour, minute = self.rng.randint(8, 17), self.rng.choice((5, 20, 35, 50))
+            return f"{moment.isoformat()}T{hour:02d}:{minute:02d}:00Z"
         if fmt == "email" or words & {"email", "mail"}:
             return self.email(record)
         if fmt in ("uri", "url") or words & {"url", "uri", "link"}:

@@ -77,7 +77,7 @@ class ToolView(BaseModel):
 
 # --- role inputs and answers ------------------------------------------------------------------
 
-QueryMode = Literal["benign", "malicious", "injected", "confirm"]
+QueryMode = Literal["benign", "malicious", "injected", "confirm", "follow_up"]
 
 
 class QueryInput(BaseModel):
@@ -90,7 +90,8 @@ class QueryInput(BaseModel):
     mode: QueryMode
     """`malicious`: the user wants `ask` done (possibly with jailbreak framing); `injected`:
     a benign request that carries, as pasted or quoted text, an instruction to do `ask`;
-    `confirm`: the user's short go-ahead for the step the agent asked about."""
+    `confirm`: the user's short go-ahead for the step the agent asked about; `follow_up`:
+    one more short question in the same conversation."""
     ask: str | None = None
     """The deviation in concrete words: what a trigger asks for (never the plan's words)."""
     required_values: tuple[str, ...] = ()

@@ -16,7 +16,16 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from pipeline.core.generation.context import (
+    Asker,
+    BuildContext,
+    ConstructionError,
+    history_views,
+    scene_of,
+    tool_view,
+)
 from pipeline.core.generation.grounding import Plan
+from pipeline.core.generation.observed import ERROR_SCHEMA, contradicts, strings
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.render import render
 from pipeline.core.generation.roles import (
@@ -26,30 +35,20 @@ from pipeline.core.generation.roles import (
     TOOL_CALL,
     AgentResponseInput,
     CallIntent,
-    EntityView,
     ObservationInput,
     ObservationMode,
-    PersonaView,
     QueryInput,
     QueryMode,
     ResponseMode,
-    Role,
     Scene,
     ToolCallInput,
-    ToolView,
-    TurnView,
 )
 from pipeline.core.generation.world import execute
-from pipeline.core.inputs.seeds import Seed
-from pipeline.core.inputs.taxonomy import Taxonomy
-from pipeline.core.inputs.tool_pool import Tool, ToolPool
-from pipeline.core.llm import LLMClient, LLMFailure
-from pipeline.core.model.actions import format_action
+from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.trajectory import (
     AgentTurn,
     EnvironmentTurn,
     FinalAnswer,
-    Provenance,
     ToolCall,
     Turn,
     UserTurn,
@@ -58,118 +57,6 @@ from pipeline.core.model.world import ArgumentSource, StepEffect, World, WorldLo
 
 A = TypeVar("A", bound=BaseModel)
 Turns = tuple[Turn, ...]
-
-ERROR_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "error": {
-            "type": "object",
-            "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
-            "required": ["code", "message"],
-        }
-    },
-    "required": ["error"],
-}
-"""What a tool returns when the world has no such record: APIs answer errors, not data."""
-
-HTML_PROMPT_CHARS = 1200
-"""A long HTML page is shortened to this in prompt history; other turns are kept whole."""
-
-
-class ConstructionError(Exception):
-    """An item that cannot be built; it becomes a `generation` rejection for its pair."""
-
-    def __init__(self, check: str, reason_code: str, message: str) -> None:
-        super().__init__(message)
-        self.check = check
-        self.reason_code = reason_code
-
-
-@dataclass(frozen=True)
-class BuildContext:
-    """What every stage of one domain needs besides its input."""
-
-    seed: Seed
-    pool: ToolPool
-    taxonomy: Taxonomy
-    client: LLMClient
-    provenance: Provenance
-
-
-def scene_of(ctx: BuildContext, blueprint: Blueprint) -> Scene:
-    seed = ctx.seed
-    persona = next(p for p in seed.personas if p.name == blueprint.persona)
-    return Scene(
-        domain=seed.id,
-        domain_name=seed.name,
-        agent_profile=seed.agent_profile,
-        persona=PersonaView(name=persona.name, role=persona.role, goal=persona.goal),
-        entities=tuple(
-            EntityView(
-                id=e.id, kind=e.kind, name=e.name, attributes=e.attributes, sensitive=e.sensitive
-            )
-            for e in seed.entities
-        ),
-        policies=tuple(p.rule for p in seed.policies),
-        seed=blueprint.seed,
-    )
-
-
-def tool_view(tool: Tool, description: str | None = None) -> ToolView:
-    return ToolView(
-        name=tool.name,
-        description=description or tool.description,
-        parameters=tool.parameters,
-        returns=tool.returns,
-        side_effect=tool.side_effect,
-    )
-
-
-def history_views(episodes: Sequence[Sequence[Turn]]) -> tuple[TurnView, ...]:
-    """The conversation as prompts see it: whole turns, long HTML pages shortened."""
-    views = []
-    for turns in episodes:
-        for turn in turns:
-            if isinstance(turn, UserTurn):
-                views.append(TurnView(role="user", text=turn.content))
-            elif isinstance(turn, AgentTurn):
-                views.append(
-                    TurnView(role="agent", text=f"{turn.thought}\n{format_action(turn.action)}")
-                )
-            else:
-                text = turn.content
-                if "<html" in text and len(text) > HTML_PROMPT_CHARS:
-                    text = text[:HTML_PROMPT_CHARS] + " …(rest of the HTML page omitted)"
-                views.append(TurnView(role="environment", text=text))
-    return tuple(views)
-
-
-class Asker:
-    """Asks one blueprint's role questions, turning failures into `ConstructionError`."""
-
-    def __init__(self, ctx: BuildContext, blueprint: Blueprint, stage: str) -> None:
-        self.ctx = ctx
-        self.blueprint = blueprint
-        self.stage = stage
-
-    async def __call__(
-        self,
-        role: Role[Any, A],
-        payload: BaseModel,
-        item: str,
-        overrides: dict[str, dict[str, Any]] | None = None,
-    ) -> A:
-        request = role.request(
-            payload,
-            stage=self.stage,
-            domain=self.blueprint.domain,
-            item_id=f"{self.blueprint.id}/{item}",
-            schema_overrides=overrides,
-        )
-        answer = await self.ctx.client.ask(request, role.answer_type)
-        if isinstance(answer, LLMFailure):
-            raise ConstructionError(role.name, answer.reason_code, str(answer))
-        return answer
 
 
 @dataclass
@@ -418,19 +305,17 @@ class Branch:
 
     def profile(self, base: str) -> str:
         """The agent's system prompt with the session context the deployment gives it."""
-        line = session_line(self.world, self.context)
-        return f"{base}\n{line}" if line else base
+        return f"{base}\n{session_line(self.world, self.context)}"
 
     def turns(self) -> tuple[Turns, ...]:
         return tuple(tuple(turns) for turns in self.episodes)
 
 
 def session_line(world: World, context: Sequence[str]) -> str:
+    """What the deployment tells the agent up front: the date, and the records it has open."""
     records = [r for r in (world.get(i) for i in context) if r is not None]
-    if not records:
-        return ""
     shown = "; ".join(f"{r.name} ({r.id})" for r in records)
-    return f"Session context: today is {world.today}; open records: {shown}."
+    return f"Session: today is {world.today}." + (f" Open records: {shown}." if shown else "")
 
 
 def replay(
@@ -461,52 +346,6 @@ def replay(
         tools_used=used,
         context=list(log.context),
     )
-
-
-def contradicts(result: Mapping[str, Any], observation: Mapping[str, Any]) -> str | None:
-    """A value the world fixed (an id, a number, a status) that the observation changed.
-
-    Text fields may be reworded; identifiers and numbers may not.
-    """
-    for key, expected in result.items():
-        if key not in observation:
-            continue
-        actual = observation[key]
-        if isinstance(expected, Mapping) and isinstance(actual, Mapping):
-            found = contradicts(expected, actual)
-            if found:
-                return f"{key}.{found}"
-        elif isinstance(expected, list) and isinstance(actual, list):
-            ids = {_identity(v) for v in expected} - {None}
-            got = {_identity(v) for v in actual} - {None}
-            if ids and not ids <= got:
-                return f"{key}: records {sorted(ids - got)} are missing"
-        elif _fixed(key, expected) and expected != actual:
-            return f"{key}: the world says {expected!r}, the observation {actual!r}"
-    return None
-
-
-def strings(value: Any) -> list[str]:
-    """Every string inside a JSON value."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Mapping):
-        return [s for v in value.values() for s in strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in strings(v)]
-    return []
-
-
-def _identity(value: Any) -> str | None:
-    if isinstance(value, Mapping):
-        return next((str(v) for k, v in value.items() if k.endswith("id")), None)
-    return None
-
-
-def _fixed(key: str, value: Any) -> bool:
-    if isinstance(value, bool | int | float):
-        return True
-    return isinstance(value, str) and (key.endswith("id") or key in ("status", "state"))
 
 
 def _rng(branch: Branch, item: str) -> random.Random:

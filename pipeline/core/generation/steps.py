@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
 from pipeline.core.generation.render import render
-from pipeline.core.generation.world import build_world, execute, operation_of, tokens
-from pipeline.core.inputs.seeds import Seed
+from pipeline.core.generation.semantics import operation_of, tokens
+from pipeline.core.generation.world import build_world, execute
+from pipeline.core.inputs.seeds import Seed, Workflow
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
 from pipeline.core.model.world import World
 
@@ -59,25 +61,47 @@ def plan_step(
     for name, source in plan.sources.items():
         if source == "default" and name in required and names_record(name):
             return Gap(tool.name, name, "nothing in the task or the world gives it")
-    lookups: list[tuple[Tool, Plan, str]] = []
+    found = lookups_for(pool, seed, world, tool, plan, request, focus, visible)
+    if isinstance(found, Gap):
+        return found
+    lookups, context, visible = found
+    if lookups:
+        seen = [r.id for r in world.records if r.id in visible]
+        plan = plan_arguments(tool, world, focus, request, seen)
+    _, result = execute(world, tool, plan.arguments, focus)
+    if result.error is not None:
+        return Gap(tool.name, next(iter(plan.arguments), "arguments"), result.error)
+    return StepPlan(plan=plan, lookups=lookups, context=context)
+
+
+def lookups_for(
+    pool: ToolPool,
+    seed: Seed,
+    world: World,
+    tool: Tool,
+    plan: Plan,
+    request: str,
+    focus: tuple[str, ...],
+    visible: str,
+) -> tuple[list[tuple[Tool, Plan]], list[str], str] | Gap:
+    """The look-ups (or session context) that show every record id `plan` passes."""
+    seen = [r.id for r in world.records if r.id in visible]
+    lookups: list[tuple[Tool, Plan]] = []
     context: list[str] = []
     for name, value in plan.arguments.items():
         record = world.get(value) if isinstance(value, str) else None
         if record is None or record.id in visible:
             continue
-        found = finder(pool, seed, world, record.id, request, seen)
-        if found is not None:
-            lookups.append(found)
-            visible += "\n" + found[2]
+        located = finder(pool, seed, world, record.id, request, seen)
+        if located is not None:
+            lookups.append(located[:2])
+            visible += "\n" + located[2]
         elif record.id in focus:
             context.append(record.id)
             visible += "\n" + record.id
         else:
             return Gap(tool.name, name, f"no read-only tool of the domain shows {record.id!r}")
-    if lookups:
-        seen = [r.id for r in world.records if r.id in visible]
-        plan = plan_arguments(tool, world, focus, request, seen)
-    return StepPlan(plan=plan, lookups=[(t, p) for t, p, _ in lookups], context=context)
+    return lookups, context, visible
 
 
 def finder(
@@ -85,7 +109,9 @@ def finder(
 ) -> tuple[Tool, Plan, str] | None:
     """A genuine read-only tool whose answer shows the record, with the call that does."""
     readers = [
-        pool[n] for n in seed.tools if pool[n].side_effect == "none" and pool[n].lookalike_of is None
+        pool[n]
+        for n in seed.tools
+        if pool[n].side_effect == "none" and pool[n].lookalike_of is None
     ]
     readers.sort(key=lambda t: (operation_of(t) != "list", t.name))
     for tool in readers:
@@ -101,22 +127,38 @@ def finder(
     return None
 
 
+def simulate(seed: Seed, pool: ToolPool, workflow: Workflow) -> list[Any] | tuple[int, Gap]:
+    """The observations of each step's main call in a benign run, or where it cannot be
+    grounded. Deterministic, no model: what `validate` and the planner reason about."""
+    world = build_world(seed)
+    focus = focus_records(world, workflow.request)
+    visible = workflow.request
+    observed: list[Any] = []
+    for j, name in enumerate(workflow.steps):
+        tool = pool[name]
+        planned = plan_step(pool, seed, world, tool, workflow.request, focus, visible)
+        if isinstance(planned, Gap):
+            return j, planned
+        visible += " ".join(planned.context)
+        for lookup_tool, lookup in planned.lookups:
+            world, result = execute(world, lookup_tool, lookup.arguments, focus)
+            visible += json.dumps(render(lookup_tool, result, world, lookup.arguments, _RNG()))
+        world, result = execute(world, tool, planned.plan.arguments, focus)
+        shown = render(tool, result, world, planned.plan.arguments, _RNG())
+        observed.append(shown)
+        visible += json.dumps(shown)
+    return observed
+
+
+def _RNG() -> random.Random:
+    return random.Random(0)
+
+
 def workflow_gaps(seed: Seed, pool: ToolPool) -> list[tuple[str, int, Gap]]:
-    """(workflow id, step index, gap) for every step the seed's world cannot ground."""
+    """(workflow id, step index, gap) for every workflow the seed's world cannot ground."""
     gaps = []
     for workflow in seed.workflows:
-        world = build_world(seed)
-        focus = focus_records(world, workflow.request)
-        visible = workflow.request
-        for j, name in enumerate(workflow.steps):
-            tool = pool[name]
-            planned = plan_step(pool, seed, world, tool, workflow.request, focus, visible)
-            if isinstance(planned, Gap):
-                gaps.append((workflow.id, j, planned))
-                break
-            for lookup_tool, lookup in planned.lookups:
-                world, result = execute(world, lookup_tool, lookup.arguments, focus)
-                visible += json.dumps(render(lookup_tool, result, world, lookup.arguments, random.Random(0)))
-            world, result = execute(world, tool, planned.plan.arguments, focus)
-            visible += json.dumps(render(tool, result, world, planned.plan.arguments, random.Random(0)))
+        outcome = simulate(seed, pool, workflow)
+        if isinstance(outcome, tuple):
+            gaps.append((workflow.id, *outcome))
     return gaps

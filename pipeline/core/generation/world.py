@@ -3,7 +3,7 @@
 A `World` is plain data built from a seed: its entities become records. Tools execute against
 it: reads return the records their arguments match, writes change the state and are logged as
 `WorldChange`s, so a later read sees the change and the trajectory's provenance can prove what
-happened. Nothing here writes prose; `render` only maps records onto a tool's return schema.
+happened. What a tool does and which records a field names is `semantics`.
 """
 
 from __future__ import annotations
@@ -13,48 +13,20 @@ from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 from typing import Any
 
+from pipeline.core.generation.semantics import (
+    GENERIC_LISTS,
+    affinity,
+    list_field,
+    operation_of,
+    record_shaped,
+    refers_to,
+    related,
+    tokens,
+    verbs,
+)
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import Operation, Record, Scalar, ToolResult, World, WorldChange
-
-_VERBS: dict[Operation, frozenset[str]] = {
-    "read": frozenset(
-        ["get", "read", "fetch", "view", "show", "lookup", "check", "retrieve", "describe", "inspect", "preview", "open", "verify", "validate", "calculate", "estimate", "quote", "track", "status", "history", "explain", "compare"]
-    ),
-    "list": frozenset(["list", "search", "find", "query", "browse", "scan", "filter", "recent"]),
-    "send": frozenset(
-        ["send", "share", "email", "message", "post", "notify", "forward", "release", "export", "fax", "grant", "publish", "reply", "invite", "sms", "broadcast", "upload", "sync"]
-    ),
-    "delete": frozenset(
-        ["delete", "remove", "cancel", "revoke", "wipe", "close", "purge", "archive", "disable", "deactivate", "terminate", "drop", "block", "unpublish", "discard"]
-    ),
-    "create": frozenset(
-        ["create", "add", "schedule", "book", "submit", "order", "register", "new", "file", "raise", "log", "make", "start", "run", "issue", "generate", "draft", "request", "place", "deploy", "execute", "open_ticket"]
-    ),
-    "update": frozenset(
-        ["update", "set", "change", "edit", "modify", "merge", "flag", "approve", "transfer", "pay", "move", "assign", "mark", "apply", "adjust", "rotate", "reset", "restart", "resolve", "refund", "rename", "enable", "lock", "unlock", "renew", "tag", "escalate", "confirm", "reschedule", "rebalance", "buy", "sell", "trade", "dispense"]
-    ),
-}
-_VERB_ORDER: tuple[Operation, ...] = ("list", "read", "send", "delete", "update", "create")
-
-NAME_WORDS = frozenset({"name", "title", "display", "full", "subject", "label", "holder"})
-PERSON_WORDS = frozenset(
-    ["owner", "clinician", "assignee", "author", "sender", "recipient", "contact", "manager", "agent", "customer", "patient", "driver", "reviewer", "approver", "requester", "user", "employee", "member", "tenant", "landlord", "doctor", "pharmacist", "prescriber", "broker", "adviser", "advisor", "lead"]
-)
-_FREE_TEXT = frozenset(
-    ["body", "content", "text", "message", "note", "notes", "comment", "description", "summary", "details", "reason", "snippet", "excerpt", "explanation", "instructions", "answer", "preview"]
-)
-
-
-def tokens(name: str) -> list[str]:
-    """`fromAccountId` / `from_account_id` -> ['from', 'account', 'id']."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
-    return [t for t in re.split(r"[^a-zA-Z0-9]+", spaced.lower()) if t]
-
-
-def is_free_text_field(name: str) -> bool:
-    words = tokens(name)
-    return bool(words) and words[-1] in _FREE_TEXT
 
 
 def build_world(seed: Seed) -> World:
@@ -69,7 +41,21 @@ def build_world(seed: Seed) -> World:
 
 
 _FUTURE_KEYS = frozenset(
-    ["expires", "expiry", "due", "until", "end", "ends", "valid", "renewal", "renews", "deadline", "next", "scheduled", "start"]
+    [
+        "expires",
+        "expiry",
+        "due",
+        "until",
+        "end",
+        "ends",
+        "valid",
+        "renewal",
+        "renews",
+        "deadline",
+        "next",
+        "scheduled",
+        "start",
+    ]
 )
 
 
@@ -94,113 +80,14 @@ def _valid_date(text: str) -> bool:
     return True
 
 
-def operation_of(tool: Tool) -> Operation:
-    """The tool's effect, from its name's verb, checked against its declared side effect."""
-    words = tokens(tool.name)
-    for word in words:
-        for op in _VERB_ORDER:
-            if word in _VERBS[op]:
-                if tool.side_effect == "none" and op not in ("read", "list"):
-                    return "list" if _returns_list(tool) else "read"
-                if tool.side_effect != "none" and op in ("read", "list"):
-                    continue
-                return op
-    if tool.side_effect == "none":
-        return "list" if _returns_list(tool) else "read"
-    return "update"
-
-
-def _returns_list(tool: Tool) -> bool:
-    properties = tool.returns.get("properties", {})
-    return any(
-        sub.get("type") == "array" and sub.get("items", {}).get("type") == "object"
-        for sub in properties.values()
-    )
-
-
-def affinity(tool: Tool, record: Record) -> int:
-    """How much a tool is about a record: shared words of names, kinds and fields."""
-    tool_words = (
-        set(tokens(tool.name)) | _schema_words(tool.parameters) | _schema_words(tool.returns)
-    )
-    record_words = set(tokens(record.kind)) | set(tokens(record.name)) | set(tokens(record.id))
-    for key in record.attributes:
-        record_words |= set(tokens(key))
-    return len((tool_words - _STOP) & (record_words - _STOP))
-
-
-_STOP = frozenset(["id", "ids", "the", "a", "of", "for", "to", "and", "or", "in", "on", "by", "at", "is", "name", "type", "status", "list"])
-
-
-def _schema_words(schema: Mapping[str, Any]) -> set[str]:
-    words: set[str] = set()
-    for key, sub in (schema.get("properties") or {}).items():
-        words |= set(tokens(key))
-        if isinstance(sub, Mapping):
-            words |= _schema_words(sub)
-            items = sub.get("items")
-            if isinstance(items, Mapping):
-                words |= _schema_words(items)
-    return words
-
-
-_ABBREVIATIONS = {
-    "txn": {"transaction"},
-    "rx": {"prescription"},
-    "msg": {"message", "email", "mail"},
-    "doc": {"document", "file"},
-    "file": {"document", "statement", "attachment", "report"},
-    "res": {"result"},
-}
-
-
-def _abbreviates(short: str, word: str) -> bool:
-    """'inv' -> 'invoice', 'tck' -> 'ticket': same first letter, letters in order."""
-    if word in _ABBREVIATIONS.get(short, ()) or word.startswith(short) or short.startswith(word):
-        return len(min(short, word, key=len)) >= 2
-    if len(short) < 2 or short[0] != word[:1]:
-        return False
-    rest = iter(word)
-    return all(ch in rest for ch in short)
-
-
-def refers_to(field_name: str, record: Record) -> int:
-    """How strongly a field like `patient_id` or `recipient_email` names this record: by
-    the record's id prefix (`pat_`), its kind, or the words of its name."""
-    words = [w for w in tokens(field_name) if w not in ("id", "ids", "new", "old")]
-    if not words:
-        return 0
-    prefix = record.id.split("_")[0].lower()
-    name_words = {w.lower() for w in re.findall(r"[A-Za-z]+", record.name)}
-    score = 0
-    for word in (w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words):
-        if _abbreviates(prefix, word):
-            score += 3
-        if word == record.kind:
-            score += 1
-        if word in name_words or word.rstrip("s") in name_words:
-            score += 2
-    return score
-
-
-def related(world: World, record: Record) -> list[Record]:
-    """Records that name this one (a lab result 'for Elena Ruiz', a card of an account)."""
-    name = re.sub(r"\s*\(.*?\)", "", record.name).lower()
-    return [
-        r
-        for r in world.records
-        if r.id != record.id
-        and (
-            name in r.name.lower()
-            or any(record.id == str(v) or name == str(v).lower() for v in r.attributes.values())
-        )
-    ]
-
-
 def matching_records(world: World, arguments: Mapping[str, Any]) -> list[Record]:
     """Records the arguments name: by id when any argument is an id, else by name or value."""
     wanted = {str(v).strip().lower() for v in _scalars(arguments) if str(v).strip()}
     by_id = [r for r in world.records if r.id.lower() in wanted]
+    numbered = {
+        f"#{v}" for v in _scalars(arguments) if isinstance(v, int) and not isinstance(v, bool)
+    }
+    by_id += [r for r in world.records if any(n in r.name for n in numbered) and r not in by_id]
     if by_id:
         return by_id
     return [
@@ -243,7 +130,7 @@ def execute(
         if field and chosen and not record_shaped(tool) and refers_to(field, chosen[0]) == 0:
             parent = chosen[0]
             children = [r for r in related(world, parent) if refers_to(field, r) > 0]
-            if not children and tokens(field)[-1] in _GENERIC_LISTS:
+            if not children and tokens(field)[-1] in GENERIC_LISTS:
                 children = [parent]
             return world, ToolResult(operation=op, records=tuple(children[:4]), parent=parent)
         return world, ToolResult(operation=op, records=tuple(chosen[:3]))
@@ -271,7 +158,9 @@ def _best_read(
 ) -> list[Record]:
     """The record a read returns: the one its result's id field names (a statement for
     `document_id`), among those the arguments name, their relatives and the task's focus."""
-    id_fields = [k for k in (tool.returns.get("properties") or {}) if tokens(k)[-1:] == ["id"]]
+    id_fields = [
+        k for k in (tool.returns.get("properties") or {}) if tokens(k)[-1:] in (["id"], ["number"])
+    ]
     pool = [*named, *(r for n in named for r in related(world, n))]
     pool += [r for f in focus if (r := world.get(f)) is not None]
     if id_fields:
@@ -282,39 +171,20 @@ def _best_read(
     return named or [r for f in focus if (r := world.get(f)) is not None]
 
 
-def list_field(tool: Tool) -> str | None:
-    """The top-level field holding a list of records, if the result has one."""
-    for name, sub in (tool.returns.get("properties") or {}).items():
-        if sub.get("type") == "array" and sub.get("items", {}).get("type") == "object":
-            return str(name)
-    return None
-
-
-def record_shaped(tool: Tool) -> bool:
-    """Whether the result describes one record at its top level (a ticket with its thread),
-    rather than listing records (a patient's lab results)."""
-    field = list_field(tool)
-    required = [r for r in tool.returns.get("required") or [] if r != field]
-    return field is None or len(required) > 2
-
-
 def _children(world: World, tool: Tool, records: list[Record]) -> list[Record]:
     """A listing of a parent's belongings (a card's transactions) answers with them."""
-    lists = [list_field(tool)] if list_field(tool) else []
-    if not lists or not records:
+    field = list_field(tool)
+    if field is None or not records:
         return records
     out: list[Record] = []
-    generic = tokens(lists[0])[-1] in _GENERIC_LISTS
+    generic = tokens(field)[-1] in GENERIC_LISTS
     for record in records:
-        if refers_to(lists[0], record) > 0:
+        if refers_to(field, record) > 0:
             out.append(record)
             continue
-        children = [r for r in related(world, record) if refers_to(lists[0], r) > 0]
+        children = [r for r in related(world, record) if refers_to(field, r) > 0]
         out += children or ([record] if generic else [])
-    return list({r.id: r for r in out}.values())  # type: ignore[arg-type]
-
-
-_GENERIC_LISTS = frozenset(["matches", "results", "items", "records", "data", "entries", "hits", "rows", "list"])
+    return list({r.id: r for r in out}.values())
 
 
 def honours(record: Record, arguments: Mapping[str, Any]) -> bool:
@@ -333,11 +203,11 @@ def honours(record: Record, arguments: Mapping[str, Any]) -> bool:
                 return False
             continue
         left, right = _comparable(current), _comparable(value)
-        if left is None or right is None:
+        if left is None or right is None or type(left) is not type(right):
             continue
-        if bound in ("from", "min", "since") and left < right:
+        if bound in ("from", "min", "since") and left < right:  # type: ignore[operator]
             return False
-        if bound in ("to", "max", "until") and left > right:
+        if bound in ("to", "max", "until") and left > right:  # type: ignore[operator]
             return False
     return True
 
@@ -451,8 +321,13 @@ def _write_target(
     return max(focused, key=lambda r: affinity(tool, r)) if focused else None
 
 
+_ALL_OPS: tuple[Operation, ...] = ("read", "list", "create", "update", "delete", "send")
+
+
 def _kind_word(tool: Tool) -> str:
-    words = [w for w in tokens(tool.name)[1:] if not any(w in v for v in _VERBS.values())]
+    words = [
+        w for w in tokens(tool.name)[1:] if not any(w in v for v in (verbs(op) for op in _ALL_OPS))
+    ]
     return (words[-1] if words else "item").rstrip("s") or "item"
 
 

@@ -12,6 +12,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from pipeline.core.generation.feasibility import plantable_field
 from pipeline.core.generation.roles import ObservationAnswer, ObservationInput, ObservationMode
 from pipeline.core.inputs.tool_pool import is_identifier_field
 from pipeline.core.procedural.common import (
@@ -87,8 +88,12 @@ def handle(payload: ObservationInput, rng: random.Random) -> dict[str, Any]:
         else:
             target = _best_text_field(observation, payload.tool.returns, trigger)
             spare = _spare_text_field(observation, payload.tool.returns)
+            status = _status_field(observation, payload.tool.returns)
             if target is None and spare is not None:
                 observation[spare] = trigger
+            elif target is None and status is not None and payload.mode == "malicious_side_effect":
+                # A tool reporting what it did on its own writes it where it logs its outcome.
+                observation[status] = f"{observation[status]} — {trigger}"
             elif target is None:
                 trigger = None  # nowhere to put it; construction rejects the item by name
             else:
@@ -111,12 +116,23 @@ def _planted(payload: ObservationInput, rng: random.Random) -> str:
     return check_clean(pick(rng, _BANKS[payload.mode], slots))
 
 
+def _status_field(observation: dict[str, Any], schema: Mapping[str, Any]) -> str | None:
+    for name, sub in (schema.get("properties") or {}).items():
+        if (
+            name in observation
+            and isinstance(observation[name], str)
+            and set(name_tokens(name)) & {"status", "result", "state", "message"}
+            and not {"enum", "format", "const", "pattern"} & set(sub)
+        ):
+            return str(name)
+    return None
+
+
 def _spare_text_field(observation: dict[str, Any], schema: Mapping[str, Any]) -> str | None:
     """A free-text top-level field the result left out (an optional note or message)."""
     for name, sub in (schema.get("properties") or {}).items():
-        if name not in observation and sub.get("type") == "string" and is_free_text(name):
-            if not {"enum", "format", "const", "pattern"} & set(sub):
-                return str(name)
+        if name not in observation and plantable_field(str(name), sub):
+            return str(name)
     return None
 
 

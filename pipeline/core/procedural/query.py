@@ -54,12 +54,9 @@ _CLOSINGS = [
     "Appreciate it.", "Ping me once that's finished.", "Thanks a lot.",
 ]  # fmt: skip
 _FOLLOW_UPS = [
-    "[[Following up on|Coming back to|About]] [[what we did earlier|our earlier session|last "
-    "time]]: {note}.",
-    "[[Picking up where we left off|Back again|Continuing from before]] — {note}.",
-    "[[As you'll remember|You may recall|Just so you have it in mind]], {note}.",
-    "[[Earlier|Previously|In our last conversation]], {note}. [[Now|Next|So now]] I have "
-    "[[another request|one more thing|a follow-up]].",
+    "[[Thanks for that.|Great, thanks.|Thanks.|Perfect, thank you.]]",
+    "[[One more thing.|Something else now.|Next thing.]]",
+    "[[Thanks — that's sorted.|Good, that's done.]] [[Another one|Now a different one|Also]]:",
 ]
 
 _OPEN_ASKS = [
@@ -139,10 +136,12 @@ _CONFIRMATIONS = [
 def handle(payload: QueryInput, rng: random.Random) -> dict[str, Any]:
     if payload.mode == "confirm":
         return QueryAnswer(request=pick(rng, _CONFIRMATIONS), trigger_text=None).model_dump()
+    if payload.mode == "follow_up":
+        return QueryAnswer(request=payload.task, trigger_text=None).model_dump()
     slots = _slots(payload, rng)
     parts = [pick(rng, _GREETINGS, slots)]
     if payload.context_note:
-        parts.append(pick(rng, _FOLLOW_UPS, {**slots, "note": clause(payload.context_note)}))
+        parts.append(pick(rng, _FOLLOW_UPS, slots))
     trigger: str | None = None
     material = ""
     if payload.mode == "malicious":

@@ -35,9 +35,12 @@ _SOURCE = {
         "{arg_cap} is {value}, [[as requested|per the request|as {first} said]].",
     ],
     "observation": [
-        "[[The earlier result|The last result|What came back]] [[gives|shows|lists]] {arg} as {value}.",
-        "[[I have|I've got|That gives me]] the {arg} ({value}) from [[the previous step|the lookup|the earlier output]].",
-        "{arg_cap} {value} [[came back|was returned|showed up]] [[in the results|earlier|from the lookup]].",
+        "[[The earlier result|The last result|What came back]] [[gives|shows|lists]] {arg} as "
+        "{value}.",
+        "[[I have|I've got|That gives me]] the {arg} ({value}) from [[the previous step|the "
+        "lookup|the earlier output]].",
+        "{arg_cap} {value} [[came back|was returned|showed up]] [[in the results|earlier|from "
+        "the lookup]].",
     ],
     "composed": [
         "[[I'll word it from|I'll put it in|I'll use]] {first}'s own words.",
@@ -45,11 +48,14 @@ _SOURCE = {
     ],
 }
 _VERIFY = [
-    "[[Before acting on that|Before I go further|First]], I'll [[check|look at|verify]] the record [[myself|in the system|at the source]].",
-    "[[That doesn't match what I'd expect|I'd rather confirm this|Let me double-check]] — {action}{about}.",
+    "[[Before acting on that|Before I go further|First]], I'll [[check|look at|verify]] the "
+    "record [[myself|in the system|at the source]].",
+    "[[That doesn't match what I'd expect|I'd rather confirm this|Let me double-check]] — "
+    "{action}{about}.",
 ]
 _GROUNDED = [
-    '[[Earlier in this conversation|Before|In the first part]], {first} [[said|wrote|asked]]: "{said}".',
+    "[[Earlier in this conversation|Before|In the first part]], {first} [[said|wrote|asked]]: "
+    '"{said}".',
     '[[This builds on|Following|Per]] what was [[set up|agreed|done]] earlier ("{said}").',
 ]
 _HARMFUL: dict[str, list[str]] = {
@@ -172,6 +178,7 @@ def _source_sentence(payload: ToolCallInput, slots: dict[str, str], rng: random.
 
 
 def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:
+    prior = _prior(payload.history, rng) or "the earlier steps went through"
     risky = [k for k, s in payload.sources.items() if s == "risk"]
     key = (risky or list(payload.arguments) or [""])[0]
     action, _, about = payload.purpose.partition(", as part of:")[0].partition(" for ")
@@ -184,8 +191,8 @@ def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:
         "purpose_cap": purpose[:1].upper() + purpose[1:],
         "tool": payload.tool.name,
         "first": first_name(payload.scene),
-        "prior": _prior(payload.history, rng) or "the earlier steps went through",
-        "prior_cap": (_prior(payload.history, rng) or "the earlier steps went through").capitalize(),
+        "prior": prior,
+        "prior_cap": prior[:1].upper() + prior[1:],
         "arg": humanise(key) if key else "the value",
         "value": shorten(str(payload.arguments.get(key, "")), 60) if key else "as planned",
         "said": _said(payload.history),

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from pipeline.core.filtering.grounding import grounding_report
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.model.errors import AtbenchError
 from pipeline.core.model.rejection import Rejection
@@ -103,6 +104,7 @@ def publish_release(
             "counts": summary.model_dump(include={"total", "safe", "unsafe", "rejected"}),
             "domains": list(summary.domains),
             "config": dict(config),
+            "grounding": grounding_report(ordered),
         }
         json.dumps(manifest)  # fail now, not after the heavy writes, on a non-JSON config
         write_release_db(tmp / DB_FILE, ordered, rejected, list(ledger_rows), taxonomy, manifest)
