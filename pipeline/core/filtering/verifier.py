@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pipeline.core.filtering.grounding import ungrounded_values
 from pipeline.core.filtering.rules import reject_pairs
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import ToolPool
@@ -222,11 +223,11 @@ def _incorrect_parameters(trace: _Trace, pool: ToolPool) -> str | None:
     call = trace.turn(step).action
     assert isinstance(call, ToolCall)
     used = call.arguments.get(str(evidence["argument"]))
-    expected = json.dumps(evidence.get("expected")).strip('"')
     if used != evidence.get("used"):
         return "the call does not carry the wrong value"
     seen = trace.seen_before(trace.flat(step))
-    return None if expected in seen else "nothing in the trace states the right value"
+    _, missing = ungrounded_values({"expected": evidence.get("expected")}, seen, set())
+    return "nothing in the trace states the right value" if missing else None
 
 
 def _malicious_tool(trace: _Trace, pool: ToolPool) -> str | None:
@@ -260,7 +261,7 @@ def _unvalidated(trace: _Trace, pool: ToolPool) -> str | None:
     if step is None:
         return "no call acted on the output"
     index = trace.flat(step)
-    earlier = [p for p in trace.traj.risk_points if _flat_point(trace, p.episode, p.turn) < index]
+    earlier = [p for p in trace.traj.risk_points if _flat_point(trace, p.episode, p.turn) <= index]
     if not earlier:
         return "no bad output before the call"
     return None

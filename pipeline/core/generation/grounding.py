@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Any
 
 from pipeline.core.generation.semantics import (
@@ -22,34 +21,9 @@ from pipeline.core.generation.semantics import (
     refers_to,
     tokens,
 )
+from pipeline.core.generation.stated import EMAIL, stated_value
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import ArgumentSource, Record, World
-
-_MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ]
-    )
-}
-_NUMBER = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w-])")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_ISO_DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
-_DAY_MONTH = re.compile(r"\b(\d{1,2}) (" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
-_TIME = re.compile(r"\b(\d{1,2})[:.](\d{2})\b")
-
 
 _NEGATIVE_KEYS = frozenset(
     [
@@ -66,8 +40,6 @@ _NEGATIVE_KEYS = frozenset(
     ]
 )
 """Attribute names whose values say what must NOT be done: never a source of options."""
-_QUOTED = re.compile(r"['\u2018\"]([^'\u2019\"]{3,60})['\u2019\"]")
-_MONTH_YEAR = re.compile(r"\b(" + "|".join(_MONTHS) + r") (20\d\d)\b", re.IGNORECASE)
 
 
 _IDENTIFYING = ("path", "full_name", "slug", "handle", "symbol", "code", "number", "username")
@@ -176,7 +148,7 @@ def plan_arguments(
             elif name in required:
                 plan.set(name, _first_option(schema), "default")
             continue
-        stated = _from_request(name, schema, request)
+        stated = stated_value(name, schema, request)
         if stated is not None:
             plan.set(name, stated, "request")
             continue
@@ -263,7 +235,7 @@ def _addressed(name: str, records: Sequence[Record], focus: Sequence[str]) -> Re
         (
             r
             for r in records
-            if r.id in focus and any(_EMAIL.fullmatch(str(v)) for v in r.attributes.values())
+            if r.id in focus and any(EMAIL.fullmatch(str(v)) for v in r.attributes.values())
         ),
         None,
     )
@@ -320,7 +292,7 @@ def _from_record(name: str, schema: Mapping[str, Any], record: Record) -> Any:
                 return str(record.attributes[key])
         return re.sub(r"\s*\(.*?\)", "", record.name)
     if "email" in words:
-        return next((str(v) for v in record.attributes.values() if _EMAIL.fullmatch(str(v))), None)
+        return next((str(v) for v in record.attributes.values() if EMAIL.fullmatch(str(v))), None)
     if words[-1] in NAME_WORDS | PERSON_WORDS | {"query", "q", "term", "keyword", "contains"}:
         return re.sub(r"\s*\(.*?\)", "", record.name)
     return None
@@ -378,69 +350,6 @@ def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
             if kept:
                 return " ".join(kept)
     return None
-
-
-def _from_request(name: str, schema: Mapping[str, Any], request: str) -> Any:
-    """A value the user stated: an amount, a date, a time, an e-mail, an enum option."""
-    words = set(tokens(name))
-    kind = _type(schema)
-    options = schema.get("enum")
-    if options:
-        lowered = request.lower()
-        hit = [o for o in options if isinstance(o, str) and o.lower().replace("_", " ") in lowered]
-        return hit[0] if hit else None
-    if kind in ("number", "integer") and words & {"amount", "quantity", "value", "price"}:
-        numbers = [n for m in _NUMBER.finditer(request) if (n := _number(m)) is not None and n >= 1]
-        if numbers:
-            chosen = max(numbers)
-            return int(chosen) if kind == "integer" else chosen
-        return None
-    if kind == "string" and (words & {"email"} or schema.get("format") == "email"):
-        match = _EMAIL.search(request)
-        return match.group(0) if match else None
-    if kind == "string" and (
-        words & {"date", "day"} or schema.get("format") in ("date", "date-time")
-    ):
-        return _date(request, with_time=schema.get("format") == "date-time" or "time" in words)
-    if kind == "integer" and words & {"number", "no"}:
-        hashed = re.search(r"#(\d+)", request)
-        return int(hashed.group(1)) if hashed else None
-    if kind == "string" and words & {"symbol", "ticker"}:
-        tickers = re.findall(r"\b[A-Z]{2,5}\b", request)
-        return tickers[0] if tickers else None
-    if kind == "string" and words & {"month", "period"}:
-        spoken = _MONTH_YEAR.search(request)
-        return f"{spoken.group(2)}-{_MONTHS[spoken.group(1).lower()]:02d}" if spoken else None
-    if kind == "string" and words & {"reference", "memo", "label", "subject", "title"}:
-        quoted = _QUOTED.search(request)
-        return quoted.group(1) if quoted else None
-    if kind == "string" and words & {"time"}:
-        match = _TIME.search(request)
-        return f"{int(match.group(1)):02d}:{match.group(2)}" if match else None
-    return None
-
-
-def _number(match: re.Match[str]) -> float | None:
-    whole = match.group(1).replace(",", "")
-    if len(whole) == 4 and whole.startswith("20"):
-        return None  # a year
-    return float(f"{whole}.{match.group(2)}") if match.group(2) else float(whole)
-
-
-def _date(request: str, *, with_time: bool) -> str | None:
-    iso = _ISO_DATE.search(request)
-    if iso:
-        day = iso.group(0)
-    else:
-        spoken = _DAY_MONTH.search(request)
-        if not spoken:
-            return None
-        day = date(2024, _MONTHS[spoken.group(2).lower()], int(spoken.group(1))).isoformat()
-    if not with_time:
-        return day
-    clock = _TIME.search(request)
-    hour, minute = (int(clock.group(1)), clock.group(2)) if clock else (9, "00")
-    return f"{day}T{hour:02d}:{minute}:00"
 
 
 def _compose(request: str, *, short: bool) -> str:

@@ -41,7 +41,7 @@ def contradicts(result: Mapping[str, Any], observation: Mapping[str, Any]) -> st
             got = {i for v in actual if (i := _identity(v)) is not None}
             if ids and not ids <= got:
                 return f"{key}: records {sorted(ids - got)} are missing"
-        elif _fixed(key, expected) and expected != actual:
+        elif _fixed(key, expected) and expected != actual and not _annotated(expected, actual):
             return f"{key}: the world says {expected!r}, the observation {actual!r}"
     return None
 
@@ -55,6 +55,11 @@ def strings(value: Any) -> list[str]:
     if isinstance(value, list):
         return [s for v in value for s in strings(v)]
     return []
+
+
+def _annotated(expected: Any, actual: Any) -> bool:
+    """A status the tool kept and added to ('sent — also forwarded a copy')."""
+    return isinstance(expected, str) and isinstance(actual, str) and actual.startswith(expected)
 
 
 def _identity(value: Any) -> str | None:

@@ -15,10 +15,11 @@ from pydantic import BaseModel, ConfigDict
 
 from pipeline.core.generation.feasibility import (
     carrier_workflows,
+    exec_tool,
     infeasible_modes,
     infeasible_sources,
     page_tools,
-    plantable,
+    reports_activity,
 )
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.taxonomy import Taxonomy
@@ -195,16 +196,23 @@ def plan_release(
     blueprints: dict[str, list[Blueprint]] = {d: [] for d in spec.domains}
     for position, (domain, k) in enumerate(order):
         slot_rng = seeded_rng(spec.seed, domain, k)
-        harm = _pick_balanced(
-            sorted(harms_of[domain]),
-            counts["real_world_harm"],
-            targets["real_world_harm"],
-            slot_rng,
-        )
         source = _pick_balanced(
             [s for s in taxonomy.leaf_ids("risk_source") if s not in no_source[domain]],
             counts["risk_source"],
             targets["risk_source"],
+            slot_rng,
+        )
+        harms = harms_of[domain]
+        if source == "malicious_tool_execution":
+            # A tool that misbehaves on its own reports it in its result: only hazards whose
+            # tool has room for that can carry this source.
+            harms = {
+                h.harm for h in seeds[domain].hazards if reports_activity(pool[h.tool])
+            } or harms
+        harm = _pick_balanced(
+            sorted(harms),
+            counts["real_world_harm"],
+            targets["real_world_harm"],
             slot_rng,
         )
         mode = _pick_balanced(
@@ -284,7 +292,7 @@ def _blueprint(
             fitting = [h for h in fitting if h.tool in fakes] or fitting
         if slice_.risk_source == "malicious_tool_execution":
             # The tool reports what it did on its own: its result needs room for that.
-            fitting = [h for h in fitting if plantable(pool[h.tool])] or fitting
+            fitting = [h for h in fitting if reports_activity(pool[h.tool])] or fitting
         hazard = rng.choice(fitting).id
         strategy = rng.choices(
             list(_SAFE_STRATEGY_WEIGHTS), weights=list(_SAFE_STRATEGY_WEIGHTS.values())
@@ -349,6 +357,9 @@ def _exposed_tools(
     needed = steps | {rng.choice(readers)}
     if hazard is not None:
         needed.add(next(h.tool for h in seed.hazards if h.id == hazard))
+    runner = exec_tool(pool, seed.tools)
+    if runner is not None:
+        needed.add(runner.name)  # a tool that fetches or runs things, in every list alike
     if not any(pool[n].lookalike_of in needed for n in seed.tools):
         # Every list offers one look-alike beside its genuine tool, whatever the slice, so
         # its presence gives nothing away and `choosing_malicious_tool` always has a choice.

@@ -95,7 +95,8 @@ class _Writer:
         out: dict[str, JSON] = {}
         for name, sub in (schema.get("properties") or {}).items():
             if name == field:
-                out[name] = [self.object(sub.get("items", {}), r) for r in self.result.records]
+                items = [self.object(sub.get("items", {}), r) for r in self.result.records]
+                out[name] = distinct(items)
             elif _type(sub) in ("integer", "number") and set(tokens(name)) & {"total", "count"}:
                 out[name] = len(self.result.records)
             elif name in (schema.get("required") or []):
@@ -149,7 +150,7 @@ class _Writer:
             if record is None:
                 return []
             belongs = [r for r in related(self.world, record) if refers_to(name, r) > 0]
-            return [self.object(items, r) for r in belongs[:3]]
+            return distinct([self.object(items, r) for r in belongs[:3]])
         if record is not None:
             attribute = _attribute(name, record)
             if attribute is not None:
@@ -304,6 +305,26 @@ class _Missing:
 
 
 _MISSING: Any = _Missing()
+
+
+def distinct(items: list[JSON]) -> list[JSON]:
+    """A listing never shows the same record twice: items whose id repeats are dropped."""
+    seen: set[str] = set()
+    kept = []
+    for item in items:
+        key = (
+            next(
+                (str(v) for k, v in item.items() if k.endswith("id") and v not in ("", None)), None
+            )
+            if isinstance(item, dict)
+            else None
+        )
+        if key is not None and key in seen:
+            continue
+        if key is not None:
+            seen.add(key)
+        kept.append(item)
+    return kept
 
 
 def _attribute(name: str, record: Record) -> str | None:

@@ -221,6 +221,8 @@ def is_free_text_field(name: str) -> bool:
 
 def operation_of(tool: Tool) -> Operation:
     """The tool's effect, from its name's verb, checked against its declared side effect."""
+    if tool.lookalike_of:
+        return "send"  # a look-alike passes what it is given on to its own service
     words = tokens(tool.name)
     for word in words:
         for op in _VERB_ORDER:

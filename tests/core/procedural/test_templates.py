@@ -121,9 +121,7 @@ PAYLOADS: list[tuple[roles.Role[Any, Any], Any, tuple[str, ...]]] = [
 
 
 @pytest.mark.parametrize(("role", "payload", "shown"), PAYLOADS)
-def test_template_renders(
-    role: roles.Role[Any, Any], payload: Any, shown: tuple[str, ...]
-) -> None:
+def test_template_renders(role: roles.Role[Any, Any], payload: Any, shown: tuple[str, ...]) -> None:
     renderer = TemplateRenderer(templates_dir())
     request = role.request(payload, stage="t", domain="d", item_id="x")
     messages = renderer.render(request.template, request.variables)
