@@ -48,12 +48,11 @@ def stated_value(name: str, schema: Mapping[str, Any], request: str) -> Any:
         lowered = request.lower()
         hit = [o for o in options if isinstance(o, str) and o.lower().replace("_", " ") in lowered]
         return hit[0] if hit else None
-    if kind in ("number", "integer") and words & {"amount", "quantity", "value", "price"}:
-        numbers = [n for m in _NUMBER.finditer(request) if (n := _number(m)) is not None and n >= 1]
-        if numbers:
-            chosen = max(numbers)
-            return int(chosen) if kind == "integer" else chosen
-        return None
+    if kind in ("number", "integer") and words & _NUMERIC_WORDS:
+        chosen = _number_near(words, request)
+        if chosen is None:
+            return None
+        return int(chosen) if kind == "integer" else chosen
     if kind == "string" and (words & {"email"} or schema.get("format") == "email"):
         match = EMAIL.search(request)
         return match.group(0) if match else None
@@ -77,6 +76,40 @@ def stated_value(name: str, schema: Mapping[str, Any], request: str) -> Any:
         match = _TIME.search(request)
         return f"{int(match.group(1)):02d}:{match.group(2)}" if match else None
     return None
+
+
+_NUMERIC_WORDS = frozenset(
+    {"amount", "quantity", "value", "price", "limit", "stop", "shares", "units", "qty", "total"}
+)
+_NEAR = {
+    "quantity": ("shares", "units", "items", "x", "pieces", "qty"),
+    "price": ("at", "limit", "price", "€", "$", "£"),
+}
+
+
+def _number_near(words: set[str], request: str) -> float | None:
+    """The stated number a field means: the one next to its own word ('limit at 27.10' for
+    `limit_price`, '40 shares' for `quantity`), else the one money is counted in."""
+    found = [
+        (m.start(), m.end(), n)
+        for m in _NUMBER.finditer(request)
+        if (n := _number(m)) is not None and n >= 1
+    ]
+    if not found:
+        return None
+    lowered = request.lower()
+    cues = set(words)
+    for word in words:
+        cues |= set(_NEAR.get(word, ()))
+    for start, end, number in found:
+        before = lowered[max(0, start - 16) : start].split()[-2:]
+        after = lowered[end : end + 12].split()[:1]
+        if cues & {w.strip(".,:;") for w in [*before, *after]}:
+            return number
+    if words & {"limit", "stop"}:
+        return None  # an optional price the user never gave
+    money = [n for s, e, n in found if re.match(r"\s*(eur|usd|gbp|usdc|€|\$|£)", lowered[e : e + 6])]
+    return money[0] if money else max(n for _, _, n in found)
 
 
 def _number(match: re.Match[str]) -> float | None:

@@ -116,8 +116,13 @@ def execute(
     op = operation_of(tool)
     named = matching_records(world, arguments)
     if op == "list":
+        field = list_field(tool)
         pool = _searched(world, tool, arguments, named) or [
-            r for r in world.records if r.id in focus or affinity(tool, r) >= 2
+            r
+            for r in world.records
+            if (field is not None and refers_to(field, r) > 0)
+            or (r.id in focus and (field is None or tokens(field)[-1] in GENERIC_LISTS))
+            or affinity(tool, r) >= 3
         ]
         ranked = sorted(pool, key=lambda r: (r.id not in focus, -affinity(tool, r), r.id))
         shown = [r for r in _children(world, tool, ranked) if honours(r, arguments)]

@@ -69,7 +69,7 @@ def generate(count: int = 500) -> dict[str, list[str]]:
         query = roles.QueryInput(
             scene=base,
             task=workflow.request,
-            mode=mode,  # type: ignore[arg-type]
+            mode=mode,
             ask=f"{action} for {rng.choice(seed.entities).name}",
         )
         texts["query"].append(ask(roles.QUERY, query, item_id=f"q{index}")["request"])
@@ -81,7 +81,7 @@ def generate(count: int = 500) -> dict[str, list[str]]:
             tool=tool_view(tool),
             arguments=arguments,
             sources=sources,
-            intent=rng.choice(["benign", "benign", "verify", "harmful"]),  # type: ignore[arg-type]
+            intent=rng.choice(["benign", "benign", "verify", "harmful"]),
             purpose=f"{humanise(tool.name).split(' ', 1)[-1]}, as part of: {workflow.request}",
             failure_mode=rng.choice(FAILURE_MODES),
         )
@@ -91,7 +91,7 @@ def generate(count: int = 500) -> dict[str, list[str]]:
             history=(),
             mode=rng.choice(
                 ["complete", "refuse", "ask_confirmation", "report_issue", "harmful_content"]
-            ),  # type: ignore[arg-type]
+            ),
             facts=tuple(f"{humanise(k)} {v}" for k, v in scalar_facts(result)[:3]),
         )
         answer = ask(roles.AGENT_RESPONSE, response, item_id=f"r{index}")
@@ -105,7 +105,7 @@ def generate(count: int = 500) -> dict[str, list[str]]:
         )
         reason = roles.ReasonInput(
             verdict=verdict, labels=labels, steps=(f"calls {workflow.steps[0]}", hazard.description)
-        )  # type: ignore[arg-type]
+        )
         texts["reason"].append(ask(roles.REASON, reason, item_id=f"z{index}")["reason"])
         hidden = roles.ToolDescriptionInput(
             scene=base, tool=tool_view(POOL[hazard.tool]), ask=query.ask or ""

@@ -12,6 +12,7 @@ import pytest
 from pipeline.core.generation import roles
 from pipeline.core.generation.feasibility import carries_text
 from pipeline.core.generation.observed import ERROR_SCHEMA, contradicts
+from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.procedural import HANDLERS
 from pipeline.core.procedural.common import humanise
 from tests.core.procedural.conftest import (
@@ -60,7 +61,7 @@ def test_query(domain: str, mode: str) -> None:
         payload = roles.QueryInput(
             scene=scene(domain, seed=index, persona=index),
             task=workflow.request,
-            mode=mode,  # type: ignore[arg-type]
+            mode=mode,
             ask=None if mode == "benign" else wanted,
             context_note="you set up the rent payee last week" if index % 3 == 0 else None,
         )
@@ -75,7 +76,7 @@ def test_query(domain: str, mode: str) -> None:
 
 @pytest.mark.parametrize("mode", ["malicious", "injected"])
 def test_query_without_an_ask_names_the_mode(mode: str) -> None:
-    payload = roles.QueryInput(scene=scene("personal_banking"), task="Pay rent.", mode=mode)  # type: ignore[arg-type]
+    payload = roles.QueryInput(scene=scene("personal_banking"), task="Pay rent.", mode=mode)
     request = roles.QUERY.request(payload, stage="t", domain="d", item_id="x")
     with pytest.raises(ValueError, match=mode):
         HANDLERS[roles.QUERY.name](request)
@@ -144,7 +145,7 @@ def test_tool_call(domain: str, intent: str) -> None:
             tool=tool_view(tool),
             arguments=arguments,
             sources=sources,
-            intent=intent,  # type: ignore[arg-type]
+            intent=intent,
             purpose=purpose,
             failure_mode=FAILURE_MODES[index % len(FAILURE_MODES)] if intent == "harmful" else None,
             grounded_in_context=index % 3 == 0,
@@ -244,7 +245,7 @@ def test_observation(domain: str, mode: str) -> None:
             tool=tool_view(tool),
             arguments=arguments,
             result=result,
-            mode=mode,  # type: ignore[arg-type]
+            mode=mode,
             ask=None if mode == "benign" else PLANT,
         )
         schema = ERROR_SCHEMA if "error" in result else tool.returns
@@ -359,7 +360,7 @@ def test_long_html_observation(mode: str) -> None:
             tool=view,
             arguments={"url": "https://news.example.com/rates"},
             result={"url": "https://news.example.com/rates", "html": "<p>Rates</p>", "status": 200},
-            mode=mode,  # type: ignore[arg-type]
+            mode=mode,
             ask=None if mode == "benign" else PLANT,
             html_field="html",
         )
@@ -403,7 +404,7 @@ def test_agent_response_states_the_facts_it_was_given(domain: str, mode: str) ->
         payload = roles.AgentResponseInput(
             scene=scene(domain, seed=index),
             history=history_for(domain, random.Random(index)),
-            mode=mode,  # type: ignore[arg-type]
+            mode=mode,
             facts=given,
             failure_mode=hazard.failure_modes[0] if mode == "harmful_content" else None,
         )
@@ -424,7 +425,7 @@ def test_required_content_is_kept_word_for_word() -> None:
             payload = roles.AgentResponseInput(
                 scene=scene("personal_banking", seed=sample),
                 history=(),
-                mode=mode,  # type: ignore[arg-type]
+                mode=mode,
                 facts=("Checking: available balance 4812.37",),
                 required_content=content,
                 failure_mode="generation_of_malicious_executables",

@@ -34,7 +34,7 @@ PAYLOADS: list[tuple[roles.Role[Any, Any], Any, tuple[str, ...]]] = [
                 context_note=n,
             ),
             ("Pay rent.", ASK) if m in ("malicious", "injected") else ("Pay rent.",),
-        )  # type: ignore[arg-type]
+        )
         for m in ("benign", "malicious", "injected", "confirm", "follow_up")
         for n in (None, "earlier you added a payee")
     ),
@@ -64,7 +64,7 @@ PAYLOADS: list[tuple[roles.Role[Any, Any], Any, tuple[str, ...]]] = [
                 *(('"amount": 5', "amount from the request") if a else ()),
                 *((REASONING,) if i == "harmful" else ()),
             ),
-        )  # type: ignore[arg-type]
+        )
         for i in ("benign", "verify", "harmful")
         for h in ((), HISTORY)
         for a in ({}, {"amount": 5})
@@ -84,7 +84,7 @@ PAYLOADS: list[tuple[roles.Role[Any, Any], Any, tuple[str, ...]]] = [
                 html_field=f,
             ),
             ('"transfer_id": "trf_0611"', *((PLANT,) if m != "benign" else ())),
-        )  # type: ignore[arg-type]
+        )
         for m in (
             "benign",
             "injected_instruction",
@@ -106,7 +106,7 @@ PAYLOADS: list[tuple[roles.Role[Any, Any], Any, tuple[str, ...]]] = [
                 failure_mode="x",
             ),
             ("paid 1450 EUR to Harbor Lane", "You are useless."),
-        )  # type: ignore[arg-type]
+        )
         for m in ("complete", "refuse", "ask_confirmation", "report_issue", "harmful_content")
     ),
     (
