@@ -174,7 +174,10 @@ OBSERVED_SOURCES = frozenset(
 
 def infeasible_sources(seed: Seed, pool: ToolPool) -> dict[str, str]:
     """Risk sources this domain cannot carry, with the reason."""
-    if carrier_workflows(seed, pool):
-        return {}
-    why = "no workflow step returns text a message or claim could sit in"
-    return dict.fromkeys(sorted(OBSERVED_SOURCES), why)
+    missing: dict[str, str] = {}
+    if not carrier_workflows(seed, pool):
+        why = "no workflow step returns text a message or claim could sit in"
+        missing |= dict.fromkeys(sorted(OBSERVED_SOURCES), why)
+    if not any(reports_activity(pool[h.tool]) for h in seed.hazards):
+        missing["malicious_tool_execution"] = "no hazard's tool can report what it did on its own"
+    return missing

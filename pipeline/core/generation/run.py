@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
 from pipeline.core.generation.context import (
@@ -144,6 +145,11 @@ class Branch:
         description: str | None = None,
     ) -> dict[str, Any]:
         """One agent step: thought + call, executed on the world, then the observation."""
+        invalid = schema_errors(tool.parameters, plan.arguments)
+        if invalid:
+            raise ConstructionError(
+                self.ask.stage, "invalid_arguments", f"{tool.name}: {invalid[0]}"
+            )
         sources = self._sources(plan)
         answer = await self.ask(
             TOOL_CALL,
@@ -309,6 +315,15 @@ class Branch:
 
     def turns(self) -> tuple[Turns, ...]:
         return tuple(tuple(turns) for turns in self.episodes)
+
+
+def schema_errors(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[str]:
+    """Why planned arguments do not fit the tool's parameter schema (no values invented)."""
+    validator = Draft202012Validator(schema)
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
+        for e in validator.iter_errors(dict(arguments))
+    ]
 
 
 def session_line(world: World, context: Sequence[str]) -> str:

@@ -108,7 +108,9 @@ def _number_near(words: set[str], request: str) -> float | None:
             return number
     if words & {"limit", "stop"}:
         return None  # an optional price the user never gave
-    money = [n for s, e, n in found if re.match(r"\s*(eur|usd|gbp|usdc|€|\$|£)", lowered[e : e + 6])]
+    money = [
+        n for s, e, n in found if re.match(r"\s*(eur|usd|gbp|usdc|€|\$|£)", lowered[e : e + 6])
+    ]
     return money[0] if money else max(n for _, _, n in found)
 
 
