@@ -28,9 +28,13 @@ def _safe(trajectories: list[Trajectory]) -> list[Trajectory]:
 
 
 def _planned(trajectories: list[Trajectory]) -> dict[str, dict[str, int]]:
-    """The leaf counts a plan for exactly these unsafe traces would have asked for."""
+    """The leaf counts of a plan that asked for each leaf of these unsafe traces often enough
+    (`REQUIRED_FROM` times per trace) that losing it entirely fails the gate."""
     return {
-        axis: dict(Counter(getattr(t.labels, axis) for t in trajectories if t.labels))
+        axis: {
+            leaf: n * gates.REQUIRED_FROM
+            for leaf, n in Counter(getattr(t.labels, axis) for t in trajectories if t.labels).items()
+        }
         for axis in AXES
     }
 
@@ -64,10 +68,17 @@ def test_leaf_coverage_passes_when_every_planned_leaf_is_present(taxonomy: Taxon
 def test_leaf_coverage_names_a_planned_leaf_that_no_trace_carries(taxonomy: Taxonomy) -> None:
     release = make_release(6)
     planned = _planned(release)
-    planned["real_world_harm"]["physical_and_health_harm"] = 2
+    planned["real_world_harm"]["physical_and_health_harm"] = gates.REQUIRED_FROM
     outcome = gates.leaf_coverage(release, planned, taxonomy)
     assert not outcome.passed
     assert "physical_and_health_harm" in outcome.description
+
+
+def test_leaf_coverage_forgives_a_leaf_planned_too_rarely_to_expect(taxonomy: Taxonomy) -> None:
+    release = make_release(6)
+    planned = _planned(release)
+    planned["real_world_harm"]["physical_and_health_harm"] = gates.REQUIRED_FROM - 1
+    assert gates.leaf_coverage(release, planned, taxonomy).passed
 
 
 def test_leaf_coverage_does_not_require_a_leaf_planned_zero_times(taxonomy: Taxonomy) -> None:
