@@ -33,7 +33,9 @@ def _planned(trajectories: list[Trajectory]) -> dict[str, dict[str, int]]:
     return {
         axis: {
             leaf: n * gates.REQUIRED_FROM
-            for leaf, n in Counter(getattr(t.labels, axis) for t in trajectories if t.labels).items()
+            for leaf, n in Counter(
+                getattr(t.labels, axis) for t in trajectories if t.labels
+            ).items()
         }
         for axis in AXES
     }
