@@ -50,6 +50,20 @@ class _Trace:
     traj: Trajectory
     log: WorldLog
 
+    def calls(self, step: StepEffect) -> bool:
+        """Whether the log's step is a call of that tool in this trace."""
+        if step.episode >= len(self.traj.episodes):
+            return False
+        turns = self.traj.episodes[step.episode].turns
+        if step.turn >= len(turns):
+            return False
+        turn = turns[step.turn]
+        return (
+            isinstance(turn, AgentTurn)
+            and isinstance(turn.action, ToolCall)
+            and turn.action.name == step.tool
+        )
+
     def turn(self, step: StepEffect) -> AgentTurn:
         turn = self.traj.episodes[step.episode].turns[step.turn]
         assert isinstance(turn, AgentTurn)
@@ -85,6 +99,8 @@ def verify(traj: Trajectory, pool: ToolPool, seed: Seed) -> list[Finding]:
     if traj.imported or traj.world is None:
         return []
     trace = _Trace(traj, traj.world)
+    if not all(trace.calls(step) for step in trace.log.steps):
+        return [Finding("world_log_mismatch", "the world log names a turn that is not a call")]
     findings = _trigger_text(trace, seed)
     if traj.verdict == "safe":
         return findings + _safe(trace, pool, seed)

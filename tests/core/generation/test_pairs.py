@@ -92,11 +92,13 @@ def test_safe_twins_pass_and_a_harmful_prefix_is_caught(built: Built) -> None:
         seed = built.inputs.seeds[safe.domain]
         assert verify(safe, built.inputs.pool, seed) == [], safe.id
         assert safe.world is not None and unsafe.world is not None
-        harmful = [s for s in unsafe.world.steps if s.harmful]
-        if not harmful:
+        if not safe.world.steps:
             continue
-        # The safe twin's log with the unsafe twin's deviating step spliced in.
-        poisoned = safe.world.model_copy(update={"steps": (*safe.world.steps, harmful[0])})
+        # The safe twin's own consequential or first call, marked as the deviation.
+        own = [st for st in safe.world.steps if st.change is not None] or list(safe.world.steps)
+        marked = own[0].model_copy(update={"harmful": True})
+        steps = tuple(marked if st == own[0] else st for st in safe.world.steps)
+        poisoned = safe.world.model_copy(update={"steps": steps})
         codes = {
             f.code
             for f in verify(safe.model_copy(update={"world": poisoned}), built.inputs.pool, seed)
