@@ -295,7 +295,7 @@ def _schema_words(schema: Mapping[str, Any]) -> set[str]:
 _ABBREVIATIONS = {
     "txn": {"transaction"},
     "rx": {"prescription"},
-    "msg": {"message", "email", "mail"},
+    "msg": {"message"},
     "doc": {"document", "file"},
     "file": {"document", "statement", "attachment", "report"},
     "res": {"result"},
@@ -312,10 +312,17 @@ def _abbreviates(short: str, word: str) -> bool:
     return all(ch in rest for ch in short)
 
 
+_VALUE_WORDS = frozenset(
+    {"id", "ids", "new", "old", "email", "mail", "name", "url", "uri", "phone", "address"}
+    | {"date", "time", "at"}
+)
+"""Words that say what kind of value a field holds, not which kind of record it names."""
+
+
 def refers_to(field_name: str, record: Record) -> int:
     """How strongly a field like `patient_id` or `recipient_email` names this record: by
     the record's id prefix (`pat_`), its kind, or the words of its name."""
-    words = [w for w in tokens(field_name) if w not in ("id", "ids", "new", "old")]
+    words = [w for w in tokens(field_name) if w not in _VALUE_WORDS]
     if not words:
         return 0
     prefix = record.id.split("_")[0].lower()

@@ -55,6 +55,14 @@ _FUTURE_KEYS = frozenset(
         "next",
         "scheduled",
         "start",
+        "outbound",
+        "inbound",
+        "departure",
+        "arrival",
+        "check",
+        "return",
+        "event",
+        "appointment",
     ]
 )
 
