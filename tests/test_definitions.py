@@ -21,15 +21,26 @@ def test_construction_assets_are_partitioned_by_domain() -> None:
     assert graph.get(dg.AssetKey("release")).partitions_def is None
 
 
-def test_release_gates_are_blocking_checks() -> None:
-    checks = {
-        key.name
-        for key in defs.resolve_asset_graph().asset_check_keys
-        if key.asset_key == dg.AssetKey("release_candidate")
+def test_release_gates_are_blocking_checks_on_the_candidate() -> None:
+    """Blocking is what stops the release; tests/defs/test_checks.py shows it doing so."""
+    graph = defs.resolve_asset_graph()
+    gates = {key.name: graph.get_check_spec(key) for key in graph.asset_check_keys}
+    assert sorted(gates) == ["balance", "leaf_coverage", "pair_integrity", "schema"]
+    assert all(spec.blocking for spec in gates.values())
+    assert {spec.asset_key for spec in gates.values()} == {dg.AssetKey("release_candidate")}
+
+
+def test_jobs_select_construction_then_the_gated_release() -> None:
+    construct = defs.resolve_job_def("construct_domains")
+    assert construct.asset_layer.selected_asset_keys == {
+        dg.AssetKey(stage)
+        for stage in ("blueprints", "skeletons", "injected", "paired", "filtered")
     }
+    publish = defs.resolve_job_def("publish")
+    assert publish.asset_layer.selected_asset_keys == {
+        dg.AssetKey("release_candidate"),
+        dg.AssetKey("release"),
+    }
+    checks = {key.name for key in publish.asset_layer.asset_graph.asset_check_keys}
     assert checks == {"balance", "leaf_coverage", "pair_integrity", "schema"}
-
-
-def test_jobs_resolve() -> None:
-    assert defs.resolve_job_def("construct_domains") is not None
-    assert defs.resolve_job_def("publish") is not None
+    assert not construct.asset_layer.asset_graph.asset_check_keys

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -11,11 +11,11 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from pipeline.core.build.config import BuildConfig
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.model.errors import AtbenchError
-from pipeline.core.model.spec import ReleaseSpec
 
 if TYPE_CHECKING:
     import dagster as dg
@@ -44,32 +44,8 @@ def contiguous_ranges(selected: list[str], order: list[str]) -> list[tuple[str, 
     return ranges
 
 
-def release_domains(settings: Mapping[str, Any]) -> list[str]:
-    """The release's domain list (`settings["domains"]`, default every seed), checked."""
-    order = domain_ids()
-    selected = [d for d in str(settings.get("domains", "")).split(",") if d] or order
-    unknown = sorted(set(selected) - set(order))
-    if unknown:
-        raise AtbenchError(f"unknown domains {unknown}; seeds define: {', '.join(order)}")
-    return selected
-
-
-def settings_for_spec(spec: ReleaseSpec) -> dict[str, Any]:
-    """Build settings whose spec is exactly `spec` (e.g. a published release's)."""
-    return {
-        "size": spec.size,
-        "seed": spec.seed,
-        "unsafe_share": spec.unsafe_share,
-        "long_context_share": spec.long_context_share,
-        "long_html_share": spec.long_html_share,
-        "domains": ",".join(spec.domains),
-        "backend": spec.backend,
-        "model": spec.model,
-    }
-
-
 def run_stages(
-    settings: Mapping[str, Any],
+    config: BuildConfig,
     partitions: Sequence[str] | None = None,
     *,
     console: Console | None = None,
@@ -77,11 +53,11 @@ def run_stages(
 ) -> None:
     """Materialise every construction stage for `partitions` (default: every release domain)."""
     with _progress(console) as progress:
-        _materialise_stages(settings, partitions, progress, instance or _cli_instance())
+        _materialise_stages(config, partitions, progress, instance or _cli_instance())
 
 
 def run_build(
-    settings: Mapping[str, Any],
+    config: BuildConfig,
     out: Path,
     *,
     partitions: Sequence[str] | None = None,
@@ -90,7 +66,7 @@ def run_build(
 ) -> dict[str, Any]:
     """Materialise the stages for `partitions`, then the gated release from the work folder.
 
-    `settings["domains"]` is the release's domain list and fixes the spec (and so the work
+    `config.domains` is the release's domain list and fixes the spec (and so the work
     folder); `partitions` only says which of them to rebuild first. The release consolidates
     every domain of the spec, so the other domains' stage files must already be there.
     """
@@ -101,7 +77,7 @@ def run_build(
     instance = instance or _cli_instance()
     with _progress(console) as progress:
         run_config, task = _materialise_stages(
-            settings, partitions, progress, instance, extra_steps=1
+            config, partitions, progress, instance, extra_steps=1
         )
         progress.update(task, description="release")
         publish = defs.resolve_job_def("publish")
@@ -145,7 +121,7 @@ def _progress(console: Console | None) -> Progress:
 
 
 def _materialise_stages(
-    settings: Mapping[str, Any],
+    config: BuildConfig,
     partitions: Sequence[str] | None,
     progress: Progress,
     instance: dg.DagsterInstance,
@@ -166,7 +142,7 @@ def _materialise_stages(
     from pipeline.definitions import defs
 
     order = domain_ids()
-    domains = release_domains(settings)
+    domains = list(config.spec().domains)
     selected = list(partitions) if partitions is not None else domains
     outside = sorted(set(selected) - set(domains))
     if outside:
@@ -175,7 +151,7 @@ def _materialise_stages(
         )
     # Pin the domain list so every stage of this build sees the same spec (and work folder).
     run_config: dict[str, Any] = {
-        "resources": {"settings": {"config": {**settings, "domains": ",".join(domains)}}},
+        "resources": {"settings": {"config": config.resource_config()}},
         # The progress bar speaks on the terminal; step logs stay in the run's event log (UI).
         "loggers": {"console": {"config": {"log_level": "WARNING"}}},
     }
@@ -253,7 +229,7 @@ def build(
     if backend not in ("procedural", "openai"):
         raise AtbenchError(f"--backend must be procedural or openai, got {backend!r}")
     load_inputs()  # fail fast, naming file, record and field, before anything is written
-    settings = {
+    options = {
         "size": size,
         "seed": seed,
         "backend": backend,
@@ -265,8 +241,10 @@ def build(
         "timeout_s": timeout,
         "max_tokens": max_tokens,
     }
+    # An option left at its empty default ("" or 0) defers to ATBENCH_* or the default.
+    config = BuildConfig.load(**{key: value for key, value in options.items() if value})
     console = Console()
-    summary = run_build(settings, out.resolve(), console=console)
+    summary = run_build(config, out.resolve(), console=console)
     console.print(
         f"[bold green]release v{summary['version']}[/] at {summary['path']}: "
         f"{summary['total']} trajectories ({summary['unsafe']} unsafe, {summary['safe']} safe), "

@@ -7,20 +7,21 @@ import os
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from pipeline.cli.build import run_stages, settings_for_spec
+from pipeline.cli.build import run_stages
+from pipeline.core.build.config import BuildConfig
 from pipeline.core.build.regen import Rebuild, read_source_release, regenerate_domain
-from pipeline.core.build.stages import Workspace
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.model.errors import AtbenchError
 from pipeline.core.model.spec import ReleaseSpec
-from pipeline.core.release.importers import FLAGS, ImportFormat, import_benchmark, report_path
+from pipeline.core.release.importers import FLAGS, import_benchmark, report_path
 from pipeline.core.release.publish import MANIFEST_FILE
 
 if TYPE_CHECKING:
@@ -78,11 +79,12 @@ def regen(
     settings_extra["max_concurrency"] = concurrency
     if print_run_config:
         spec = read_source_release(release).spec
-        config = {
-            "resources": {"settings": {"config": {**settings_for_spec(spec), **settings_extra}}},
+        config = BuildConfig.for_spec(spec, **settings_extra)
+        run_config = {
+            "resources": {"settings": {"config": config.resource_config()}},
             "ops": {"release": {"config": {"out": str(out.resolve())}}},
         }
-        typer.echo(json.dumps(config))
+        typer.echo(json.dumps(run_config))
         return
     inputs = load_inputs()  # fail fast, naming file, record and field, before anything runs
     console = Console()
@@ -112,17 +114,9 @@ def dagster_rebuild(
     structured-output dialect, concurrency)."""
 
     def rebuild(spec: ReleaseSpec, domain: str) -> Workspace:
-        from pipeline.defs.resources import BuildSettings
-
-        settings = {**settings_for_spec(spec), **settings_extra}
-        resource = BuildSettings(**settings)
-        if resource.spec() != spec:
-            raise AtbenchError(
-                f"these settings build spec {resource.spec().key()}, not the release's "
-                f"{spec.key()}; check ATBENCH_MODEL and the backend options"
-            )
-        run_stages(settings, [domain], console=console, instance=instance)
-        return resource.workspace()
+        config = BuildConfig.for_spec(spec, **settings_extra)
+        run_stages(config, [domain], console=console, instance=instance)
+        return config.workspace()
 
     return rebuild
 
@@ -163,9 +157,7 @@ def import_release(
     refused (rejected, with the reason) are listed in <out>.import-report.json.
     """
     taxonomy = load_inputs().taxonomy
-    summary, report = import_benchmark(
-        path, cast(ImportFormat, fmt.value), out.resolve(), taxonomy=taxonomy
-    )
+    summary, report = import_benchmark(path, fmt.value, out.resolve(), taxonomy=taxonomy)
     console = Console()
     console.print(
         f"[bold green]release v{summary.version}[/] at {summary.out_dir}: imported "

@@ -20,7 +20,8 @@ import duckdb
 from pydantic import ValidationError
 
 from pipeline import __version__
-from pipeline.core.build.stages import Workspace, plan_record
+from pipeline.core.build.stages import plan_record
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.files import read_structured
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.llm.ledger import read_ledger

@@ -13,13 +13,13 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from pipeline import __version__
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.filtering.judge import (
     JudgeOutcome,
     agreement,
@@ -42,7 +42,7 @@ from pipeline.core.generation.construction import (
 from pipeline.core.generation.planner import Blueprint, coverage, plan_release
 from pipeline.core.inputs.files import read_jsonl, write_json_atomic, write_jsonl_atomic
 from pipeline.core.inputs.loading import Inputs
-from pipeline.core.inputs.paths import outputs_dir, templates_dir
+from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMSettings, make_client, summarise_ledger
 from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.model.labels import leaf_context
@@ -56,43 +56,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 STAGES = ("plan", "skeletons", "injected", "paired", "filtered")
-
-
-@dataclass(frozen=True)
-class Workspace:
-    """The folder of one build: stage files, rejections and the ledger, per domain."""
-
-    root: Path
-
-    @classmethod
-    def for_spec(cls, spec: ReleaseSpec, outputs: Path | None = None) -> Workspace:
-        return cls((outputs or outputs_dir()) / "builds" / spec.key())
-
-    def stage_file(self, stage: str, domain: str) -> Path:
-        return self.root / stage / f"{domain}.jsonl"
-
-    def rejections_file(self, stage: str, domain: str) -> Path:
-        return self.root / "rejections" / stage / f"{domain}.jsonl"
-
-    @property
-    def cache_dir(self) -> Path:
-        """The response cache, shared by every build under the same outputs folder."""
-        return self.root.parent.parent / "cache"
-
-    def ledger_dir(self, domain: str) -> Path:
-        return self.root / "ledger" / domain
-
-    def read(self, stage: str, domain: str, model: type[Any]) -> list[Any]:
-        path = self.stage_file(stage, domain)
-        if not path.exists():
-            raise FileNotFoundError(
-                f"{path} is missing: materialise stage {stage!r} for domain {domain!r} first"
-            )
-        return read_jsonl(path, model)
-
-    def rejections(self, domain: str) -> list[Rejection]:
-        found = sorted((self.root / "rejections").glob(f"*/{domain}.jsonl"))
-        return [r for path in found for r in read_jsonl(path, Rejection)]
 
 
 class StageReport(BaseModel):
@@ -170,7 +133,7 @@ def plan_stage(spec: ReleaseSpec, inputs: Inputs, domain: str, ws: Workspace) ->
     blueprints = plan.blueprints[domain]
     write_jsonl_atomic(ws.stage_file("plan", domain), blueprints)
     write_json_atomic(
-        ws.root / "plan" / "coverage.json",
+        ws.plan_record_file,
         {
             "coverage": {axis: dict(c) for axis, c in coverage(plan).items()},
             "incompatible": [i.model_dump() for i in plan.incompatibilities],
@@ -322,7 +285,7 @@ async def filter_stage(
 
     report = await _run_stage("filtered", domain, ws, ctx, work)
     agreed = agreement(outcomes, by_rules)
-    record_agreement(ws.root / "judge_agreement", domain, agreed)
+    record_agreement(ws.agreement_dir, domain, agreed)
     report.details |= {
         "rules": {
             name: {"kept": len(trajectories) - counts[name], "rejected": counts[name]}
@@ -337,7 +300,7 @@ async def filter_stage(
 
 def plan_record(ws: Workspace) -> dict[str, Any]:
     """The plan's leaf coverage and incompatibilities, as `plan_stage` wrote them."""
-    data: dict[str, Any] = json.loads((ws.root / "plan" / "coverage.json").read_text())
+    data: dict[str, Any] = json.loads(ws.plan_record_file.read_text())
     return data
 
 
@@ -345,8 +308,8 @@ def candidate_stage(spec: ReleaseSpec, ws: Workspace) -> StageReport:
     """Consolidate every domain's kept traces and rejections for the release gates."""
     trajectories = [t for d in spec.domains for t in ws.read("filtered", d, Trajectory)]
     rejections = [r for d in spec.domains for r in ws.rejections(d)]
-    write_jsonl_atomic(ws.root / "candidate" / "trajectories.jsonl", trajectories)
-    write_jsonl_atomic(ws.root / "candidate" / "rejections.jsonl", rejections)
+    write_jsonl_atomic(ws.candidate_trajectories_file, trajectories)
+    write_jsonl_atomic(ws.candidate_rejections_file, rejections)
     return StageReport(
         stage="candidate",
         domain="*",
@@ -364,9 +327,9 @@ def publish_stage(
 ) -> ReleaseSummary:
     """Write the release (the only DuckDB writer) and swap it into `out_dir` atomically."""
     trajectories = read_jsonl(
-        ws.root / "candidate" / "trajectories.jsonl", Trajectory, leaf_context(inputs.taxonomy)
+        ws.candidate_trajectories_file, Trajectory, leaf_context(inputs.taxonomy)
     )
-    rejections = read_jsonl(ws.root / "candidate" / "rejections.jsonl", Rejection)
+    rejections = read_jsonl(ws.candidate_rejections_file, Rejection)
     ledger = read_ledger(sorted(p for d in spec.domains for p in ws.ledger_dir(d).glob("*.jsonl")))
     return publish_release(
         trajectories,

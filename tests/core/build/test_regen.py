@@ -16,10 +16,11 @@ import duckdb
 import pytest
 from rich.console import Console
 
-from pipeline.cli.build import run_build, settings_for_spec
+from pipeline.cli.build import run_build
 from pipeline.cli.release import dagster_rebuild
+from pipeline.core.build.config import BuildConfig
 from pipeline.core.build.regen import read_source_release, regenerate_domain
-from pipeline.core.build.stages import Workspace
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.files import write_json_atomic, write_jsonl_atomic
 from pipeline.core.inputs.paths import project_root
 from pipeline.core.inputs.taxonomy import default_taxonomy
@@ -28,10 +29,9 @@ from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.release.publish import publish_release
 from pipeline.core.release.store import load_trajectories
 from pipeline.defs.resources import inputs
+from tests.support.builds import DOMAINS, DefaultBuild
 from tests.support.factories import make_ledger_rows, make_rejections, make_release
 
-DOMAINS = ("ecommerce", "education_lms", "email_calendar")
-"""Neighbours in partition order, so each stage is one Dagster run over the three."""
 REGEN = "email_calendar"
 OTHERS = tuple(d for d in DOMAINS if d != REGEN)
 EDIT = ("email and calendar assistant for", "inbox and diary concierge for")
@@ -66,12 +66,10 @@ def _public_rows(release: Path, domains: tuple[str, ...]) -> dict[tuple[str, int
 
 
 @pytest.fixture(scope="module")
-def source(build_root: Path) -> Path:
-    """Version 1: a 3-domain release built through Dagster from the repository's seeds."""
-    out = build_root / "v1"
-    settings = {"size": 12, "domains": ",".join(DOMAINS)}
-    run_build(settings, out, instance=dg.DagsterInstance.ephemeral(), console=_quiet())
-    return out
+def source(build_root: Path, default_build: DefaultBuild) -> Path:
+    """Version 1: the default release, with its work folder copied into this module's outputs
+    so that rebuilding one domain here finds the other domains' stage files."""
+    return default_build.copy_to(build_root).release
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +140,7 @@ def test_dagster_partition_route_publishes_the_same_rows(
     spec = read_source_release(source).spec
     out = build_root / "v2-dagster"
     run_build(
-        settings_for_spec(spec),
+        BuildConfig.for_spec(spec),
         out,
         partitions=[REGEN],
         instance=dg.DagsterInstance.ephemeral(),
@@ -220,7 +218,7 @@ def test_rejections_and_ledger_rows_of_other_domains_are_copied(tmp_path: Path) 
         write_jsonl_atomic(
             ws.stage_file("filtered", domain), [t for t in built if t.domain == domain]
         )
-        write_json_atomic(ws.root / "plan" / "coverage.json", {"coverage": {}})
+        write_json_atomic(ws.plan_record_file, {"coverage": {}})
         return ws
 
     out = tmp_path / "v2"
