@@ -104,6 +104,16 @@ def test_core_has_no_dagster() -> None:
     assert found == []
 
 
+def test_no_private_dagster_module_is_imported() -> None:
+    private = [
+        f"{_relative(path)}:{node.lineno} imports {module}"
+        for path in _modules(PIPELINE)
+        for node, module in _imports(path)
+        if module.startswith("dagster._")
+    ]
+    assert private == []
+
+
 @pytest.mark.parametrize("package", LAYERS)
 def test_each_package_says_what_it_owns_and_lists_it_sorted(package: str) -> None:
     init = CORE / package / "__init__.py"

@@ -30,17 +30,25 @@ def test_release_gates_are_blocking_checks_on_the_candidate() -> None:
     assert {spec.asset_key for spec in gates.values()} == {dg.AssetKey("release_candidate")}
 
 
-def test_jobs_select_construction_then_the_gated_release() -> None:
-    construct = defs.resolve_job_def("construct_domains")
-    assert construct.asset_layer.selected_asset_keys == {
+def test_one_job_plans_constructs_gates_and_publishes() -> None:
+    build = defs.resolve_job_def("build")
+    assert build.asset_layer.selected_asset_keys == {
         dg.AssetKey(stage)
-        for stage in ("blueprints", "skeletons", "injected", "paired", "filtered")
+        for stage in (
+            "blueprints",
+            "skeletons",
+            "injected",
+            "paired",
+            "filtered",
+            "release_candidate",
+            "release",
+        )
     }
-    publish = defs.resolve_job_def("publish")
-    assert publish.asset_layer.selected_asset_keys == {
-        dg.AssetKey("release_candidate"),
-        dg.AssetKey("release"),
-    }
-    checks = {key.name for key in publish.asset_layer.asset_graph.asset_check_keys}
+    checks = {key.name for key in build.asset_layer.asset_graph.asset_check_keys}
     assert checks == {"balance", "leaf_coverage", "pair_integrity", "schema"}
-    assert not construct.asset_layer.asset_graph.asset_check_keys
+
+
+def test_planning_is_unpartitioned_and_every_asset_has_a_code_version() -> None:
+    graph = defs.resolve_asset_graph()
+    assert graph.get(dg.AssetKey("blueprints")).partitions_def is None
+    assert all(graph.get(key).code_version for key in graph.get_all_asset_keys())

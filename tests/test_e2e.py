@@ -43,6 +43,7 @@ def test_one_partition_materialises_on_an_ephemeral_instance(outputs: Path) -> N
 
 
 def test_the_default_release_round_trips(default_build: DefaultBuild) -> None:
+    assert default_build.runs == 1  # plan, construct, gate and publish in one Dagster run
     out = default_build.release
     for name in ("release.duckdb", "atbench.json", "README.md", "manifest.json"):
         assert (out / name).exists(), name

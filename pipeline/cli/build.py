@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from pipeline.core.build.config import BuildConfig
 from pipeline.core.inputs.loading import load_inputs
@@ -20,7 +20,13 @@ from pipeline.core.model.errors import AtbenchError
 if TYPE_CHECKING:
     import dagster as dg
 
-_STAGES = ("blueprints", "skeletons", "injected", "paired", "filtered")
+_PLAN = ("blueprints",)
+_CONSTRUCTION = ("skeletons", "injected", "paired", "filtered")
+_RELEASE = ("release_candidate", "release")
+_RANGE_START = "dagster/asset_partition_range_start"
+_RANGE_END = "dagster/asset_partition_range_end"
+"""The run tags of a partition range, as Dagster's single-run backfills set them (Dagster
+exports no name for them)."""
 
 
 def dagster_home() -> Path:
@@ -51,9 +57,8 @@ def run_stages(
     console: Console | None = None,
     instance: dg.DagsterInstance | None = None,
 ) -> None:
-    """Materialise every construction stage for `partitions` (default: every release domain)."""
-    with _progress(console) as progress:
-        _materialise_stages(config, partitions, progress, instance or _cli_instance())
+    """Plan, then construct `partitions` (default: every release domain), without publishing."""
+    _run(config, partitions, None, console, instance or _cli_instance())
 
 
 def run_build(
@@ -64,37 +69,15 @@ def run_build(
     console: Console | None = None,
     instance: dg.DagsterInstance | None = None,
 ) -> dict[str, Any]:
-    """Materialise the stages for `partitions`, then the gated release from the work folder.
+    """Plan, construct `partitions`, and publish to `out` through the gated `release` asset.
 
     `config.domains` is the release's domain list and fixes the spec (and so the work
-    folder); `partitions` only says which of them to rebuild first. The release consolidates
-    every domain of the spec, so the other domains' stage files must already be there.
+    folder); `partitions` only says which of them to rebuild. The release consolidates every
+    domain of the spec, so the other domains' stage files must already be there.
     """
     import dagster as dg
 
-    from pipeline.definitions import defs
-
-    instance = instance or _cli_instance()
-    with _progress(console) as progress:
-        run_config, task = _materialise_stages(
-            config, partitions, progress, instance, extra_steps=1
-        )
-        progress.update(task, description="release")
-        publish = defs.resolve_job_def("publish")
-        result = publish.execute_in_process(
-            instance=instance,
-            run_config={**run_config, "ops": {"release": {"config": {"out": str(out)}}}},
-            raise_on_error=False,
-        )
-        # A failed gate fails the run too: name the gate before the generic run failure.
-        for check in result.get_asset_check_evaluations():
-            if not check.passed:
-                raise AtbenchError(
-                    f"release gate {check.check_name!r} failed: {check.description}; "
-                    "the previous release (if any) is untouched"
-                )
-        _raise_on_failure(result, "release")
-        progress.advance(task)
+    result = _run(config, partitions, out, console, instance or _cli_instance())
     materialization = next(
         e.materialization
         for e in result.get_asset_materialization_events()
@@ -112,36 +95,31 @@ def _cli_instance() -> dg.DagsterInstance:
 
 def _progress(console: Console | None) -> Progress:
     return Progress(
-        TextColumn("{task.description:<12}"),
+        TextColumn("{task.description:<24}"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total} stages"),
+        TextColumn("{task.completed}/{task.total} runs"),
         TimeElapsedColumn(),
         console=console or Console(stderr=True),
     )
 
 
-def _materialise_stages(
+def _run(
     config: BuildConfig,
     partitions: Sequence[str] | None,
-    progress: Progress,
+    out: Path | None,
+    console: Console | None,
     instance: dg.DagsterInstance,
-    *,
-    extra_steps: int = 0,
-) -> tuple[dict[str, Any], TaskID]:
-    """Run each stage over contiguous ranges of `partitions`.
+) -> dg.ExecuteInProcessResult:
+    """One Dagster run of the `build` job per contiguous range of `partitions` in partition
+    order, so one run for any set of neighbours (every domain, by default).
 
-    Returns the run config (settings with the domain list pinned) and the progress task, which
-    counts `extra_steps` more for the caller.
+    The first run also plans the whole release (once, unpartitioned); with `out`, the last also
+    consolidates every domain, runs the blocking gates and publishes. Returns the last run.
     """
     import dagster as dg
-    from dagster._core.storage.tags import (
-        ASSET_PARTITION_RANGE_END_TAG,
-        ASSET_PARTITION_RANGE_START_TAG,
-    )
 
     from pipeline.definitions import defs
 
-    order = domain_ids()
     domains = list(config.spec().domains)
     selected = list(partitions) if partitions is not None else domains
     outside = sorted(set(selected) - set(domains))
@@ -149,31 +127,43 @@ def _materialise_stages(
         raise AtbenchError(
             f"domains {outside} are not part of this release; it has: {', '.join(domains)}"
         )
-    # Pin the domain list so every stage of this build sees the same spec (and work folder).
-    run_config: dict[str, Any] = {
-        "resources": {"settings": {"config": config.resource_config()}},
-        # The progress bar speaks on the terminal; step logs stay in the run's event log (UI).
-        "loggers": {"console": {"config": {"log_level": "WARNING"}}},
-    }
-    job = defs.resolve_job_def("construct_domains")
-    ranges = contiguous_ranges(selected, order)
-    task = progress.add_task("constructing", total=len(_STAGES) * len(ranges) + extra_steps)
-    for stage in _STAGES:
-        for start, end in ranges:
-            progress.update(task, description=stage)
+    job = defs.resolve_job_def("build")
+    ranges = contiguous_ranges(selected, domain_ids())
+    with _progress(console) as progress:
+        task = progress.add_task("building", total=len(ranges))
+        for index, (start, end) in enumerate(ranges):
+            publish = out is not None and index == len(ranges) - 1
+            stages = [
+                *(_PLAN if index == 0 else ()),
+                *_CONSTRUCTION,
+                *(_RELEASE if publish else ()),
+            ]
+            run_config: dict[str, Any] = {
+                # The domain list is pinned so every run sees the same spec (and work folder).
+                "resources": {"settings": {"config": config.resource_config()}},
+                # The progress bar speaks on the terminal; step logs stay in the event log (UI).
+                "loggers": {"console": {"config": {"log_level": "WARNING"}}},
+            }
+            if publish:
+                run_config["ops"] = {"release": {"config": {"out": str(out)}}}
+            progress.update(task, description=f"domains {start}..{end}")
             result = job.execute_in_process(
                 instance=instance,
                 run_config=run_config,
-                asset_selection=[dg.AssetKey(stage)],
-                tags={
-                    ASSET_PARTITION_RANGE_START_TAG: start,
-                    ASSET_PARTITION_RANGE_END_TAG: end,
-                },
+                asset_selection=[dg.AssetKey(stage) for stage in stages],
+                tags={_RANGE_START: start, _RANGE_END: end},
                 raise_on_error=False,
             )
-            _raise_on_failure(result, f"stage {stage} for domains {start}..{end}")
+            # A failed gate fails the run too: name the gate before the generic run failure.
+            for check in result.get_asset_check_evaluations():
+                if not check.passed:
+                    raise AtbenchError(
+                        f"release gate {check.check_name!r} failed: {check.description}; "
+                        "the previous release (if any) is untouched"
+                    )
+            _raise_on_failure(result, f"the build of domains {start}..{end}")
             progress.advance(task)
-    return run_config, task
+    return result
 
 
 def _raise_on_failure(result: Any, what: str) -> None:

@@ -28,8 +28,9 @@ def _publish(tmp_path: Path, filtered: list[Trajectory]) -> dg.ExecuteInProcessR
         axis: dict(Counter(getattr(t.labels, axis) for t in filtered if t.labels)) for axis in AXES
     }
     write_json_atomic(ws.plan_record_file, {"coverage": planned, "incompatible": []})
-    return defs.resolve_job_def("publish").execute_in_process(
+    return defs.resolve_job_def("build").execute_in_process(
         instance=dg.DagsterInstance.ephemeral(),
+        asset_selection=[dg.AssetKey("release_candidate"), dg.AssetKey("release")],
         run_config={
             "resources": {"settings": {"config": settings.model_dump()}},
             "ops": {"release": {"config": {"out": str(tmp_path / "release")}}},

@@ -26,6 +26,7 @@ from pipeline.core.llm import LLMSettings
 from pipeline.core.model.spec import ReleaseSpec
 
 DOMAINS = ("ecommerce", "education_lms", "email_calendar")
+"""Neighbours in partition order, so the whole build is one Dagster run."""
 SIZE = 12
 
 
@@ -37,6 +38,8 @@ class DefaultBuild:
     """The published release folder."""
     outputs: Path
     """The outputs folder: the work folder under builds/ and the response cache."""
+    runs: int
+    """Dagster runs the build took."""
 
     @property
     def domains(self) -> tuple[str, ...]:
@@ -50,15 +53,15 @@ class DefaultBuild:
         shutil.copytree(self.release, root / "release")
         shutil.copytree(self.outputs, root / "outputs", symlinks=True)
         copy = self.config.model_copy(update={"outputs": root / "outputs"})
-        return DefaultBuild(copy, root / "release", root / "outputs")
+        return DefaultBuild(copy, root / "release", root / "outputs", self.runs)
 
 
 def build_default(root: Path) -> DefaultBuild:
     """Build the default release under `root` on an ephemeral Dagster instance."""
     config = BuildConfig.load(size=SIZE, domains=DOMAINS, outputs=root / "outputs")
-    quiet = Console(file=io.StringIO())
-    run_build(config, root / "release", instance=dg.DagsterInstance.ephemeral(), console=quiet)
-    return DefaultBuild(config, root / "release", root / "outputs")
+    instance = dg.DagsterInstance.ephemeral()
+    run_build(config, root / "release", instance=instance, console=Console(file=io.StringIO()))
+    return DefaultBuild(config, root / "release", root / "outputs", len(instance.get_runs()))
 
 
 PAIRED_DOMAIN = "personal_banking"
@@ -72,7 +75,7 @@ def build_paired(outputs: Path, inputs: Inputs) -> Workspace:
     """Plan, expand, inject and pair `PAIRED_SPEC` procedurally, without Dagster."""
     ws = Workspace.for_spec(PAIRED_SPEC, outputs)
     settings = LLMSettings()
-    stages.plan_stage(PAIRED_SPEC, inputs, PAIRED_DOMAIN, ws)
+    stages.plan_stage(PAIRED_SPEC, inputs, ws)
     for stage in (stages.expand_stage, stages.inject_stage, stages.pair_stage):
         asyncio.run(stage(PAIRED_SPEC, inputs, PAIRED_DOMAIN, ws, settings))
     return ws

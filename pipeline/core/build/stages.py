@@ -128,10 +128,9 @@ async def _each(
     return built, rejected
 
 
-def plan_stage(spec: ReleaseSpec, inputs: Inputs, domain: str, ws: Workspace) -> StageReport:
+def plan_stage(spec: ReleaseSpec, inputs: Inputs, ws: Workspace) -> list[StageReport]:
+    """Plan the whole release once: every domain's blueprint file, and the plan record."""
     plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
-    blueprints = plan.blueprints[domain]
-    write_jsonl_atomic(ws.stage_file("plan", domain), blueprints)
     write_json_atomic(
         ws.plan_record_file,
         {
@@ -139,16 +138,23 @@ def plan_stage(spec: ReleaseSpec, inputs: Inputs, domain: str, ws: Workspace) ->
             "incompatible": [i.model_dump() for i in plan.incompatibilities],
         },
     )
-    return StageReport(
-        stage="plan",
-        domain=domain,
-        written=len(blueprints),
-        details={
-            "pairs": sum(bp.kind == "pair" for bp in blueprints),
-            "benign": sum(bp.kind == "benign" for bp in blueprints),
-            "long_context": sum(bp.long_context for bp in blueprints),
-        },
-    )
+    reports = []
+    for domain in spec.domains:
+        blueprints = plan.blueprints[domain]
+        write_jsonl_atomic(ws.stage_file("plan", domain), blueprints)
+        reports.append(
+            StageReport(
+                stage="plan",
+                domain=domain,
+                written=len(blueprints),
+                details={
+                    "pairs": sum(bp.kind == "pair" for bp in blueprints),
+                    "benign": sum(bp.kind == "benign" for bp in blueprints),
+                    "long_context": sum(bp.long_context for bp in blueprints),
+                },
+            )
+        )
+    return reports
 
 
 async def _run_stage(

@@ -38,7 +38,7 @@ def run_expansion(outputs: Path, base_url: str) -> Path:
         backend="openai", base_url=base_url, model="fake-model", structured_output="json_schema"
     )
     ws = Workspace.for_spec(SPEC, outputs)
-    stages.plan_stage(SPEC, inputs_once(), DOMAIN, ws)
+    stages.plan_stage(SPEC, inputs_once(), ws)
     asyncio.run(stages.expand_stage(SPEC, inputs_once(), DOMAIN, ws, settings))
     return ws.stage_file("skeletons", DOMAIN)
 
