@@ -7,6 +7,7 @@ and never pyplot, so rendering touches no global backend state and is safe in wo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +24,14 @@ from pipeline.core.evaluation.diversity import (
     diversity_report,
     role_texts,
 )
-from pipeline.core.inputs.paths import templates_dir
+from pipeline.core.inputs.paths import project_root, templates_dir
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.release.store import load_trajectories
 
 CARD_TEMPLATE = "dataset_card.md.j2"
+FILTER_PRECISION = Path("benchmarks") / "filter_precision.json"
+"""The filters' measured precision and recall on the test corpus (`benchmarks/filter_precision.py
+--write`), relative to the project root; the card quotes it when present."""
 PLOTS_DIR = "plots"
 DEFAULT_LICENSE = "apache-2.0"
 DEFAULT_PRETTY_NAME = "ATBench-style agent trajectory safety benchmark"
@@ -62,6 +66,10 @@ class CardStats:
     llm: list[dict[str, Any]]
     diversity: dict[str, Any]
     """Per generator role, how varied its text is: `rows` and the two targets."""
+    filter_shares: list[dict[str, Any]]
+    """Per domain and filter, the share of the domain's planned traces that filter rejected."""
+    filter_precision: dict[str, Any] | None
+    """False-positive and catch rates per check on the corpus of known verdicts."""
     turn_lengths: dict[str, list[int]]
     """Turns per trajectory, by label, for the histogram."""
     plots: dict[str, str]
@@ -162,6 +170,8 @@ def collect_stats(
                    FROM llm_calls GROUP BY stage ORDER BY stage""",
             ),
             diversity=_diversity(db_path),
+            filter_shares=filter_shares(con),
+            filter_precision=_filter_precision(),
             turn_lengths={
                 label: [
                     n
@@ -184,6 +194,30 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
     cursor = con.execute(sql)
     names = [column[0] for column in cursor.description or ()]
     return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+
+
+def filter_shares(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Per domain, what share of its planned traces (released or rejected) each filter removed:
+    a rule, the judge, or `twin_rejected` for the twins they took with them."""
+    return _rows(
+        con,
+        """WITH planned AS (
+               SELECT domain, count(*) AS planned FROM (
+                   SELECT domain, uid AS id FROM trajectories
+                   UNION SELECT domain, trajectory_id FROM rejections)
+               GROUP BY domain)
+           SELECT domain, stage, check_name, count(DISTINCT trajectory_id) AS n, planned,
+                  count(DISTINCT trajectory_id) / planned AS share
+           FROM rejections JOIN planned USING (domain)
+           WHERE stage IN ('rules', 'judge', 'pairing')
+           GROUP BY domain, stage, check_name, planned
+           ORDER BY domain, n DESC, check_name""",
+    )
+
+
+def _filter_precision() -> dict[str, Any] | None:
+    path = project_root() / FILTER_PRECISION
+    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def _diversity(db_path: Path) -> dict[str, Any]:
