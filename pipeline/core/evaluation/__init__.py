@@ -1,3 +1,4 @@
-"""Measurements over trajectories: diversity of the generated content."""
+"""Measurements over trajectories: diversity of the generated content, and the filters'
+precision and recall on a labelled corpus."""
 
-__all__ = ["diversity"]
+__all__ = ["diversity", "filter_precision"]
