@@ -50,17 +50,6 @@ def contiguous_ranges(selected: list[str], order: list[str]) -> list[tuple[str, 
     return ranges
 
 
-def run_stages(
-    config: BuildConfig,
-    partitions: Sequence[str] | None = None,
-    *,
-    console: Console | None = None,
-    instance: dg.DagsterInstance | None = None,
-) -> None:
-    """Plan, then construct `partitions` (default: every release domain), without publishing."""
-    _run(config, partitions, None, console, instance or _cli_instance())
-
-
 def run_build(
     config: BuildConfig,
     out: Path,
@@ -75,9 +64,39 @@ def run_build(
     folder); `partitions` only says which of them to rebuild. The release consolidates every
     domain of the spec, so the other domains' stage files must already be there.
     """
+    result = _run(config, partitions, release_ops(out), console, instance or _cli_instance())
+    return _published(result)
+
+
+def run_regen(
+    config: BuildConfig,
+    source: Path,
+    domain: str,
+    out: Path,
+    *,
+    console: Console | None = None,
+    instance: dg.DagsterInstance | None = None,
+) -> dict[str, Any]:
+    """Rebuild `domain` of the release at `source` (built with `config`) and publish the new
+    version to `out` through the gated `release` asset, in one Dagster run."""
+    ops = release_ops(out, regenerate_from=source, domain=domain)
+    return _published(_run(config, [domain], ops, console, instance or _cli_instance()))
+
+
+def release_ops(
+    out: Path, *, regenerate_from: Path | None = None, domain: str = ""
+) -> dict[str, Any]:
+    """Run config of the release assets: where to publish, and what a regeneration rebuilt."""
+    ops: dict[str, Any] = {"release": {"config": {"out": str(out)}}}
+    if regenerate_from is not None:
+        candidate = {"regenerate_from": str(regenerate_from), "domain": domain}
+        ops["release_candidate"] = {"config": candidate}
+    return ops
+
+
+def _published(result: dg.ExecuteInProcessResult) -> dict[str, Any]:
     import dagster as dg
 
-    result = _run(config, partitions, out, console, instance or _cli_instance())
     materialization = next(
         e.materialization
         for e in result.get_asset_materialization_events()
@@ -106,15 +125,16 @@ def _progress(console: Console | None) -> Progress:
 def _run(
     config: BuildConfig,
     partitions: Sequence[str] | None,
-    out: Path | None,
+    release: dict[str, Any],
     console: Console | None,
     instance: dg.DagsterInstance,
 ) -> dg.ExecuteInProcessResult:
     """One Dagster run of the `build` job per contiguous range of `partitions` in partition
     order, so one run for any set of neighbours (every domain, by default).
 
-    The first run also plans the whole release (once, unpartitioned); with `out`, the last also
-    consolidates every domain, runs the blocking gates and publishes. Returns the last run.
+    The first run also plans the whole release (once, unpartitioned); the last also
+    consolidates, runs the blocking gates and publishes, configured by the `release` ops
+    config (`release_ops`). Returns the last run.
     """
     import dagster as dg
 
@@ -132,7 +152,7 @@ def _run(
     with _progress(console) as progress:
         task = progress.add_task("building", total=len(ranges))
         for index, (start, end) in enumerate(ranges):
-            publish = out is not None and index == len(ranges) - 1
+            publish = index == len(ranges) - 1
             stages = [
                 *(_PLAN if index == 0 else ()),
                 *_CONSTRUCTION,
@@ -145,7 +165,7 @@ def _run(
                 "loggers": {"console": {"config": {"log_level": "WARNING"}}},
             }
             if publish:
-                run_config["ops"] = {"release": {"config": {"out": str(out)}}}
+                run_config["ops"] = release
             progress.update(task, description=f"domains {start}..{end}")
             result = job.execute_in_process(
                 instance=instance,

@@ -14,7 +14,7 @@ from typing import Any
 import dagster as dg
 
 from pipeline import __version__
-from pipeline.core.build import stages
+from pipeline.core.build import regen, stages
 from pipeline.core.build.stages import StageReport
 from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.loading import Inputs
@@ -162,11 +162,24 @@ filtered = llm_stage_asset(
 )
 
 
+class CandidateConfig(dg.Config):
+    regenerate_from: str = ""
+    """A published release whose `domain` this build rebuilt; empty: a whole new release."""
+    domain: str = ""
+
+
 @dg.asset(kinds={"python"}, deps=[filtered], group_name="release", code_version=CODE_VERSION)
-def release_candidate(settings: BuildSettings) -> dg.MaterializeResult[None]:
-    """All domains' kept traces and rejections, consolidated for the release gates."""
+def release_candidate(
+    config: CandidateConfig, settings: BuildSettings
+) -> dg.MaterializeResult[None]:
+    """All domains' kept traces and rejections, consolidated for the release gates; in a
+    regeneration, the rebuilt domain beside the source release's other domains."""
     build = settings.config()
-    report = stages.candidate_stage(build.spec(), build.workspace())
+    if config.regenerate_from:
+        source = Path(config.regenerate_from)
+        report = regen.regen_candidate(source, config.domain, build.workspace())
+    else:
+        report = stages.candidate_stage(build.spec(), build.workspace(), build.llm())
     return dg.MaterializeResult(
         metadata={"trajectories": report.written, "rejected": report.rejected, **report.details}
     )
@@ -187,7 +200,7 @@ def release(
     build = settings.config()
     spec = build.spec()
     out = Path(config.out) if config.out else build.outputs_path() / "releases" / spec.key()
-    summary = stages.publish_stage(spec, inputs(), build.workspace(), out, build.llm())
+    summary = stages.publish_stage(inputs(), build.workspace(), out)
     context.log.info(f"published release v{summary.version} to {summary.out_dir}")
     return dg.MaterializeResult(
         metadata={

@@ -13,6 +13,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -40,7 +41,12 @@ from pipeline.core.generation.construction import (
     inject_risk,
 )
 from pipeline.core.generation.planner import Blueprint, coverage, plan_release
-from pipeline.core.inputs.files import read_jsonl, write_json_atomic, write_jsonl_atomic
+from pipeline.core.inputs.files import (
+    read_jsonl,
+    write_json_atomic,
+    write_jsonl_atomic,
+    write_text_atomic,
+)
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMSettings, make_client, summarise_ledger
@@ -310,12 +316,49 @@ def plan_record(ws: Workspace) -> dict[str, Any]:
     return data
 
 
-def candidate_stage(spec: ReleaseSpec, ws: Workspace) -> StageReport:
-    """Consolidate every domain's kept traces and rejections for the release gates."""
-    trajectories = [t for d in spec.domains for t in ws.read("filtered", d, Trajectory)]
-    rejections = [r for d in spec.domains for r in ws.rejections(d)]
+def candidate_stage(spec: ReleaseSpec, ws: Workspace, settings: LLMSettings) -> StageReport:
+    """Consolidate every domain's kept traces, rejections and LLM calls for the release gates."""
+    ledger = read_ledger(sorted(p for d in spec.domains for p in ws.ledger_dir(d).glob("*.jsonl")))
+    return write_candidate(
+        ws,
+        [t for d in spec.domains for t in ws.read("filtered", d, Trajectory)],
+        [r for d in spec.domains for r in ws.rejections(d)],
+        [entry.model_dump(mode="json") for entry in ledger],
+        Candidate(
+            config={
+                "spec": spec.model_dump(mode="json"),
+                "llm": settings.fingerprint(),
+                # Leaves some domains cannot produce, with the planner's reason, by the spec.
+                "plan_incompatibilities": plan_record(ws)["incompatible"],
+            },
+            backend=settings.backend,
+        ),
+    )
+
+
+class Candidate(BaseModel):
+    """What the release records beyond its rows (`Workspace.candidate_release_file`)."""
+
+    config: dict[str, Any]
+    backend: str
+    follows_version: int = 0
+    """The version of the release this one derives from (regeneration), else 0."""
+
+
+def write_candidate(
+    ws: Workspace,
+    trajectories: list[Trajectory],
+    rejections: list[Rejection],
+    ledger_rows: list[dict[str, Any]],
+    candidate: Candidate,
+) -> StageReport:
+    """Write the release candidate that the gates check and `publish_stage` publishes."""
     write_jsonl_atomic(ws.candidate_trajectories_file, trajectories)
     write_jsonl_atomic(ws.candidate_rejections_file, rejections)
+    # Rows copied from a release's DuckDB file carry datetimes; the store reads ISO strings.
+    lines = (json.dumps(row, default=datetime.isoformat) + "\n" for row in ledger_rows)
+    write_text_atomic(ws.candidate_ledger_file, "".join(lines))
+    write_json_atomic(ws.candidate_release_file, candidate.model_dump(mode="json"))
     return StageReport(
         stage="candidate",
         domain="*",
@@ -328,27 +371,18 @@ def candidate_stage(spec: ReleaseSpec, ws: Workspace) -> StageReport:
     )
 
 
-def publish_stage(
-    spec: ReleaseSpec, inputs: Inputs, ws: Workspace, out_dir: Path, settings: LLMSettings
-) -> ReleaseSummary:
-    """Write the release (the only DuckDB writer) and swap it into `out_dir` atomically."""
-    trajectories = read_jsonl(
-        ws.candidate_trajectories_file, Trajectory, leaf_context(inputs.taxonomy)
-    )
-    rejections = read_jsonl(ws.candidate_rejections_file, Rejection)
-    ledger = read_ledger(sorted(p for d in spec.domains for p in ws.ledger_dir(d).glob("*.jsonl")))
+def publish_stage(inputs: Inputs, ws: Workspace, out_dir: Path) -> ReleaseSummary:
+    """Write the release candidate (the only DuckDB writer) and swap it into `out_dir`."""
+    candidate = Candidate.model_validate_json(ws.candidate_release_file.read_text())
+    ledger = ws.candidate_ledger_file.read_text(encoding="utf-8").splitlines()
     return publish_release(
-        trajectories,
-        rejections,
-        [entry.model_dump(mode="json") for entry in ledger],
+        read_jsonl(ws.candidate_trajectories_file, Trajectory, leaf_context(inputs.taxonomy)),
+        read_jsonl(ws.candidate_rejections_file, Rejection),
+        [json.loads(line) for line in ledger if line.strip()],
         out_dir,
         taxonomy=inputs.taxonomy,
-        config={
-            "spec": spec.model_dump(mode="json"),
-            "llm": settings.fingerprint(),
-            # Leaves some domains cannot produce, with the planner's reason, beside the spec.
-            "plan_incompatibilities": plan_record(ws)["incompatible"],
-        },
-        backend=settings.backend,
+        config=candidate.config,
+        backend=candidate.backend,
         code_version=__version__,
+        follows_version=candidate.follows_version,
     )

@@ -59,6 +59,15 @@ class Workspace:
     def candidate_rejections_file(self) -> Path:
         return self.root / "candidate" / "rejections.jsonl"
 
+    @property
+    def candidate_ledger_file(self) -> Path:
+        return self.root / "candidate" / "ledger.jsonl"
+
+    @property
+    def candidate_release_file(self) -> Path:
+        """How to publish the candidate: manifest config, backend, the version it follows."""
+        return self.root / "candidate" / "release.json"
+
     def read(self, stage: str, domain: str, model: type[Any]) -> list[Any]:
         path = self.stage_file(stage, domain)
         if not path.exists():

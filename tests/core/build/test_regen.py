@@ -16,15 +16,16 @@ import duckdb
 import pytest
 from rich.console import Console
 
-from pipeline.cli.build import run_build
-from pipeline.cli.release import dagster_rebuild
+from pipeline.cli.build import run_build, run_regen
 from pipeline.core.build.config import BuildConfig
-from pipeline.core.build.regen import read_source_release, regenerate_domain
+from pipeline.core.build.regen import check_domain, read_source_release, regen_candidate
+from pipeline.core.build.stages import publish_stage
 from pipeline.core.build.workspace import Workspace
-from pipeline.core.inputs.files import write_json_atomic, write_jsonl_atomic
+from pipeline.core.inputs.files import write_jsonl_atomic
+from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import project_root
 from pipeline.core.inputs.taxonomy import default_taxonomy
-from pipeline.core.model.errors import InputError
+from pipeline.core.model.errors import AtbenchError, InputError
 from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.release.publish import publish_release
 from pipeline.core.release.store import load_trajectories
@@ -92,8 +93,10 @@ def edited_seed(build_root: Path, source: Path) -> Iterator[None]:
 @pytest.fixture(scope="module")
 def regenerated(build_root: Path, source: Path, edited_seed: None) -> Path:
     out = build_root / "v2"
-    rebuild = dagster_rebuild({}, console=_quiet(), instance=dg.DagsterInstance.ephemeral())
-    regenerate_domain(source, REGEN, out, rebuild=rebuild, taxonomy=default_taxonomy())
+    config = BuildConfig.for_spec(read_source_release(source).spec)
+    instance = dg.DagsterInstance.ephemeral()
+    run_regen(config, source, REGEN, out, console=_quiet(), instance=instance)
+    assert len(instance.get_runs()) == 1  # rebuild, gate and publish in one run
     return out
 
 
@@ -155,33 +158,35 @@ def test_regen_in_place_replaces_the_release(
 ) -> None:
     target = build_root / "in-place" / "release"
     shutil.copytree(source, target)
-
-    def reuse(spec: ReleaseSpec, domain: str) -> Workspace:
-        return Workspace.for_spec(spec)  # the domain was just rebuilt there by `regenerated`
-
-    summary = regenerate_domain(target, REGEN, target, rebuild=reuse, taxonomy=default_taxonomy())
-    assert summary.version == 2
+    config = BuildConfig.for_spec(read_source_release(source).spec)
+    summary = run_regen(
+        config, target, REGEN, target, console=_quiet(), instance=dg.DagsterInstance.ephemeral()
+    )
+    assert summary["version"] == 2
     assert json.loads((target / "manifest.json").read_text())["version"] == 2
     assert _rows(target, "trajectories", OTHERS) == _rows(source, "trajectories", OTHERS)
     assert sorted(p.name for p in target.parent.iterdir()) == ["release"]
 
 
-def _no_rebuild(spec: ReleaseSpec, domain: str) -> Workspace:
-    raise AssertionError("nothing should be rebuilt")
-
-
-def test_a_domain_outside_the_release_is_refused_before_rebuilding(
-    build_root: Path, source: Path
-) -> None:
-    with pytest.raises(InputError, match="not in this release"):
-        regenerate_domain(
-            source,
-            "healthcare_records",
-            build_root / "nope",
-            rebuild=_no_rebuild,
-            taxonomy=default_taxonomy(),
+def test_a_failing_gate_publishes_nothing(build_root: Path, source: Path) -> None:
+    """The regenerated release passes the same blocking gates as a build: here it fails them
+    once every other domain's unsafe rows are gone from the source."""
+    broken = build_root / "unbalanced"
+    shutil.copytree(source, broken)
+    with duckdb.connect(str(broken / "release.duckdb")) as db:
+        db.execute("DELETE FROM trajectories WHERE variant = 'unsafe' AND domain <> ?", [REGEN])
+    before = sorted(p.name for p in broken.iterdir())
+    config = BuildConfig.for_spec(read_source_release(broken).spec)
+    with pytest.raises(AtbenchError, match=r"release gate '\w+' failed"):
+        run_regen(
+            config, broken, REGEN, broken, console=_quiet(), instance=dg.DagsterInstance.ephemeral()
         )
-    assert not (build_root / "nope").exists()
+    assert sorted(p.name for p in broken.iterdir()) == before
+
+
+def test_a_domain_outside_the_release_is_refused_before_rebuilding(source: Path) -> None:
+    with pytest.raises(InputError, match="not in this release"):
+        check_domain(read_source_release(source), "healthcare_records")
 
 
 def test_a_release_without_a_build_spec_is_refused(tmp_path: Path) -> None:
@@ -192,9 +197,7 @@ def test_a_release_without_a_build_spec_is_refused(tmp_path: Path) -> None:
         json.dumps({"version": 1, "backend": "imported:rjudge", "config": {"import": {}}})
     )
     with pytest.raises(InputError, match="not built by `atbench build`"):
-        regenerate_domain(
-            release, REGEN, tmp_path / "out", rebuild=_no_rebuild, taxonomy=default_taxonomy()
-        )
+        read_source_release(release)
 
 
 def test_rejections_and_ledger_rows_of_other_domains_are_copied(tmp_path: Path) -> None:
@@ -213,16 +216,14 @@ def test_rejections_and_ledger_rows_of_other_domains_are_copied(tmp_path: Path) 
         code_version="test",
     )
 
-    def rebuild(spec: ReleaseSpec, domain: str) -> Workspace:
-        ws = Workspace(tmp_path / "work")
-        write_jsonl_atomic(
-            ws.stage_file("filtered", domain), [t for t in built if t.domain == domain]
-        )
-        write_json_atomic(ws.plan_record_file, {"coverage": {}})
-        return ws
-
+    ws = Workspace(tmp_path / "work")
+    write_jsonl_atomic(
+        ws.stage_file("filtered", "smart_home"), [t for t in built if t.domain == "smart_home"]
+    )
+    regen_candidate(source, "smart_home", ws)
     out = tmp_path / "v2"
-    regenerate_domain(source, "smart_home", out, rebuild=rebuild, taxonomy=default_taxonomy())
+    summary = publish_stage(load_inputs(), ws, out)
+    assert summary.version == 2
     for table in ("rejections", "llm_calls", "trajectories"):
         before = _rows(source, table, ("banking",))
         assert before and _rows(out, table, ("banking",)) == before
