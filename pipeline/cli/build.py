@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -9,13 +11,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from pipeline.cli.progress import StageProgress
 from pipeline.core.build.config import BuildConfig
-from pipeline.core.inputs.loading import load_inputs
+from pipeline.core.build.stages import STAGES
+from pipeline.core.build.stamps import current_release, current_report, release_digest
+from pipeline.core.inputs.files import read_jsonl
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.inputs.seeds import domain_ids
+from pipeline.core.llm.preflight import preflight
 from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.rejection import Rejection, summarise_rejections
 
 if TYPE_CHECKING:
     import dagster as dg
@@ -30,10 +36,16 @@ exports no name for them)."""
 
 
 def dagster_home() -> Path:
-    """The CLI keeps its Dagster instance under outputs/ so `dagster dev` shows its runs."""
+    """The CLI keeps its Dagster instance under outputs/ so `dagster dev` shows its runs.
+
+    A fresh instance gets a config with telemetry off, so no banner reaches the terminal; an
+    existing non-empty dagster.yaml is the user's and is left alone.
+    """
     home = Path(os.environ.get("DAGSTER_HOME") or outputs_dir() / "dagster")
     home.mkdir(parents=True, exist_ok=True)
-    (home / "dagster.yaml").touch()  # an empty config: Dagster's defaults, without its warning
+    config = home / "dagster.yaml"
+    if not config.exists() or not config.read_text(encoding="utf-8").strip():
+        config.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
     os.environ["DAGSTER_HOME"] = str(home.resolve())
     return home
 
@@ -57,15 +69,25 @@ def run_build(
     partitions: Sequence[str] | None = None,
     console: Console | None = None,
     instance: dg.DagsterInstance | None = None,
+    verbose: bool = False,
 ) -> dict[str, Any]:
     """Plan, construct `partitions`, and publish to `out` through the gated `release` asset.
 
     `config.domains` is the release's domain list and fixes the spec (and so the work
     folder); `partitions` only says which of them to rebuild. The release consolidates every
-    domain of the spec, so the other domains' stage files must already be there.
+    domain of the spec, so the other domains' stage files must already be there. When every
+    stage file is current (`stamps`), no stage runs: if `out` holds the release made from
+    them, no run starts at all (`unchanged` in the summary), else one run publishes them.
+    Inside a run, a stage whose files are current skips its work.
     """
-    result = _run(config, partitions, release_ops(out), console, instance or _cli_instance())
-    return _published(result)
+    selected = _selected(config, partitions)
+    if _stages_current(config, selected):
+        spec, ws, llm = config.spec(), config.workspace(), config.llm()
+        published = current_release(out, release_digest(spec, llm, ws))
+        if published is not None:
+            return {"version": published["version"], "path": str(out), "unchanged": True}
+        selected = []
+    return _published(_run(config, selected, release_ops(out), console, instance, verbose))
 
 
 def run_regen(
@@ -76,11 +98,12 @@ def run_regen(
     *,
     console: Console | None = None,
     instance: dg.DagsterInstance | None = None,
+    verbose: bool = False,
 ) -> dict[str, Any]:
     """Rebuild `domain` of the release at `source` (built with `config`) and publish the new
     version to `out` through the gated `release` asset, in one Dagster run."""
     ops = release_ops(out, regenerate_from=source, domain=domain)
-    return _published(_run(config, [domain], ops, console, instance or _cli_instance()))
+    return _published(_run(config, _selected(config, [domain]), ops, console, instance, verbose))
 
 
 def release_ops(
@@ -92,6 +115,27 @@ def release_ops(
         candidate = {"regenerate_from": str(regenerate_from), "domain": domain}
         ops["release_candidate"] = {"config": candidate}
     return ops
+
+
+def _selected(config: BuildConfig, partitions: Sequence[str] | None) -> list[str]:
+    domains = list(config.spec().domains)
+    selected = list(partitions) if partitions is not None else domains
+    outside = sorted(set(selected) - set(domains))
+    if outside:
+        raise AtbenchError(
+            f"domains {outside} are not part of this release; it has: {', '.join(domains)}"
+        )
+    return selected
+
+
+def _stages_current(config: BuildConfig, selected: list[str]) -> bool:
+    """Whether every stage file of the selection is current (`stamps`): no stage is due."""
+    spec, ws, llm = config.spec(), config.workspace(), config.llm()
+    return all(
+        current_report(stage, spec, llm if stage != "plan" else None, ws, domain)
+        for stage in STAGES
+        for domain in (spec.domains if stage == "plan" else selected)
+    )
 
 
 def _published(result: dg.ExecuteInProcessResult) -> dict[str, Any]:
@@ -112,25 +156,31 @@ def _cli_instance() -> dg.DagsterInstance:
     return dg.DagsterInstance.get()
 
 
-def _progress(console: Console | None) -> Progress:
-    return Progress(
-        TextColumn("{task.description:<24}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} runs"),
-        TimeElapsedColumn(),
-        console=console or Console(stderr=True),
-    )
+def _prepare(config: BuildConfig, console: Console) -> BuildConfig:
+    """Before the first run: validate the inputs, and probe an openai endpoint; the run then
+    uses the dialect the probe found (no renegotiation in every step)."""
+    from pipeline.defs.resources import inputs
+
+    inputs()  # fail fast, naming file, record and field; the steps reuse them
+    llm = config.llm()
+    if llm.backend != "openai":
+        return config
+    found = asyncio.run(preflight(llm))
+    console.print(f"preflight: {found.describe()}", highlight=False)
+    return config.model_copy(update={"structured_output": found.dialect})
 
 
 def _run(
     config: BuildConfig,
-    partitions: Sequence[str] | None,
+    selected: list[str],
     release: dict[str, Any],
     console: Console | None,
-    instance: dg.DagsterInstance,
+    instance: dg.DagsterInstance | None,
+    verbose: bool,
 ) -> dg.ExecuteInProcessResult:
-    """One Dagster run of the `build` job per contiguous range of `partitions` in partition
-    order, so one run for any set of neighbours (every domain, by default).
+    """One Dagster run of the `build` job per contiguous range of `selected` in partition
+    order, so one run for any set of neighbours (every domain, by default); with nothing
+    selected, one run of the release assets alone.
 
     The first run also plans the whole release (once, unpartitioned); the last also
     consolidates, runs the blocking gates and publishes, configured by the `release` ops
@@ -140,50 +190,68 @@ def _run(
 
     from pipeline.definitions import defs
 
-    domains = list(config.spec().domains)
-    selected = list(partitions) if partitions is not None else domains
-    outside = sorted(set(selected) - set(domains))
-    if outside:
-        raise AtbenchError(
-            f"domains {outside} are not part of this release; it has: {', '.join(domains)}"
-        )
+    console = console or Console(stderr=True)
+    if selected:  # a stage is due: only then the inputs and the endpoint are checked
+        config = _prepare(config, console)
+    instance = instance or _cli_instance()
     job = defs.resolve_job_def("build")
-    ranges = contiguous_ranges(selected, domain_ids())
-    with _progress(console) as progress:
-        task = progress.add_task("building", total=len(ranges))
-        for index, (start, end) in enumerate(ranges):
-            publish = index == len(ranges) - 1
-            stages = [
-                *(_PLAN if index == 0 else ()),
-                *_CONSTRUCTION,
-                *(_RELEASE if publish else ()),
-            ]
+    log_level = "INFO" if verbose else "CRITICAL"
+    runs = _runs(selected)
+    with StageProgress(console):
+        for index, (stages, tags) in enumerate(runs):
+            publish = index == len(runs) - 1
             run_config: dict[str, Any] = {
                 # The domain list is pinned so every run sees the same spec (and work folder).
                 "resources": {"settings": {"config": config.resource_config()}},
-                # The progress bar speaks on the terminal; step logs stay in the event log (UI).
-                "loggers": {"console": {"config": {"log_level": "WARNING"}}},
+                # Dagster's console log stays off the terminal unless --verbose (every event is
+                # in the run's event log, for the UI); the progress display speaks instead.
+                "loggers": {"console": {"config": {"log_level": log_level}}},
             }
             if publish:
                 run_config["ops"] = release
-            progress.update(task, description=f"domains {start}..{end}")
             result = job.execute_in_process(
                 instance=instance,
                 run_config=run_config,
                 asset_selection=[dg.AssetKey(stage) for stage in stages],
-                tags={_RANGE_START: start, _RANGE_END: end},
+                tags=tags,
                 raise_on_error=False,
             )
-            # A failed gate fails the run too: name the gate before the generic run failure.
-            for check in result.get_asset_check_evaluations():
-                if not check.passed:
-                    raise AtbenchError(
-                        f"release gate {check.check_name!r} failed: {check.description}; "
-                        "the previous release (if any) is untouched"
-                    )
-            _raise_on_failure(result, f"the build of domains {start}..{end}")
-            progress.advance(task)
+            _raise_on_failed_gate(result, config)
+            what = f"domains {tags[_RANGE_START]}..{tags[_RANGE_END]}" if tags else "release"
+            _raise_on_failure(result, f"the build of the {what}")
     return result
+
+
+def _runs(selected: list[str]) -> list[tuple[list[str], dict[str, str]]]:
+    """The assets and partition-range tags of each run over `selected` (see `_run`)."""
+    ranges = contiguous_ranges(selected, domain_ids())
+    if not ranges:
+        return [(list(_RELEASE), {})]
+    return [
+        (
+            [
+                *(_PLAN if index == 0 else ()),
+                *_CONSTRUCTION,
+                *(_RELEASE if index == len(ranges) - 1 else ()),
+            ],
+            {_RANGE_START: start, _RANGE_END: end},
+        )
+        for index, (start, end) in enumerate(ranges)
+    ]
+
+
+def _raise_on_failed_gate(result: dg.ExecuteInProcessResult, config: BuildConfig) -> None:
+    """A failed gate fails the run too: name the gate, and what emptied the candidate, before
+    the generic run failure."""
+    for check in result.get_asset_check_evaluations():
+        if not check.passed:
+            ws = config.workspace()
+            rejected = read_jsonl(ws.candidate_rejections_file, Rejection)
+            raise AtbenchError(
+                f"release gate {check.check_name!r} failed: {check.description}. "
+                f"{summarise_rejections(rejected)}. The previous release (if any) is "
+                f"untouched; every rejection is in {ws.candidate_rejections_file.parent}"
+            )
 
 
 def _raise_on_failure(result: Any, what: str) -> None:
@@ -191,11 +259,46 @@ def _raise_on_failure(result: Any, what: str) -> None:
         return
     for event in result.all_events:
         if event.is_step_failure and event.step_failure_data.error is not None:
-            error = event.step_failure_data.error
-            cause = error.cause or error
-            message = cause.message.strip().splitlines()[-1]
-            raise AtbenchError(f"{what} failed: {message}")
+            error = _error_text(event.step_failure_data.error)
+            raise AtbenchError(f"{what} failed in stage {event.step_key}: {error}")
     raise AtbenchError(f"{what} failed; see the run in the Dagster UI")
+
+
+def _error_text(error: Any) -> str:
+    """A user error's message whole (it is written to be read); anything else, a bug, by its
+    last line and where its traceback is."""
+    cause = error.cause or error
+    text = str(cause.message).strip()
+    head, _, rest = text.partition(": ")
+    if cause.cls_name in _user_errors():
+        return rest if head.endswith(cause.cls_name) else text
+    return (
+        f"{text.splitlines()[-1]} ({cause.cls_name}; the traceback is in the run's event log: "
+        "`make ui`, or rerun with --verbose)"
+    )
+
+
+def _user_errors() -> set[str]:
+    found, todo = set(), [AtbenchError]
+    while todo:
+        cls = todo.pop()
+        found.add(cls.__name__)
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+def configure_logging(verbose: bool) -> None:
+    """Warnings of the LLM layer (retries, dialect changes) go to the terminal only with
+    --verbose; the progress display and the closing line say what matters."""
+    logger = logging.getLogger("pipeline")
+    logger.propagate = False
+    if verbose:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+    else:
+        logger.addHandler(logging.NullHandler())
 
 
 def build(
@@ -234,27 +337,34 @@ def build(
         int,
         typer.Option(help="Answer length cap (0: ATBENCH_MAX_TOKENS, else the server's)."),
     ] = 0,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", help="Show Dagster's log and the LLM layer's warnings.")
+    ] = False,
 ) -> None:
     """Build a whole release through Dagster and print where it landed."""
-    if backend not in ("procedural", "openai"):
-        raise AtbenchError(f"--backend must be procedural or openai, got {backend!r}")
-    load_inputs()  # fail fast, naming file, record and field, before anything is written
-    options = {
-        "size": size,
-        "seed": seed,
-        "backend": backend,
-        "domains": domains,
-        "model": model,
-        "base_url": base_url,
-        "structured_output": structured_output,
-        "max_concurrency": concurrency,
-        "timeout_s": timeout,
-        "max_tokens": max_tokens,
-    }
-    # An option left at its empty default ("" or 0) defers to ATBENCH_* or the default.
-    config = BuildConfig.load(**{key: value for key, value in options.items() if value})
+    config = BuildConfig.from_options(
+        out,
+        size=size,
+        seed=seed,
+        backend=backend,
+        domains=domains,
+        model=model,
+        base_url=base_url,
+        structured_output=structured_output,
+        concurrency=concurrency,
+        timeout=timeout,
+        max_tokens=max_tokens,
+    )
+    configure_logging(verbose)
     console = Console()
-    summary = run_build(config, out.resolve(), console=console)
+    summary = run_build(config, out.resolve(), console=console, verbose=verbose)
+    if summary.get("unchanged"):
+        console.print(
+            f"[bold green]release v{summary['version']}[/] at {summary['path']} is up to date: "
+            "nothing changed since it was built",
+            soft_wrap=True,
+        )
+        return
     console.print(
         f"[bold green]release v{summary['version']}[/] at {summary['path']}: "
         f"{summary['total']} trajectories ({summary['unsafe']} unsafe, {summary['safe']} safe), "

@@ -15,10 +15,10 @@ import dagster as dg
 
 from pipeline import __version__
 from pipeline.core.build import regen, stages
-from pipeline.core.build.stages import StageReport
-from pipeline.core.build.workspace import Workspace
+from pipeline.core.build.workspace import StageReport, Workspace
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.llm import LLMSettings
+from pipeline.core.model.progress import report as progress
 from pipeline.core.model.spec import ReleaseSpec
 from pipeline.defs.resources import BuildSettings, inputs
 from pipeline.partitions import domain_partitions
@@ -86,6 +86,7 @@ def _run_domains(
 def blueprints(settings: BuildSettings) -> dg.MaterializeResult[None]:
     """Coverage-controlled plan of the whole release, made once: one blueprint per pair
     (taxonomy slice, tools, triggers), in a file per domain."""
+    progress().start("blueprints")
     config = settings.config()
     reports = stages.plan_stage(config.spec(), inputs(), config.workspace())
     columns = ("written", "pairs", "benign", "long_context")
@@ -128,6 +129,7 @@ def llm_stage_asset(
     def llm_stage(
         context: dg.AssetExecutionContext, settings: BuildSettings
     ) -> dg.MaterializeResult[None]:
+        progress().start(name)
         config = settings.config()
         spec, ws, llm = config.spec(), config.workspace(), config.llm()
         limiter = asyncio.Semaphore(llm.max_concurrency)
@@ -200,7 +202,10 @@ def release(
     build = settings.config()
     spec = build.spec()
     out = Path(config.out) if config.out else build.outputs_path() / "releases" / spec.key()
+    progress().start("release")
+    progress().planned(1)
     summary = stages.publish_stage(inputs(), build.workspace(), out)
+    progress().item_done(rejected=False)
     context.log.info(f"published release v{summary.version} to {summary.out_dir}")
     return dg.MaterializeResult(
         metadata={

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from pipeline.core.build.options import check_build_options
 from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.inputs.seeds import domain_ids
@@ -69,6 +70,14 @@ class BuildConfig(BaseSettings):
             ) from None
         config.spec()  # the domains are checked against the seeds before anything runs
         return config
+
+    @classmethod
+    def from_options(cls, out: Path, **options: Any) -> BuildConfig:
+        """The configuration of `atbench build`'s options, checked first in the command line's
+        words (`check_build_options`, which also checks `out`); an option left at its empty
+        default ("" or 0) defers to `ATBENCH_*` or the default."""
+        checked = check_build_options(known_domains=domain_ids(), out=out, **options)
+        return cls.load(**{key: value for key, value in checked.items() if value})
 
     @classmethod
     def for_spec(cls, spec: ReleaseSpec, **values: Any) -> BuildConfig:

@@ -20,7 +20,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from pipeline import __version__
-from pipeline.core.build.workspace import Workspace
+from pipeline.core.build import stamps
+from pipeline.core.build.stamps import current_report, stage_digest, stamped
+from pipeline.core.build.workspace import StageReport, Workspace
 from pipeline.core.filtering.judge import (
     JudgeOutcome,
     agreement,
@@ -52,6 +54,7 @@ from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMSettings, make_client, summarise_ledger
 from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.model.labels import leaf_context
+from pipeline.core.model.progress import report as progress
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.model.trajectory import Provenance, Trajectory
@@ -62,16 +65,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 STAGES = ("plan", "skeletons", "injected", "paired", "filtered")
-
-
-class StageReport(BaseModel):
-    """What a stage did for one domain; Dagster shows it as materialisation metadata."""
-
-    stage: str
-    domain: str
-    written: int
-    rejected: int = 0
-    details: dict[str, Any] = {}
 
 
 def _provenance(spec: ReleaseSpec, settings: LLMSettings) -> Provenance:
@@ -120,10 +113,14 @@ async def _each(
 
     async def one(item: T) -> R | list[Rejection]:
         try:
-            return await build(item)
+            built = await build(item)
         except ConstructionError as err:
+            progress().item_done(rejected=True)
             return generation_rejections(blueprint_of(item), err)
+        progress().item_done(rejected=False)
+        return built
 
+    progress().planned(len(items))
     built: list[R] = []
     rejected: list[Rejection] = []
     for outcome in await asyncio.gather(*(one(item) for item in items)):
@@ -135,7 +132,11 @@ async def _each(
 
 
 def plan_stage(spec: ReleaseSpec, inputs: Inputs, ws: Workspace) -> list[StageReport]:
-    """Plan the whole release once: every domain's blueprint file, and the plan record."""
+    """Plan the whole release once: every domain's blueprint file, and the plan record.
+    Skipped when every domain's plan file is current (see `stamps`)."""
+    done = [current_report("plan", spec, None, ws, domain) for domain in spec.domains]
+    if ws.plan_record_file.exists() and all(report is not None for report in done):
+        return [report for report in done if report is not None]
     plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
     write_json_atomic(
         ws.plan_record_file,
@@ -148,18 +149,19 @@ def plan_stage(spec: ReleaseSpec, inputs: Inputs, ws: Workspace) -> list[StageRe
     for domain in spec.domains:
         blueprints = plan.blueprints[domain]
         write_jsonl_atomic(ws.stage_file("plan", domain), blueprints)
-        reports.append(
-            StageReport(
-                stage="plan",
-                domain=domain,
-                written=len(blueprints),
-                details={
-                    "pairs": sum(bp.kind == "pair" for bp in blueprints),
-                    "benign": sum(bp.kind == "benign" for bp in blueprints),
-                    "long_context": sum(bp.long_context for bp in blueprints),
-                },
-            )
+        report = StageReport(
+            stage="plan",
+            domain=domain,
+            written=len(blueprints),
+            details={
+                "pairs": sum(bp.kind == "pair" for bp in blueprints),
+                "benign": sum(bp.kind == "benign" for bp in blueprints),
+                "long_context": sum(bp.long_context for bp in blueprints),
+            },
         )
+        digest = stage_digest("plan", spec, None, ws, domain)
+        stamps.write_stamp(ws.root, "plan", domain, digest, report.model_dump(mode="json"))
+        reports.append(report)
     return reports
 
 
@@ -202,6 +204,7 @@ async def _run_stage(
     )
 
 
+@stamped("skeletons")
 async def expand_stage(
     spec: ReleaseSpec,
     inputs: Inputs,
@@ -221,6 +224,7 @@ async def expand_stage(
     )
 
 
+@stamped("injected")
 async def inject_stage(
     spec: ReleaseSpec,
     inputs: Inputs,
@@ -241,6 +245,7 @@ async def inject_stage(
     )
 
 
+@stamped("paired")
 async def pair_stage(
     spec: ReleaseSpec,
     inputs: Inputs,
@@ -265,6 +270,7 @@ async def pair_stage(
     return await _run_stage("paired", domain, ws, ctx, work)
 
 
+@stamped("filtered")
 async def filter_stage(
     spec: ReleaseSpec,
     inputs: Inputs,
@@ -279,6 +285,7 @@ async def filter_stage(
     measured on both outcomes; only its verdicts on rule-kept traces remove anything.
     """
     trajectories: list[Trajectory] = ws.read("paired", domain, Trajectory)
+    progress().planned(len(trajectories))
     ruled, rule_rejections, counts = apply_rules(trajectories, inputs.pool)
     by_rules = {r.trajectory_id for r in rule_rejections if r.stage == "rules"}
     sample = agreement_sample(trajectories, by_rules, f"{spec.seed}/{domain}")
@@ -293,6 +300,9 @@ async def filter_stage(
         judged = [o.rejection for o in outcomes[: len(ruled)] if o.rejection is not None]
         kept, pairing = reject_pairs(ruled, judged)
         rejected.extend([*rule_rejections, *judged, *pairing])
+        kept_ids = {t.id for t in kept}
+        for trajectory in trajectories:
+            progress().item_done(rejected=trajectory.id not in kept_ids)
         return kept, rejected
 
     report = await _run_stage("filtered", domain, ws, ctx, work)
@@ -330,6 +340,8 @@ def candidate_stage(spec: ReleaseSpec, ws: Workspace, settings: LLMSettings) -> 
                 "llm": settings.fingerprint(),
                 # Leaves some domains cannot produce, with the planner's reason, by the spec.
                 "plan_incompatibilities": plan_record(ws)["incompatible"],
+                # What the release is made from: an unchanged rebuild finds it, skips the run.
+                "build_digest": stamps.release_digest(spec, settings, ws),
             },
             backend=settings.backend,
         ),

@@ -1,4 +1,5 @@
-"""Where a build's files live: one folder per release spec under the outputs folder.
+"""Where a build's files live (one folder per release spec under the outputs folder), and
+what a stage reports about its run over one domain.
 
 Partitioned stages write per-domain files there atomically, so any process sharing the folder
 can run any stage; only the release step reads them all and writes DuckDB.
@@ -9,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
 
 from pipeline.core.inputs.files import read_jsonl
 from pipeline.core.inputs.paths import outputs_dir
@@ -79,3 +82,13 @@ class Workspace:
     def rejections(self, domain: str) -> list[Rejection]:
         found = sorted((self.root / "rejections").glob(f"*/{domain}.jsonl"))
         return [r for path in found for r in read_jsonl(path, Rejection)]
+
+
+class StageReport(BaseModel):
+    """What a stage did for one domain; Dagster shows it as materialisation metadata."""
+
+    stage: str
+    domain: str
+    written: int
+    rejected: int = 0
+    details: dict[str, Any] = {}

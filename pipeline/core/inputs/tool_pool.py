@@ -10,6 +10,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from pipeline.core.inputs import schema_memo
 from pipeline.core.inputs.files import read_structured, validate_model
 from pipeline.core.inputs.paths import tool_pool_dir
 from pipeline.core.model.errors import InputError
@@ -22,6 +23,10 @@ ToolSource = Literal["curated", "toolbench", "toolalpaca", "openai", "simulated"
 
 def check_json_schema(schema: dict[str, Any]) -> None:
     """Raise ValueError unless `schema` passes JSON Schema (2020-12) meta-validation."""
+    schema_memo.check_once(schema, _meta_validate)
+
+
+def _meta_validate(schema: dict[str, Any]) -> None:
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as err:

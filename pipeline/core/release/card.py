@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
@@ -26,6 +27,7 @@ from pipeline.core.evaluation.diversity import (
 )
 from pipeline.core.inputs.paths import project_root, templates_dir
 from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.release.hub import hub_metadata
 from pipeline.core.release.store import load_trajectories
 
 CARD_TEMPLATE = "dataset_card.md.j2"
@@ -73,6 +75,8 @@ class CardStats:
     turn_lengths: dict[str, list[int]]
     """Turns per trajectory, by label, for the histogram."""
     plots: dict[str, str]
+    hub_yaml: str
+    """The front matter's `configs` and `dataset_info`, for `datasets.load_dataset`."""
 
 
 def write_dataset_card(
@@ -85,8 +89,15 @@ def write_dataset_card(
     pretty_name: str = DEFAULT_PRETTY_NAME,
 ) -> Path:
     """Write `README.md` and `plots/*.png` into `out_dir`; returns the card's path."""
+    if manifest.get("config", {}).get("import"):
+        license = "other"  # third-party rows keep their source's licence, stated in the card
     stats = collect_stats(
-        db_path, taxonomy=taxonomy, manifest=manifest, license=license, pretty_name=pretty_name
+        db_path,
+        taxonomy=taxonomy,
+        manifest=manifest,
+        license=license,
+        pretty_name=pretty_name,
+        hub_yaml=yaml.safe_dump(hub_metadata(out_dir), sort_keys=False).rstrip(),
     )
     _write_plots(out_dir / PLOTS_DIR, stats)
     card = out_dir / "README.md"
@@ -113,6 +124,7 @@ def collect_stats(
     manifest: Mapping[str, Any],
     license: str,
     pretty_name: str,
+    hub_yaml: str,
 ) -> CardStats:
     with duckdb.connect(str(db_path), read_only=True) as con:
         totals = _rows(
@@ -186,6 +198,7 @@ def collect_stats(
                 "domains": f"{PLOTS_DIR}/domain_balance.png",
                 "turns": f"{PLOTS_DIR}/turn_lengths.png",
             },
+            hub_yaml=hub_yaml,
         )
     return stats
 
@@ -256,12 +269,13 @@ def _size_category(n: int) -> str:
 def _write_plots(plots_dir: Path, stats: CardStats) -> None:
     plots_dir.mkdir(parents=True, exist_ok=True)
     root = plots_dir.parent
-    for axis in stats.axes:
+    for axis in (axis for axis in stats.axes if axis["covered"]):
         names = [row["name"] for row in reversed(axis["rows"])]
         counts = [row["n"] for row in reversed(axis["rows"])]
         fig = Figure(figsize=(8, 0.35 * len(names) + 1.2), layout="constrained")
         ax = fig.add_subplot()
         ax.barh(names, counts, color=_UNSAFE_COLOUR)
+        ax.set_xlim(left=0)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("unsafe trajectories")
         ax.set_title(f"{axis['name']}: primary label distribution")
