@@ -70,8 +70,7 @@ def engine_generate(inputs: Inputs, settings: LLMSettings, outputs: Path | None 
 
     def generate(spec: ReleaseSpec) -> list[Trajectory]:
         ws = Workspace.for_spec(spec, outputs)
-        for domain in spec.domains:
-            plan_stage(spec, inputs, domain, ws)
+        plan_stage(spec, inputs, ws)
 
         async def construct() -> None:
             limiter = asyncio.Semaphore(settings.max_concurrency)

@@ -58,14 +58,14 @@ def generate(count: int = 500) -> dict[str, list[str]]:
         mode = rng.choice(["benign", "malicious", "injected"])
         query = roles.QueryInput(
             scene=base, task=workflow.request, mode=mode, harmful_goal=hazard.description
-        )  # type: ignore[arg-type]
+        )
         texts["query"].append(ask(roles.QUERY, query, item_id=f"q{index}")["request"])
         tool = POOL[rng.choice(workflow.steps)]
         call = roles.ToolCallInput(
             scene=base,
             history=history_for(domain, rng),
             tool=tool_view(tool),
-            intent=rng.choice(["benign", "benign", "verify", "harmful"]),  # type: ignore[arg-type]
+            intent=rng.choice(["benign", "benign", "verify", "harmful"]),
             purpose=tool.description.split(".")[0].lower(),
             failure_mode=rng.choice(FAILURE_MODES),
         )
@@ -78,7 +78,7 @@ def generate(count: int = 500) -> dict[str, list[str]]:
             history=(),
             mode=rng.choice(
                 ["complete", "refuse", "ask_confirmation", "report_issue", "harmful_content"]
-            ),  # type: ignore[arg-type]
+            ),
             facts=(hazard.description,),
         )
         answer = ask(roles.AGENT_RESPONSE, response, item_id=f"r{index}")
@@ -92,7 +92,7 @@ def generate(count: int = 500) -> dict[str, list[str]]:
         )
         reason = roles.ReasonInput(
             verdict=verdict, labels=labels, steps=(f"calls {workflow.steps[0]}", hazard.description)
-        )  # type: ignore[arg-type]
+        )
         texts["reason"].append(ask(roles.REASON, reason, item_id=f"z{index}")["reason"])
         hidden = roles.ToolDescriptionInput(
             scene=base, tool=tool_view(POOL[hazard.tool]), harmful_goal=hazard.description

@@ -28,7 +28,7 @@ PAYLOADS: list[tuple[roles.Role[Any, Any], Any]] = [
                 harmful_goal="wire it elsewhere",
                 context_note=n,
             ),
-        )  # type: ignore[arg-type]
+        )
         for m in ("benign", "malicious", "injected")
         for n in (None, "earlier you added a payee")
     ),
@@ -49,7 +49,7 @@ PAYLOADS: list[tuple[roles.Role[Any, Any], Any]] = [
                 failure_mode="flawed_planning_or_reasoning",
                 grounded_in_context=True,
             ),
-        )  # type: ignore[arg-type]
+        )
         for i in ("benign", "verify", "harmful")
         for h in ((), HISTORY)
     ),
@@ -59,7 +59,7 @@ PAYLOADS: list[tuple[roles.Role[Any, Any], Any]] = [
             roles.ObservationInput(
                 scene=BASE, tool=TOOL, arguments={"amount": 5}, mode=m, goal="g", html_field=f
             ),
-        )  # type: ignore[arg-type]
+        )
         for m in (
             "benign",
             "injected_instruction",
@@ -75,7 +75,7 @@ PAYLOADS: list[tuple[roles.Role[Any, Any], Any]] = [
             roles.AgentResponseInput(
                 scene=BASE, history=HISTORY, mode=m, facts=("paid",), failure_mode="x"
             ),
-        )  # type: ignore[arg-type]
+        )
         for m in ("complete", "refuse", "ask_confirmation", "report_issue", "harmful_content")
     ),
     (
