@@ -104,6 +104,16 @@ def test_core_has_no_dagster() -> None:
     assert found == []
 
 
+def test_no_private_dagster_module_is_imported() -> None:
+    private = [
+        f"{_relative(path)}:{node.lineno} imports {module}"
+        for path in _modules(PIPELINE)
+        for node, module in _imports(path)
+        if module.startswith("dagster._")
+    ]
+    assert private == []
+
+
 @pytest.mark.parametrize("package", LAYERS)
 def test_each_package_says_what_it_owns_and_lists_it_sorted(package: str) -> None:
     init = CORE / package / "__init__.py"
@@ -119,6 +129,8 @@ def test_each_package_says_what_it_owns_and_lists_it_sorted(package: str) -> Non
     submodules = {p.stem for p in (CORE / package).glob("*.py") if p.stem != "__init__"}
     defined = {name for node in tree.body for name in _names(node)}
     assert set(exported) <= submodules | defined
+    if not defined:  # a package that only groups modules lists every one of them
+        assert set(exported) == submodules
 
 
 def _names(node: ast.stmt) -> Iterator[str]:

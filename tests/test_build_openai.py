@@ -20,6 +20,7 @@ import pytest
 from rich.console import Console
 
 from pipeline.cli.build import run_build
+from pipeline.core.build.config import BuildConfig
 from pipeline.core.evaluation.diversity import diversity_report, role_texts
 from pipeline.core.generation import roles
 from pipeline.core.inputs.paths import templates_dir
@@ -239,20 +240,18 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Builds]:
     instance = dg.DagsterInstance.ephemeral()
     with pytest.MonkeyPatch.context() as env, ChatServer(answerer) as server:
         env.setenv("ATBENCH_OUTPUTS", str(root / "outputs"))
-        settings = {
-            "size": SIZE,
-            "domains": DOMAINS,
-            "backend": "openai",
-            "model": "fake-model",
-            "base_url": server.url,
-            "structured_output": "json_schema",
-        }
+        config = BuildConfig.load(
+            size=SIZE,
+            domains=DOMAINS,
+            backend="openai",
+            model="fake-model",
+            base_url=server.url,
+            structured_output="json_schema",
+        )
 
         def build(out: Path) -> Build:
             seen = len(server.chat_requests)
-            summary = run_build(
-                settings, out, instance=instance, console=Console(file=io.StringIO())
-            )
+            summary = run_build(config, out, instance=instance, console=Console(file=io.StringIO()))
             event = instance.get_latest_materialization_event(dg.AssetKey("skeletons"))
             assert event is not None and event.asset_materialization is not None
             metadata = {k: v.value for k, v in event.asset_materialization.metadata.items()}
