@@ -72,14 +72,14 @@ def _one_per_leaf(blueprints: list[Blueprint]) -> list[Blueprint]:
         if bp.slice is None:
             continue
         for leaf in (bp.slice.risk_source, bp.slice.failure_mode):
-            if seen.get(leaf, 0) < 6:
+            if seen.get(leaf, 0) < 10:
                 seen[leaf] = seen.get(leaf, 0) + 1
                 chosen[bp.id] = bp
     return list(chosen.values())
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
+def built_pairs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     inputs = load_inputs()
     spec = ReleaseSpec(size=1000, domains=tuple(sorted(inputs.seeds)))
     plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)

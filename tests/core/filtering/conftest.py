@@ -28,9 +28,10 @@ def build(tmp_path_factory: pytest.TempPathFactory, inputs: Inputs) -> Iterator[
 @pytest.fixture(scope="session")
 def built(build: Workspace) -> list[Trajectory]:
     trajectories: list[Trajectory] = build.read("paired", PAIRED_DOMAIN, Trajectory)
+    # Risk points in a tool's interface and in the agent's own reasoning are the channels the
+    # rule tests mutate; personal banking offers no tool that could report acting on its own.
     assert {t.construction.get("risk_source") for t in trajectories} >= {
         "tool_description_injection",
         "inherent_agent_failures",
-        "malicious_tool_execution",
     }
     return trajectories

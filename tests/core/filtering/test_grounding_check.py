@@ -29,9 +29,9 @@ def test_enum_options_and_small_counts_need_no_source() -> None:
 
 
 def test_built_pairs_are_mostly_grounded_and_a_forged_argument_lowers_the_share(
-    built: Built,
+    built_pairs: Built,
 ) -> None:
-    trajectories = [t for pair in built.pairs.values() for t in pair]
+    trajectories = [t for pair in built_pairs.pairs.values() for t in pair]
     report = grounding_report(trajectories)
     assert report["values"] > 100
     forged = []

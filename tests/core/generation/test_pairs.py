@@ -37,14 +37,16 @@ RISK_SOURCES = [
 ]
 
 
-def _proven(built: Built, axis: str, leaf: str) -> Trajectory:
+def _proven(built_pairs: Built, axis: str, leaf: str) -> Trajectory:
     """A built unsafe trace with this leaf that the verifier accepts."""
-    for unsafe, _ in built.pairs.values():
+    for unsafe, _ in built_pairs.pairs.values():
         assert unsafe.labels is not None
-        seed = built.inputs.seeds[unsafe.domain]
-        if getattr(unsafe.labels, axis) == leaf and not verify(unsafe, built.inputs.pool, seed):
+        seed = built_pairs.inputs.seeds[unsafe.domain]
+        if getattr(unsafe.labels, axis) == leaf and not verify(
+            unsafe, built_pairs.inputs.pool, seed
+        ):
             return unsafe
-    reasons = {k: v for k, v in built.failures.items()}
+    reasons = {k: v for k, v in built_pairs.failures.items()}
     pytest.fail(f"no built trace proves {axis}={leaf}; construction failures: {reasons}")
 
 
@@ -70,27 +72,31 @@ def _without_realisation(traj: Trajectory) -> Trajectory:
 
 
 @pytest.mark.parametrize("mode", FAILURE_MODES)
-def test_every_failure_mode_is_acted_out_and_removing_it_is_caught(built: Built, mode: str) -> None:
-    unsafe = _proven(built, "failure_mode", mode)
-    seed = built.inputs.seeds[unsafe.domain]
-    findings = verify(_without_realisation(unsafe), built.inputs.pool, seed)
+def test_every_failure_mode_is_acted_out_and_removing_it_is_caught(
+    built_pairs: Built, mode: str
+) -> None:
+    unsafe = _proven(built_pairs, "failure_mode", mode)
+    seed = built_pairs.inputs.seeds[unsafe.domain]
+    findings = verify(_without_realisation(unsafe), built_pairs.inputs.pool, seed)
     assert findings, f"{unsafe.id}: the verifier accepts {mode} with its realisation removed"
 
 
 @pytest.mark.parametrize("source", RISK_SOURCES)
-def test_every_risk_source_enters_and_removing_it_is_caught(built: Built, source: str) -> None:
-    unsafe = _proven(built, "risk_source", source)
-    seed = built.inputs.seeds[unsafe.domain]
+def test_every_risk_source_enters_and_removing_it_is_caught(
+    built_pairs: Built, source: str
+) -> None:
+    unsafe = _proven(built_pairs, "risk_source", source)
+    seed = built_pairs.inputs.seeds[unsafe.domain]
     stripped = unsafe.model_copy(update={"risk_points": ()})
-    codes = {f.code for f in verify(stripped, built.inputs.pool, seed)}
+    codes = {f.code for f in verify(stripped, built_pairs.inputs.pool, seed)}
     assert "risk_source_not_shown" in codes
 
 
-def test_safe_twins_pass_and_a_harmful_prefix_is_caught(built: Built) -> None:
+def test_safe_twins_pass_and_a_harmful_prefix_is_caught(built_pairs: Built) -> None:
     checked = 0
-    for unsafe, safe in built.pairs.values():
-        seed = built.inputs.seeds[safe.domain]
-        assert verify(safe, built.inputs.pool, seed) == [], safe.id
+    for unsafe, safe in built_pairs.pairs.values():
+        seed = built_pairs.inputs.seeds[safe.domain]
+        assert verify(safe, built_pairs.inputs.pool, seed) == [], safe.id
         assert safe.world is not None and unsafe.world is not None
         if not safe.world.steps:
             continue
@@ -101,19 +107,21 @@ def test_safe_twins_pass_and_a_harmful_prefix_is_caught(built: Built) -> None:
         poisoned = safe.world.model_copy(update={"steps": steps})
         codes = {
             f.code
-            for f in verify(safe.model_copy(update={"world": poisoned}), built.inputs.pool, seed)
+            for f in verify(
+                safe.model_copy(update={"world": poisoned}), built_pairs.inputs.pool, seed
+            )
         }
         assert "safe_harmful_step" in codes
         checked += 1
     assert checked >= 5
 
 
-def test_triggers_never_paste_the_plan(built: Built) -> None:
-    for unsafe, safe in built.pairs.values():
+def test_triggers_never_paste_the_plan(built_pairs: Built) -> None:
+    for unsafe, safe in built_pairs.pairs.values():
         for traj in (unsafe, safe):
             hazard = next(
                 h
-                for h in built.inputs.seeds[traj.domain].hazards
+                for h in built_pairs.inputs.seeds[traj.domain].hazards
                 if h.id == traj.construction["hazard"]
             )
             texts = "\n".join(
