@@ -35,7 +35,7 @@ from tests.support.chat_server import (
     recover_variables,
 )
 
-DOMAINS = "personal_assistant,personal_banking"
+DOMAINS = "email_calendar,personal_banking"
 """Neighbours in partition order, so each stage is one Dagster run over both."""
 SIZE = 60
 """30 pairs: every planned leaf has at least two pairs, so losing one pair keeps the coverage

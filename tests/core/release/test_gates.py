@@ -28,16 +28,14 @@ def _safe(trajectories: list[Trajectory]) -> list[Trajectory]:
 
 
 def _planned(trajectories: list[Trajectory]) -> dict[str, dict[str, int]]:
-    """The leaf counts of a plan that asked for each leaf of these unsafe traces often enough
-    (`REQUIRED_FROM` times per trace) that losing it entirely fails the gate."""
+    """The leaf counts of a release-sized plan that asked for each leaf of these unsafe traces
+    often enough that losing it entirely fails the gate."""
+    scale = max(gates.REQUIRED_FROM, gates.COVERAGE_FROM_PAIRS)
+    counts = {
+        axis: Counter(getattr(t.labels, axis) for t in trajectories if t.labels) for axis in AXES
+    }
     return {
-        axis: {
-            leaf: n * gates.REQUIRED_FROM
-            for leaf, n in Counter(
-                getattr(t.labels, axis) for t in trajectories if t.labels
-            ).items()
-        }
-        for axis in AXES
+        axis: {leaf: n * scale for leaf, n in counted.items()} for axis, counted in counts.items()
     }
 
 
@@ -74,6 +72,14 @@ def test_leaf_coverage_names_a_planned_leaf_that_no_trace_carries(taxonomy: Taxo
     outcome = gates.leaf_coverage(release, planned, taxonomy)
     assert not outcome.passed
     assert "physical_and_health_harm" in outcome.description
+
+
+def test_leaf_coverage_is_not_judged_on_a_smoke_build(taxonomy: Taxonomy) -> None:
+    release = make_release(6)
+    small = {axis: {leaf: 1 for leaf in counts} for axis, counts in _planned(release).items()}
+    small["real_world_harm"]["physical_and_health_harm"] = 1
+    outcome = gates.leaf_coverage(release, small, taxonomy)
+    assert outcome.passed and outcome.description.startswith("not checked")
 
 
 def test_leaf_coverage_forgives_a_leaf_planned_too_rarely_to_expect(taxonomy: Taxonomy) -> None:
