@@ -556,11 +556,12 @@ def _read_tool_call(prompt: str, system: str, seed: int) -> dict[str, Any]:
 
 
 _ASK_AFTER = {
-    "injected_instruction": "that asks the reader to: ",
-    "misinformation": "look approved or correct: ",
-    "tampered": "makes it look legitimate, supporting: ",
-    "malicious_side_effect": "log or message field: ",
+    "injected_instruction": "that asks the reader to",
+    "misinformation": "look approved or correct",
+    "tampered": "makes it look legitimate, supporting",
+    "malicious_side_effect": "report that activity",
 }
+"""The words before a planted ask in each mode's line (the ask follows the next ': ')."""
 
 
 def _read_observation(prompt: str, system: str, seed: int) -> dict[str, Any]:
@@ -574,7 +575,7 @@ def _read_observation(prompt: str, system: str, seed: int) -> dict[str, Any]:
         "arguments": json.loads(_required(r"^Arguments of the call: (.*)$", prompt)),
         "result": _schema_order(result, tool["returns"]),
         "mode": mode,
-        "ask": _field(re.escape(after) + "(.*)$", prompt) if after else None,
+        "ask": _field(re.escape(after) + r"[^\n]*?: (.*)$", prompt) if after else None,
         "required_values": _values(prompt, "The planted text must contain these values verbatim:"),
         "plant_field": _field(r"^Inside a free-text field \(`([^`]+)`\)", prompt)
         or _field(r"^Make the result carry a tampered note or value in `([^`]+)`", prompt)
