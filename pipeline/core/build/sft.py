@@ -85,8 +85,9 @@ def engine_generate(inputs: Inputs, settings: LLMSettings, outputs: Path | None 
     return generate
 
 
-OVERSAMPLE = 1.15
-"""Planned traces per requested one: filtering and overlap removal take some."""
+OVERSAMPLE = 2.5
+"""Planned traces per requested one: the world-driven engine rejects what it cannot ground or
+prove (about half of a plan in some domains), and overlap removal takes a few more."""
 
 
 class SftReport(BaseModel):
