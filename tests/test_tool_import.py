@@ -13,20 +13,18 @@ from jsonschema import Draft202012Validator
 
 from pipeline.core.errors import InputError
 from pipeline.core.taxonomy import SNAKE_CASE
-from pipeline.core.tool_import import (
+from pipeline.core.tool_import.common import (
     CATEGORY_DOMAINS,
     DEFAULT_DOMAIN,
     HTTP_METHODS,
     MAX_NAME_LENGTH,
-    TOOLBENCH_RETURNS,
     ImportResult,
-    import_openai,
-    import_report_path,
-    import_toolalpaca,
-    import_toolbench,
-    merge_into_pool,
     normalise_name,
 )
+from pipeline.core.tool_import.merge import import_report_path, merge_into_pool
+from pipeline.core.tool_import.openai_functions import import_openai
+from pipeline.core.tool_import.toolalpaca import import_toolalpaca
+from pipeline.core.tool_import.toolbench import TOOLBENCH_RETURNS, import_toolbench
 from pipeline.core.tools import Tool, load_tool_file, load_tool_pool
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -405,7 +403,7 @@ def test_toolalpaca_bodies_fallback_description_and_rejections(tmp_path: Path) -
     )
     assert reasons["0.paths./remote.get"][1].startswith("$ref 'other.json#/Thing' is not local")
     assert reasons["0.paths./missing.get"] == (
-        "Documentation.paths./missing.get",
+        "Documentation.paths./missing.get.responses",
         "$ref '#/components/schemas/Nope' does not resolve",
     )
     assert reasons["1"] == ("Documentation.paths", "no operations")

@@ -13,7 +13,9 @@ from rich.table import Table
 
 from pipeline.core.files import write_json_atomic
 from pipeline.core.paths import tool_pool_dir
-from pipeline.core.tool_import import IMPORTERS, Rejection, import_report_path, merge_into_pool
+from pipeline.core.tool_import.common import Rejection
+from pipeline.core.tool_import.merge import import_report_path, merge_into_pool
+from pipeline.core.tool_import.registry import IMPORTERS
 from pipeline.core.tool_stats import SIDE_EFFECTS, ToolStats, plot_tools_per_domain, tool_stats
 from pipeline.core.tools import load_tool_pool
 
