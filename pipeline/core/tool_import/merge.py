@@ -42,7 +42,7 @@ def merge_into_pool(
     if result.kept:
         current = load_tool_file(target) if target.exists() else []
         merged = sorted([*current, *result.kept], key=lambda tool: tool.name)
-        write_text_atomic(target, _dump_tools(merged))
+        write_text_atomic(target, dump_tools(merged))
     return result.report
 
 
@@ -54,7 +54,7 @@ def _pool_tools(pool_dir: Path) -> list[Tool]:
     return list(load_tool_pool(pool_dir).tools.values()) if has_files else []
 
 
-def _dump_tools(tools: Iterable[Tool]) -> str:
+def dump_tools(tools: Iterable[Tool]) -> str:
     # Through JSON so no two tools share objects: PyYAML would write those as &anchors.
     data = [json.loads(tool.model_dump_json(exclude_none=True)) for tool in tools]
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
