@@ -13,6 +13,7 @@ from pipeline.core.errors import InputError
 from pipeline.core.tool_import.common import Rejected
 from pipeline.core.tool_import.domains import DomainMapping, DomainScorer, load_domain_mapping
 from pipeline.core.tool_import.openapi import (
+    KEPT_PER_DOCUMENT,
     MAX_SCHEMA_CHARS,
     clean_text,
     import_openapi_document,
@@ -315,3 +316,19 @@ def test_a_domain_left_without_tools_is_an_error_naming_it(tmp_path: Path) -> No
     with pytest.raises(InputError, match="sends no imported tool") as err:
         import_openapi_directory(source, tmp_path / "pool", mapping, DOMAINS)
     assert err.value.record == "logistics"
+
+
+def test_a_document_expands_only_its_best_operations_per_domain(scorer: DomainScorer) -> None:
+    extra = KEPT_PER_DOCUMENT + 2
+    paths = {
+        f"/shipments/{n}": {"get": operation(f"Lists the shipments of depot number {n}.")}
+        for n in range(extra)
+    }
+    paths["/parcels/best"] = {
+        "get": operation("Track a parcel and its shipment through every depot.")
+    }
+    result = import_openapi_document(document(paths), "parcelhub.io", "x", scorer)
+    assert (result.operations, len(result.candidates), result.surplus) == (extra + 1, KEPT_PER_DOCUMENT, 3)
+    assert result.rejections == []
+    best = max(result.candidates, key=lambda candidate: candidate.fit)
+    assert best.tool.name == "parcelhub_get_parcels_best"  # two keywords: always expanded

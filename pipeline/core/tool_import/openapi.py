@@ -8,6 +8,7 @@ deep. Each operation becomes a candidate with cleaned text, bounded schemas and 
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
@@ -27,8 +28,9 @@ from pipeline.core.tool_import.domains import DomainScorer
 from pipeline.core.tool_import.openapi_operations import RefBudget, operation_schemas
 from pipeline.core.tools import SideEffect, Tool
 
-REF_BUDGET = RefBudget(max_depth=3, max_nodes=4000)
-"""Three levels of nested references per schema part are what an agent can still read."""
+REF_BUDGET = RefBudget(max_depth=3, max_nodes=1000)
+"""Three levels of nested references per schema part are what an agent can still read; past
+1,000 nodes a part could not fit MAX_SCHEMA_CHARS anyway, so expansion stops there."""
 MAX_DESCRIPTION = 400
 MAX_FIELD_DESCRIPTION = 200
 MIN_DESCRIPTION_WORDS = 4
@@ -36,6 +38,9 @@ MAX_ARGUMENTS = 20
 MAX_SCHEMA_CHARS = 4000
 """Serialised size above which a parameters or returns schema is too large for a prompt."""
 MAX_API_SLUG = 28
+KEPT_PER_DOCUMENT = 20
+"""Candidates a document gives each domain. It bounds time and memory, and how much of a
+domain one API can fill where few APIs serve it."""
 UNSTATED_LICENCE = "not stated by the API; APIs.guru directory terms (CC0-1.0 or fair use)"
 
 _ARGUMENT_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
@@ -62,6 +67,9 @@ class DocumentImport(NamedTuple):
     operations: int
     candidates: list[Candidate]
     rejections: list[Rejection]
+    surplus: int
+    """Operations that passed the text checks but were not expanded: their domain already had
+    KEPT_PER_DOCUMENT better-fitting candidates from this document."""
 
 
 class ApiInfo(NamedTuple):
@@ -74,17 +82,44 @@ class ApiInfo(NamedTuple):
     suggested: set[str]
 
 
+class Operation(NamedTuple):
+    route: str
+    method: str
+    item: dict[str, Any]
+    """The path item: its parameters apply to every operation under the route."""
+    op: Any
+    label: str
+
+    @property
+    def field(self) -> str:
+        return f"paths.{self.route}.{self.method}"
+
+
+class _Described(NamedTuple):
+    """An operation that passed the cheap text checks, with its domain."""
+
+    operation: Operation
+    description: str
+    domain: str
+    fit: int
+
+
 def import_openapi_document(
     doc: Any, document: str, origin: str, scorer: DomainScorer
 ) -> DocumentImport:
-    """`document` names the file in reports; `origin` prefixes each tool's provenance."""
+    """`document` names the file in reports; `origin` prefixes each tool's provenance.
+
+    Text checks and domains come first for every operation; schemas, the expensive part,
+    are expanded only for each domain's best KEPT_PER_DOCUMENT, so a document of 10,000
+    operations costs little more than one of 100.
+    """
     if not isinstance(doc, dict) or not isinstance(doc.get("paths"), dict):
         rejection = Rejection(
             record=document, original_name=None, field="paths", reason="missing paths object"
         )
-        return DocumentImport(document, 0, [], [rejection])
+        return DocumentImport(document, 0, [], [rejection], 0)
     api = _api_info(doc, document, origin, scorer)
-    candidates: list[Candidate] = []
+    described: dict[str, list[_Described]] = {}
     rejections: list[Rejection] = []
     operations = 0
     for route, item in doc["paths"].items():
@@ -92,22 +127,45 @@ def import_openapi_document(
             continue
         for method in (m for m in item if m in HTTP_METHODS):
             operations += 1
-            op = item[method]
-            label = _label(op, method, str(route))
-            record = f"{document}#/paths/{_escape(str(route))}/{method}"
+            operation = Operation(
+                str(route), method, item, item[method], _label(item[method], method, str(route))
+            )
             try:
-                operation = Operation(str(route), method, item, op, label)
-                candidates.append(_candidate(doc, api, operation, scorer))
+                ready = _describe(api, operation, scorer)
             except Rejected as err:
-                rejections.append(
-                    Rejection(
-                        record=record,
-                        original_name=f"{api.title}.{label}" if label else None,
-                        field=err.field,
-                        reason=err.reason,
-                    )
-                )
-    return DocumentImport(document, operations, candidates, rejections)
+                rejections.append(_rejection(api, operation, err))
+                continue
+            described.setdefault(ready.domain, []).append(ready)
+    candidates: list[Candidate] = []
+    surplus = 0
+    for group in described.values():
+        group.sort(key=lambda ready: (-ready.fit, scatter_key(ready.operation.label)))
+        kept = 0
+        for ready in group:
+            if kept == KEPT_PER_DOCUMENT:
+                surplus += 1
+                continue
+            try:
+                candidates.append(_candidate(doc, api, ready))
+            except Rejected as err:
+                rejections.append(_rejection(api, ready.operation, err))
+                continue
+            kept += 1
+    return DocumentImport(document, operations, candidates, rejections, surplus)
+
+
+def _rejection(api: ApiInfo, operation: Operation, err: Rejected) -> Rejection:
+    return Rejection(
+        record=f"{api.document}#/paths/{_escape(operation.route)}/{operation.method}",
+        original_name=f"{api.title}.{operation.label}" if operation.label else None,
+        field=err.field,
+        reason=err.reason,
+    )
+
+
+def scatter_key(text: str) -> str:
+    """A fixed order that favours no part of the alphabet."""
+    return hashlib.sha1(text.encode()).hexdigest()
 
 
 def _api_info(doc: dict[str, Any], document: str, origin: str, scorer: DomainScorer) -> ApiInfo:
@@ -146,20 +204,9 @@ def _label(op: Any, method: str, route: str) -> str:
     return f"{method} {' '.join(words)}" if words else ""
 
 
-class Operation(NamedTuple):
-    route: str
-    method: str
-    item: dict[str, Any]
-    """The path item: its parameters apply to every operation under the route."""
-    op: Any
-    label: str
-
-
-def _candidate(
-    doc: dict[str, Any], api: ApiInfo, operation: Operation, scorer: DomainScorer
-) -> Candidate:
-    route, method, item, op, label = operation
-    field = f"paths.{route}.{method}"
+def _describe(api: ApiInfo, operation: Operation, scorer: DomainScorer) -> _Described:
+    route, _, _, op, label = operation
+    field = operation.field
     if not isinstance(op, dict):
         raise Rejected(field, "an operation must be an object")
     if op.get("deprecated") is True:
@@ -171,25 +218,31 @@ def _candidate(
         raise Rejected(f"{field}.description", "missing description")
     if len(description.split()) < MIN_DESCRIPTION_WORDS:
         raise Rejected(f"{field}.description", "description too short to tell an agent much")
-    parameters, returns = operation_schemas(doc, item, op, field, REF_BUDGET)
-    parameters = _agent_arguments(parameters, f"{field}.parameters")
-    parameters, returns = tidy_schema(parameters), tidy_schema(returns)
-    for part, schema in (("parameters", parameters), ("responses", returns)):
-        if len(json.dumps(schema)) > MAX_SCHEMA_CHARS:
-            raise Rejected(f"{field}.{part}", f"schema over {MAX_SCHEMA_CHARS} characters")
     tags = op.get("tags") if isinstance(op.get("tags"), list) else []
     assert isinstance(tags, list)
     text = " ".join([label, route.replace("/", " "), description, *map(str, tags)])
     domain = scorer.best(scorer.hits(text), api.hits, api.suggested)
     if domain is None:
         raise Rejected(None, "no domain fits")
+    return _Described(operation, description, *domain)
+
+
+def _candidate(doc: dict[str, Any], api: ApiInfo, ready: _Described) -> Candidate:
+    route, method, item, op, label = ready.operation
+    field = ready.operation.field
+    parameters, returns = operation_schemas(doc, item, op, field, REF_BUDGET)
+    parameters = _agent_arguments(parameters, f"{field}.parameters")
+    parameters, returns = tidy_schema(parameters), tidy_schema(returns)
+    for part, schema in (("parameters", parameters), ("responses", returns)):
+        if len(json.dumps(schema)) > MAX_SCHEMA_CHARS:
+            raise Rejected(f"{field}.{part}", f"schema over {MAX_SCHEMA_CHARS} characters")
     tool = make_tool(
         {"name": f"{field}.operationId", "description": f"{field}.description"},
         name=_tool_name(api.slug, label),
-        description=description,
+        description=ready.description,
         parameters=parameters,
         returns=returns,
-        domains=(domain[0],),
+        domains=(ready.domain,),
         side_effect=_side_effect(method),
         source="openapi",
         original_name=label,
@@ -197,7 +250,7 @@ def _candidate(
         licence=api.licence,
         origin=f"{api.origin}#/paths/{_escape(route)}/{method}",
     )
-    return Candidate(tool, api.document, domain[1])
+    return Candidate(tool, api.document, ready.fit)
 
 
 def _agent_arguments(parameters: dict[str, Any], field: str) -> dict[str, Any]:

@@ -10,7 +10,6 @@ a few megabytes. The folder is the import's own: a rerun rewrites it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections import Counter, defaultdict
@@ -33,6 +32,7 @@ from pipeline.core.tool_import.openapi import (
     DocumentImport,
     import_openapi_document,
     read_document,
+    scatter_key,
 )
 from pipeline.core.tools import Tool, load_tool_file
 
@@ -41,9 +41,6 @@ REPORT_NAME = "report.jsonc"
 REJECTIONS_NAME = "rejections.jsonl"
 """One line per skipped operation; large, so it is not committed (the report has the counts)."""
 PER_DOMAIN = 80
-KEPT_PER_DOCUMENT = 20
-"""Candidates a document keeps per domain for dedupe and selection; the rest are surplus.
-It bounds memory and how much of a domain one API can fill where few APIs serve it."""
 
 
 class DirectoryReport(BaseModel):
@@ -56,7 +53,7 @@ class DirectoryReport(BaseModel):
     rejected: int
     rejected_by_reason: dict[str, int]
     surplus: int
-    """Usable operations beyond KEPT_PER_DOCUMENT for their document and domain."""
+    """Operations past their document's KEPT_PER_DOCUMENT best for a domain, not expanded."""
     deduplicated: int
     not_selected: int
     """Usable, unique operations left out because their domain was full."""
@@ -91,9 +88,8 @@ def import_openapi_directory(
     ):
         for result in pool.map(reader, files, chunksize=4):
             operations += result.operations
-            best, extra = _best_per_domain(result.candidates)
-            kept.extend(best)
-            surplus += extra
+            kept.extend(result.candidates)
+            surplus += result.surplus
             for rejection in result.rejections:
                 reasons[_reason_kind(rejection.reason)] += 1
                 log.write(rejection.model_dump_json() + "\n")
@@ -143,12 +139,8 @@ def _read_and_import(
         doc = read_document(path)
     except (OSError, ValueError) as err:
         reason = f"unreadable: {err}"
-        return DocumentImport(
-            document,
-            0,
-            [],
-            [Rejection(record=document, original_name=None, field=None, reason=reason)],
-        )
+        rejection = Rejection(record=document, original_name=None, field=None, reason=reason)
+        return DocumentImport(document, 0, [], [rejection], 0)
     return import_openapi_document(doc, document, collection, scorer)
 
 
@@ -185,14 +177,7 @@ def _rank(candidate: Candidate) -> tuple[int, bool, str]:
     """Best fit first, then operations whose response is described, then in an order that
     does not favour any part of the alphabet."""
     typed = "Unspecified response" not in str(candidate.tool.returns.get("description"))
-    digest = hashlib.sha1(candidate.tool.name.encode()).hexdigest()
-    return (-candidate.fit, not typed, digest)
-
-
-def _best_per_domain(candidates: list[Candidate]) -> tuple[list[Candidate], int]:
-    groups = _by_domain(candidates).values()
-    best = [c for group in groups for c in sorted(group, key=_rank)[:KEPT_PER_DOCUMENT]]
-    return best, len(candidates) - len(best)
+    return (-candidate.fit, not typed, scatter_key(candidate.tool.name))
 
 
 def select(candidates: list[Candidate]) -> list[Candidate]:
