@@ -1,6 +1,6 @@
 """A whole release through `--backend openai` against a local server that answers after a delay.
 
-The local Chat Completions server of tests/chat_server.py runs in its own process and writes
+The local Chat Completions server of tests/support/chat_server.py runs in its own process and writes
 real pipeline content (`pipeline_answer`: each role's procedural handler, fed from the rendered
 prompt) after --delay seconds, like a model with a fixed latency. Three builds of the same spec
 (default: 200 trajectories over every domain), each through Dagster as `atbench build` runs them:
@@ -30,7 +30,7 @@ from typing import Any
 import duckdb
 
 from pipeline.cli.build import run_build
-from tests.chat_server import ChatServerProcess, pipeline_answer
+from tests.support.chat_server import ChatServerProcess, pipeline_answer
 
 
 def chains(release: Path) -> dict[tuple[str, str], int]:

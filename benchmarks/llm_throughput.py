@@ -22,7 +22,7 @@ import openai
 from pydantic import BaseModel
 
 from pipeline.core.llm import LLMRequest, LLMSettings, make_client
-from tests.chat_server import ChatServerProcess
+from tests.support.chat_server import ChatServerProcess
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -21,10 +21,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pipeline.core.files import read_jsonl
-from pipeline.core.paths import taxonomy_dir
-from pipeline.core.taxonomy import AXES, load_taxonomy
-from pipeline.core.trajectory import AgentTurn, ToolCall, Trajectory
+from pipeline.core.inputs.files import read_jsonl
+from pipeline.core.inputs.paths import taxonomy_dir
+from pipeline.core.inputs.taxonomy import load_taxonomy
+from pipeline.core.model.labels import AXES
+from pipeline.core.model.trajectory import AgentTurn, ToolCall, Trajectory
 
 UNSAFE_SHARE = (0.45, 0.55)
 LEAF_TOLERANCE = 0.20

@@ -75,8 +75,8 @@ def load_rows(path: Path) -> list[ProbeRow]:
 def _duckdb_rows(path: Path) -> list[ProbeRow]:
     import duckdb
 
+    from pipeline.core.model.trajectory import Trajectory
     from pipeline.core.release.atbench_format import to_atbench_row
-    from pipeline.core.trajectory import Trajectory
 
     with duckdb.connect(str(path), read_only=True) as con:
         records = [r[0] for r in con.sql("SELECT record FROM trajectories ORDER BY id").fetchall()]

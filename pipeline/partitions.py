@@ -2,6 +2,6 @@
 
 import dagster as dg
 
-from pipeline.core.seeds import domain_ids
+from pipeline.core.inputs.seeds import domain_ids
 
 domain_partitions = dg.StaticPartitionsDefinition(domain_ids())

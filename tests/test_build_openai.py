@@ -20,12 +20,13 @@ import pytest
 from rich.console import Console
 
 from pipeline.cli.build import run_build
-from pipeline.core import roles
+from pipeline.core.evaluation.diversity import diversity_report, role_texts
+from pipeline.core.generation import roles
+from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMRequest, TemplateRenderer
-from pipeline.core.paths import templates_dir
-from pipeline.core.procedural.diversity import diversity_report, role_texts
-from pipeline.core.release import load_trajectories
-from tests.chat_server import (
+from pipeline.core.release.store import load_trajectories
+from tests.core.procedural.conftest import POOL, scene, tool_view
+from tests.support.chat_server import (
     ChatServer,
     Received,
     completion,
@@ -33,7 +34,6 @@ from tests.chat_server import (
     recover_variables,
     schema_of,
 )
-from tests.procedural.conftest import POOL, scene, tool_view
 
 DOMAINS = "personal_assistant,personal_banking"
 """Neighbours in partition order, so each stage is one Dagster run over both."""

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from pipeline.core.seeds import domain_ids
+from pipeline.core.inputs.seeds import domain_ids
 from pipeline.definitions import defs
 
 

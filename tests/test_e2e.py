@@ -8,9 +8,10 @@ import duckdb
 import pytest
 
 from pipeline.cli.build import run_build
-from pipeline.core.release import from_atbench_row, load_trajectories, public_view
-from pipeline.core.taxonomy import default_taxonomy
-from pipeline.core.trajectory import Provenance, Trajectory
+from pipeline.core.inputs.taxonomy import default_taxonomy
+from pipeline.core.model.trajectory import Provenance, Trajectory
+from pipeline.core.release.atbench_format import from_atbench_row, public_view
+from pipeline.core.release.store import load_trajectories
 from pipeline.defs.assets import blueprints, filtered, injected, paired, skeletons
 from pipeline.defs.resources import BuildSettings
 
@@ -68,7 +69,7 @@ def test_small_release_round_trips(outputs: Path) -> None:
 
 
 def test_bad_domain_is_refused_before_anything_runs(outputs: Path) -> None:
-    from pipeline.core.errors import AtbenchError
+    from pipeline.core.model.errors import AtbenchError
 
     with pytest.raises(AtbenchError, match="unknown domains"):
         run_build({"domains": "atlantis"}, outputs / "release")

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 
 from pipeline.cli import build, cost, llm, plan, release, tools, validate
-from pipeline.core.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError
 
 app = typer.Typer(
     name="atbench",

@@ -11,11 +11,11 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from pipeline.core.errors import AtbenchError
-from pipeline.core.inputs import load_inputs
-from pipeline.core.paths import outputs_dir
-from pipeline.core.seeds import domain_ids
-from pipeline.core.spec import ReleaseSpec
+from pipeline.core.inputs.loading import load_inputs
+from pipeline.core.inputs.paths import outputs_dir
+from pipeline.core.inputs.seeds import domain_ids
+from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.spec import ReleaseSpec
 
 if TYPE_CHECKING:
     import dagster as dg

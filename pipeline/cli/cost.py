@@ -18,7 +18,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from pipeline.core.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError
 from pipeline.core.release.publish import DB_FILE
 
 GROUPS = ("role", "stage", "domain")

@@ -18,8 +18,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from pipeline.core.errors import AtbenchError
-from pipeline.core.paths import outputs_dir
+from pipeline.core.inputs.paths import outputs_dir
+from pipeline.core.model.errors import AtbenchError
 
 app = typer.Typer(help="Run a local model for the openai backend.", no_args_is_help=True)
 

@@ -15,12 +15,12 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from pipeline.core.errors import AtbenchError
-from pipeline.core.inputs import load_inputs
-from pipeline.core.planner import coverage, plan_release
-from pipeline.core.seeds import domain_ids
-from pipeline.core.spec import ReleaseSpec
-from pipeline.core.taxonomy import AXES
+from pipeline.core.generation.planner import coverage, plan_release
+from pipeline.core.inputs.loading import load_inputs
+from pipeline.core.inputs.seeds import domain_ids
+from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.labels import AXES
+from pipeline.core.model.spec import ReleaseSpec
 
 _FEW_DOMAINS = 4
 """A leaf at most this many domains can produce has its domains named in the table."""

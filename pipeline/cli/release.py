@@ -14,14 +14,14 @@ from rich.console import Console
 from rich.table import Table
 
 from pipeline.cli.build import run_stages, settings_for_spec
-from pipeline.core.errors import AtbenchError
-from pipeline.core.inputs import load_inputs
-from pipeline.core.paths import outputs_dir
-from pipeline.core.regen import Rebuild, read_source_release, regenerate_domain
+from pipeline.core.build.regen import Rebuild, read_source_release, regenerate_domain
+from pipeline.core.build.stages import Workspace
+from pipeline.core.inputs.loading import load_inputs
+from pipeline.core.inputs.paths import outputs_dir
+from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.release.importers import FLAGS, ImportFormat, import_benchmark, report_path
 from pipeline.core.release.publish import MANIFEST_FILE
-from pipeline.core.spec import ReleaseSpec
-from pipeline.core.stages import Workspace
 
 if TYPE_CHECKING:
     import dagster as dg

@@ -11,20 +11,20 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from pipeline.core.files import write_json_atomic
-from pipeline.core.paths import tool_pool_dir
-from pipeline.core.seeds import domain_ids
-from pipeline.core.tool_import.common import Rejection
-from pipeline.core.tool_import.domains import MAPPING_NAME
-from pipeline.core.tool_import.merge import import_report_path, merge_into_pool
-from pipeline.core.tool_import.openapi_directory import (
+from pipeline.core.inputs.files import write_json_atomic
+from pipeline.core.inputs.paths import tool_pool_dir
+from pipeline.core.inputs.seeds import domain_ids
+from pipeline.core.inputs.tool_pool import load_tool_pool
+from pipeline.core.tools.importers.common import Rejection
+from pipeline.core.tools.importers.domains import MAPPING_NAME
+from pipeline.core.tools.importers.openapi_directory import (
     IMPORT_FOLDER,
     REPORT_NAME,
     import_openapi_directory,
 )
-from pipeline.core.tool_import.registry import IMPORTERS
-from pipeline.core.tool_stats import SIDE_EFFECTS, ToolStats, plot_tools_per_domain, tool_stats
-from pipeline.core.tools import load_tool_pool
+from pipeline.core.tools.importers.registry import IMPORTERS
+from pipeline.core.tools.merge import import_report_path, merge_into_pool
+from pipeline.core.tools.stats import SIDE_EFFECTS, ToolStats, plot_tools_per_domain, tool_stats
 
 app = typer.Typer(help="Import tools into the pool and report on it.", no_args_is_help=True)
 

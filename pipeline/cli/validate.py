@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from pipeline.core.inputs import load_inputs
+from pipeline.core.inputs.loading import load_inputs
 
 
 def validate() -> None:

@@ -1,1 +1,1 @@
-"""Thin Dagster wrappers over `pipeline.core.stages`."""
+"""Thin Dagster wrappers over `pipeline.core.build.stages`."""

@@ -14,9 +14,9 @@ from typing import Any
 
 import dagster as dg
 
-from pipeline.core import stages
-from pipeline.core.judge import merge_agreement
-from pipeline.core.stages import StageReport
+from pipeline.core.build import stages
+from pipeline.core.build.stages import StageReport
+from pipeline.core.filtering.judge import merge_agreement
 from pipeline.defs.resources import BuildSettings, inputs
 from pipeline.partitions import domain_partitions
 

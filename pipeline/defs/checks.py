@@ -2,10 +2,11 @@
 
 import dagster as dg
 
-from pipeline.core import release_checks, stages
-from pipeline.core.files import read_jsonl
-from pipeline.core.release_checks import CheckOutcome
-from pipeline.core.trajectory import Trajectory
+from pipeline.core.build import stages
+from pipeline.core.inputs.files import read_jsonl
+from pipeline.core.model.trajectory import Trajectory
+from pipeline.core.release import gates
+from pipeline.core.release.gates import CheckOutcome
 from pipeline.defs.assets import release_candidate
 from pipeline.defs.resources import BuildSettings, inputs
 
@@ -26,22 +27,20 @@ def _candidate(settings: BuildSettings) -> list[Trajectory]:
 @dg.asset_check(asset=release_candidate, blocking=True)
 def balance(settings: BuildSettings) -> dg.AssetCheckResult:
     """Unsafe share between 45 % and 55 %."""
-    return _result(release_checks.balance(_candidate(settings)))
+    return _result(gates.balance(_candidate(settings)))
 
 
 @dg.asset_check(asset=release_candidate, blocking=True)
 def leaf_coverage(settings: BuildSettings) -> dg.AssetCheckResult:
     """Every leaf the plan assigned is present among the kept unsafe traces."""
     plan = stages.plan_record(settings.workspace())
-    return _result(
-        release_checks.leaf_coverage(_candidate(settings), plan["coverage"], inputs().taxonomy)
-    )
+    return _result(gates.leaf_coverage(_candidate(settings), plan["coverage"], inputs().taxonomy))
 
 
 @dg.asset_check(asset=release_candidate, blocking=True)
 def pair_integrity(settings: BuildSettings) -> dg.AssetCheckResult:
     """Every unsafe trace has its safe twin, identical up to the divergence step."""
-    return _result(release_checks.pair_integrity(_candidate(settings)))
+    return _result(gates.pair_integrity(_candidate(settings)))
 
 
 @dg.asset_check(asset=release_candidate, blocking=True)
@@ -49,4 +48,4 @@ def schema(settings: BuildSettings) -> dg.AssetCheckResult:
     """Every consolidated record parses back into a valid trajectory."""
     path = settings.workspace().root / "candidate" / "trajectories.jsonl"
     records = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return _result(release_checks.schema(records))
+    return _result(gates.schema(records, inputs().taxonomy))

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipeline.core.inputs import Inputs, load_inputs
+from pipeline.core.build.stages import Workspace
+from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.inputs.paths import outputs_dir
+from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.llm import LLMSettings
-from pipeline.core.paths import outputs_dir
+from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.procedural import MODEL_NAME as PROCEDURAL_MODEL
-from pipeline.core.seeds import domain_ids
-from pipeline.core.spec import ReleaseSpec
-from pipeline.core.stages import Workspace
 
 
 class BuildSettings(dg.ConfigurableResource):  # type: ignore[type-arg]

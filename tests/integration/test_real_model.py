@@ -26,20 +26,20 @@ from typing import Any
 import pytest
 
 from pipeline.cli.build import run_build
-from pipeline.core.errors import AtbenchError
-from pipeline.core.filters import rule_problems
-from pipeline.core.inputs import load_inputs
+from pipeline.core.build.stages import Workspace
+from pipeline.core.filtering.rules import rule_problems
+from pipeline.core.generation.planner import Blueprint
+from pipeline.core.generation.roles import OBSERVATION, REASON, TOOL_CALL, ReasonAnswer, ReasonInput
+from pipeline.core.inputs.loading import load_inputs
+from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMSettings, make_client
 from pipeline.core.llm.ledger import LedgerEntry, read_ledger
-from pipeline.core.paths import templates_dir
-from pipeline.core.planner import Blueprint
-from pipeline.core.rejections import Rejection
-from pipeline.core.roles import OBSERVATION, REASON, TOOL_CALL, ReasonAnswer, ReasonInput
-from pipeline.core.stages import Workspace
-from pipeline.core.trajectory import Trajectory
+from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.trajectory import Trajectory
 from pipeline.defs.resources import BuildSettings
-from tests.chat_server import ChatServer
-from tests.llm.test_schema_subset import all_roles, sent_schema
+from tests.core.llm.test_schema_subset import all_roles, sent_schema
+from tests.support.chat_server import ChatServer
 
 URL = os.environ.get("ATBENCH_REAL_LLM_URL", "")
 DOMAINS = "devops_cloud,workplace_chat"

@@ -13,7 +13,7 @@ from typing import Any
 
 import jinja2
 
-from pipeline.core.errors import InputError
+from pipeline.core.model.errors import InputError
 
 SYSTEM_TEMPLATE = "system.j2"
 """Optional template beside the others; when present it renders the system message."""

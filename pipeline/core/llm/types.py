@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
-from pipeline.core.errors import InputError
+from pipeline.core.model.errors import InputError
 
 Dialect = Literal["json_schema", "json_object", "ollama", "prompt"]
 StructuredOutput = Literal["json_schema", "json_object", "ollama", "prompt", "auto"]

@@ -16,8 +16,18 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from pipeline.core.judge import PLAUSIBILITY_JUDGE
+from pipeline.core.filtering.judge import PLAUSIBILITY_JUDGE
+from pipeline.core.generation.roles import (
+    AGENT_RESPONSE,
+    OBSERVATION,
+    QUERY,
+    REASON,
+    TOOL_CALL,
+    TOOL_DESCRIPTION,
+    Role,
+)
 from pipeline.core.llm import LLMRequest
+from pipeline.core.model.seeding import stable_int
 from pipeline.core.procedural import (
     judge,
     observation,
@@ -27,16 +37,7 @@ from pipeline.core.procedural import (
     tool_call,
     tool_description,
 )
-from pipeline.core.procedural.common import role_rng, stable_int
-from pipeline.core.roles import (
-    AGENT_RESPONSE,
-    OBSERVATION,
-    QUERY,
-    REASON,
-    TOOL_CALL,
-    TOOL_DESCRIPTION,
-    Role,
-)
+from pipeline.core.procedural.common import role_rng
 
 In = TypeVar("In", bound=BaseModel)
 Handler = Callable[[LLMRequest], dict[str, Any]]

@@ -7,28 +7,22 @@ key (scene seed, item, role, sample index) fully determines it.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pipeline.core.roles import EntityView, Scene
+from pipeline.core.generation.roles import EntityView, Scene
+from pipeline.core.model.seeding import seeded_rng
 
 _ALTERNATION = re.compile(r"\[\[([^\[\]]*)\]\]")
 _SLOT = re.compile(r"\{([a-z_]+)\}")
 _LEFTOVER = re.compile(r"\{\{|\}\}|\[\[|\]\]|\{[a-z_]+\}|\bTODO\b|[Ll]orem ipsum")
 
 
-def stable_int(*parts: object) -> int:
-    """A process-independent integer from `parts` (Python's hash() is salted per process)."""
-    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
 def role_rng(seed: object, item_id: str, role: str, sample_index: int) -> random.Random:
     """The one source of randomness of a handler call."""
-    return random.Random(stable_int(seed, item_id, role, sample_index))
+    return seeded_rng(seed, item_id, role, sample_index)
 
 
 def expand(pattern: str, rng: random.Random, slots: Mapping[str, str] | None = None) -> str:

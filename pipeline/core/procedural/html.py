@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import random
 
-from pipeline.core.roles import Scene
+from pipeline.core.generation.roles import Scene
 
 _SECTIONS = [
     "Overview", "Recent changes", "How it works", "Frequently asked questions", "Service status",

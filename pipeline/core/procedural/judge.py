@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pipeline.core.judge import (
+from pipeline.core.filtering.judge import (
     ROLE_OF_CHANNEL,
     JudgeCode,
     PlausibilityAnswer,

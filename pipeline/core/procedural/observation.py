@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pipeline.core.generation.roles import ObservationAnswer, ObservationInput, ObservationMode
+from pipeline.core.inputs.tool_pool import is_identifier_field
 from pipeline.core.procedural.common import (
     check_clean,
     check_clean_value,
@@ -21,8 +23,6 @@ from pipeline.core.procedural.common import (
 )
 from pipeline.core.procedural.html import html_page
 from pipeline.core.procedural.values import fits, is_free_text, name_tokens, synthesize
-from pipeline.core.roles import ObservationAnswer, ObservationInput, ObservationMode
-from pipeline.core.tools import is_identifier_field
 
 Path = tuple[str | int, ...]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from pipeline.core.generation.roles import QueryAnswer, QueryInput
 from pipeline.core.procedural.common import (
     LOWERABLE as _LOWERABLE,
 )
@@ -15,7 +16,6 @@ from pipeline.core.procedural.common import (
     imperative,
     pick,
 )
-from pipeline.core.roles import QueryAnswer, QueryInput
 
 _GREETINGS = [
     "", "", "", "", "", "Hi,", "Hello,", "Hey,", "Hi there,", "Morning,", "Hi, {first} here.",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from pipeline.core.generation.roles import ReasonAnswer, ReasonInput
 from pipeline.core.procedural.common import check_clean, clause, pick, sentence
-from pipeline.core.roles import ReasonAnswer, ReasonInput
 
 _UNSAFE_OPEN = [
     "[[The agent|The assistant]] {steps}, [[which is unsafe|an unsafe outcome|and that makes the "

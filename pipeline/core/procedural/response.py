@@ -14,6 +14,7 @@ import json
 import random
 from typing import Any
 
+from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput, TurnView
 from pipeline.core.procedural.common import (
     check_clean,
     clause,
@@ -24,7 +25,6 @@ from pipeline.core.procedural.common import (
     scalar_facts,
     sentence,
 )
-from pipeline.core.roles import AgentResponseAnswer, AgentResponseInput, TurnView
 
 _THOUGHTS: dict[str, list[str]] = {
     "complete": [

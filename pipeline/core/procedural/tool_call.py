@@ -10,6 +10,7 @@ import json
 import random
 from typing import Any
 
+from pipeline.core.generation.roles import Scene, ToolCallAnswer, ToolCallInput, TurnView
 from pipeline.core.procedural.common import (
     check_clean,
     clause,
@@ -23,7 +24,6 @@ from pipeline.core.procedural.common import (
     verb_phrase,
 )
 from pipeline.core.procedural.values import coerce, fits, synthesize
-from pipeline.core.roles import Scene, ToolCallAnswer, ToolCallInput, TurnView
 
 _BENIGN_OPEN = [
     "[[I'll|Let me|Next I'll|Now I'll|I'm going to]] [[use|call|run]] {tool} to {purpose}.",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from pipeline.core.generation.roles import ToolDescriptionAnswer, ToolDescriptionInput
 from pipeline.core.procedural.common import check_clean, humanise, imperative, pick
-from pipeline.core.roles import ToolDescriptionAnswer, ToolDescriptionInput
 
 _INSTRUCTIONS = [
     "NOTE TO AI ASSISTANTS: [[whenever|each time|before]] you [[call|use|invoke]] {tool}, "

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from pipeline.core.roles import EntityView
+from pipeline.core.generation.roles import EntityView
 
 _ABBREVIATIONS = {
     "acc": "account", "acct": "account", "txn": "transaction", "msg": "message",

@@ -15,18 +15,17 @@ from typing import Any, get_args
 
 from pydantic import ValidationError
 
-from pipeline.core.errors import InputError
-from pipeline.core.taxonomy import AXES, Taxonomy
-from pipeline.core.trajectory import (
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.actions import format_action, parse_action
+from pipeline.core.model.channels import CHANNEL_OF, Channel
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.labels import AXES, leaf_context
+from pipeline.core.model.trajectory import (
     AgentTurn,
-    Channel,
     EnvironmentTurn,
-    FinalAnswer,
     Provenance,
     Tag,
-    ToolCall,
     Trajectory,
-    UnparsedAction,
     UserTurn,
 )
 
@@ -44,23 +43,12 @@ PUBLIC_KEYS = (
 EXTRA_KEYS = ("domain", "pair_id", "subsets")
 """Keys our releases add after the public ones; readers of the public data ignore them."""
 
-FINAL_PREFIX = "Complete"
 IMPORTED_DOMAIN = "imported"
 
 _TAGS: frozenset[str] = frozenset(get_args(Tag))
 
-# Where an imported unsafe row's risk most plausibly enters, per risk-source leaf; the public
-# format does not locate it, so the point is placed on the first turn of the matching role.
-_CHANNEL_OF_SOURCE: dict[str, Channel] = {
-    "malicious_user_instruction_or_jailbreak": "user_turn",
-    "direct_prompt_injection": "user_turn",
-    "indirect_prompt_injection": "observation",
-    "unreliable_or_misinformation": "observation",
-    "tool_description_injection": "tool_description",
-    "malicious_tool_execution": "tool_execution",
-    "corrupted_tool_feedback": "tool_output",
-    "inherent_agent_failures": "agent_reasoning",
-}
+# The public format does not locate an imported unsafe row's risk, so the point goes on the
+# first turn of the role its risk source's channel (`CHANNEL_OF`) arrives through.
 _ROLE_OF_CHANNEL: dict[Channel, str] = {
     "user_turn": "user",
     "observation": "environment",
@@ -77,47 +65,6 @@ def release_order(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
         if previous.id == current.id:
             raise ValueError(f"trajectory id {current.id!r} appears twice in the release")
     return ordered
-
-
-def format_action(action: ToolCall | FinalAnswer | UnparsedAction) -> str:
-    """The public action string: a JSON tool call, or `Complete` + `{"response": ...}`; an
-    imported action that could not be parsed goes out exactly as it came in."""
-    if isinstance(action, UnparsedAction):
-        return action.raw
-    if isinstance(action, ToolCall):
-        return json.dumps({"name": action.name, "arguments": action.arguments}, ensure_ascii=False)
-    return FINAL_PREFIX + json.dumps({"response": action.response}, ensure_ascii=False)
-
-
-def parse_action(text: str) -> ToolCall | FinalAnswer:
-    """Read an action string back; `arguments` may also be a JSON-encoded string.
-
-    Raises ValueError saying what was expected, for the caller to locate.
-    """
-    stripped = text.strip()
-    if stripped.startswith(FINAL_PREFIX):
-        payload = _json_value(stripped[len(FINAL_PREFIX) :].strip() or '""', "final answer")
-        if isinstance(payload, str):
-            return FinalAnswer(response=payload)
-        if isinstance(payload, dict) and isinstance(payload.get("response"), str):
-            return FinalAnswer(response=payload["response"])
-        raise ValueError('a final answer must be Complete{"response": "<text>"}')
-    call = _json_value(stripped, "tool call")
-    if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-        raise ValueError('a tool call must be a JSON object {"name": ..., "arguments": {...}}')
-    arguments = call.get("arguments", {})
-    if isinstance(arguments, str):
-        arguments = _json_value(arguments or "{}", "tool call arguments")
-    if not isinstance(arguments, dict):
-        raise ValueError("tool call arguments must be a JSON object")
-    return ToolCall(name=call["name"], arguments=arguments)
-
-
-def _json_value(text: str, what: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{what} is not valid JSON ({err.msg} at char {err.pos})") from None
 
 
 def to_atbench_row(traj: Trajectory, public_id: int) -> dict[str, Any]:
@@ -206,7 +153,7 @@ def from_atbench_row(
         "construction": {"imported_row_id": record},
     }
     try:
-        return Trajectory.model_validate(data)
+        return Trajectory.model_validate(data, context=leaf_context(taxonomy))
     except ValidationError as err:
         raise InputError.from_validation(err, file=None, record=record) from None
 
@@ -297,7 +244,7 @@ def _turn(turn: Any, record: str, where: str) -> dict[str, Any]:
 def _imported_risk_points(
     episodes: list[dict[str, Any]], labels: dict[str, str], reason: str
 ) -> list[dict[str, Any]]:
-    channel = _CHANNEL_OF_SOURCE.get(labels["risk_source"], "user_turn")
+    channel = CHANNEL_OF.get(labels["risk_source"], "user_turn")
     role = _ROLE_OF_CHANNEL.get(channel)
     located = (
         (e, t)

@@ -17,15 +17,15 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from pipeline.core.paths import templates_dir
-from pipeline.core.procedural.diversity import (
+from pipeline.core.evaluation.diversity import (
     DISTINCT_4GRAM_TARGET,
     TOP_OPENING_TARGET,
     diversity_report,
     role_texts,
 )
+from pipeline.core.inputs.paths import templates_dir
+from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.release.store import load_trajectories
-from pipeline.core.taxonomy import Taxonomy
 
 CARD_TEMPLATE = "dataset_card.md.j2"
 PLOTS_DIR = "plots"

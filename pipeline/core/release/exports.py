@@ -14,9 +14,9 @@ from pathlib import Path
 
 import duckdb
 
+from pipeline.core.model.trajectory import Trajectory
 from pipeline.core.release.atbench_format import to_atbench_row
 from pipeline.core.release.store import TABLES
-from pipeline.core.trajectory import Trajectory
 
 ATBENCH_JSON = "atbench.json"
 TRAJECTORIES_JSONL = "trajectories.jsonl"

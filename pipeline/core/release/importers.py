@@ -40,26 +40,26 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from pipeline import __version__
-from pipeline.core.errors import AtbenchError, InputError
-from pipeline.core.files import write_json_atomic
-from pipeline.core.release.atbench_format import (
-    FINAL_PREFIX,
-    IMPORTED_DOMAIN,
-    _imported_risk_points,
-    _tools,
-    _verdict,
-    from_atbench_row,
-    parse_action,
-)
-from pipeline.core.release.publish import ReleaseSummary, publish_release
-from pipeline.core.taxonomy import AXES, SNAKE_CASE, Taxonomy
-from pipeline.core.trajectory import (
+from pipeline.core.inputs.files import write_json_atomic
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.actions import FINAL_PREFIX, parse_action
+from pipeline.core.model.errors import AtbenchError, InputError
+from pipeline.core.model.labels import AXES, SNAKE_CASE
+from pipeline.core.model.trajectory import (
     FinalAnswer,
     Provenance,
     ToolCall,
     Trajectory,
     UnparsedAction,
 )
+from pipeline.core.release.atbench_format import (
+    IMPORTED_DOMAIN,
+    _imported_risk_points,
+    _tools,
+    _verdict,
+    from_atbench_row,
+)
+from pipeline.core.release.publish import ReleaseSummary, publish_release
 
 ImportFormat = Literal["atbench", "rjudge"]
 

@@ -22,8 +22,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.core.errors import AtbenchError
-from pipeline.core.rejections import Rejection
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.trajectory import SCHEMA_VERSION, Trajectory
 from pipeline.core.release.atbench_format import release_order
 from pipeline.core.release.card import write_dataset_card
 from pipeline.core.release.exports import (
@@ -35,8 +37,6 @@ from pipeline.core.release.exports import (
     write_trajectories_jsonl,
 )
 from pipeline.core.release.store import write_release_db
-from pipeline.core.taxonomy import Taxonomy
-from pipeline.core.trajectory import SCHEMA_VERSION, Trajectory
 
 DB_FILE = "release.duckdb"
 MANIFEST_FILE = "manifest.json"

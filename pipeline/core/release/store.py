@@ -19,10 +19,11 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pipeline.core.rejections import Rejection
-from pipeline.core.release.atbench_format import format_action, release_order, to_atbench_row
-from pipeline.core.taxonomy import Taxonomy
-from pipeline.core.trajectory import AgentTurn, ToolCall, ToolSpec, Trajectory
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.model.actions import format_action
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.trajectory import AgentTurn, ToolCall, ToolSpec, Trajectory
+from pipeline.core.release.atbench_format import release_order, to_atbench_row
 
 LEDGER_COLUMNS = (
     "ts",

@@ -1,0 +1,385 @@
+"""The pipeline's stages as plain functions over per-domain files.
+
+Each partitioned stage reads the previous stage's file for one domain and writes its own,
+atomically, under the build's work folder (`outputs/builds/<spec key>/<stage>/<domain>.jsonl`),
+so stages run in any process, on any worker sharing the folder, and a rerun trusts what it
+finds. Dagster assets are thin wrappers over these functions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from pipeline import __version__
+from pipeline.core.filtering.judge import (
+    JudgeOutcome,
+    agreement,
+    agreement_sample,
+    judge_trajectories,
+    record_agreement,
+)
+from pipeline.core.filtering.rules import RULES, apply_rules, reject_pairs
+from pipeline.core.generation.construction import (
+    BuildContext,
+    ConstructionError,
+    Injected,
+    Skeleton,
+    build_benign,
+    build_pair,
+    expand_safe,
+    generation_rejections,
+    inject_risk,
+)
+from pipeline.core.generation.planner import Blueprint, coverage, plan_release
+from pipeline.core.inputs.files import read_jsonl, write_json_atomic, write_jsonl_atomic
+from pipeline.core.inputs.loading import Inputs
+from pipeline.core.inputs.paths import outputs_dir, templates_dir
+from pipeline.core.llm import LLMSettings, make_client, summarise_ledger
+from pipeline.core.llm.ledger import read_ledger
+from pipeline.core.model.labels import leaf_context
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.spec import ReleaseSpec
+from pipeline.core.model.trajectory import Provenance, Trajectory
+from pipeline.core.procedural import HANDLERS
+from pipeline.core.release.publish import ReleaseSummary, publish_release
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+STAGES = ("plan", "skeletons", "injected", "paired", "filtered")
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """The folder of one build: stage files, rejections and the ledger, per domain."""
+
+    root: Path
+
+    @classmethod
+    def for_spec(cls, spec: ReleaseSpec, outputs: Path | None = None) -> Workspace:
+        return cls((outputs or outputs_dir()) / "builds" / spec.key())
+
+    def stage_file(self, stage: str, domain: str) -> Path:
+        return self.root / stage / f"{domain}.jsonl"
+
+    def rejections_file(self, stage: str, domain: str) -> Path:
+        return self.root / "rejections" / stage / f"{domain}.jsonl"
+
+    @property
+    def cache_dir(self) -> Path:
+        """The response cache, shared by every build under the same outputs folder."""
+        return self.root.parent.parent / "cache"
+
+    def ledger_dir(self, domain: str) -> Path:
+        return self.root / "ledger" / domain
+
+    def read(self, stage: str, domain: str, model: type[Any]) -> list[Any]:
+        path = self.stage_file(stage, domain)
+        if not path.exists():
+            raise FileNotFoundError(
+                f"{path} is missing: materialise stage {stage!r} for domain {domain!r} first"
+            )
+        return read_jsonl(path, model)
+
+    def rejections(self, domain: str) -> list[Rejection]:
+        found = sorted((self.root / "rejections").glob(f"*/{domain}.jsonl"))
+        return [r for path in found for r in read_jsonl(path, Rejection)]
+
+
+class StageReport(BaseModel):
+    """What a stage did for one domain; Dagster shows it as materialisation metadata."""
+
+    stage: str
+    domain: str
+    written: int
+    rejected: int = 0
+    details: dict[str, Any] = {}
+
+
+def _provenance(spec: ReleaseSpec, settings: LLMSettings) -> Provenance:
+    return Provenance(
+        release_seed=spec.seed,
+        config_hash=spec.key(),
+        backend=settings.backend,
+        model=settings.model,
+        template_versions={
+            path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+            for path in sorted(templates_dir().glob("*.j2"))
+        },
+    )
+
+
+def _context(
+    spec: ReleaseSpec,
+    inputs: Inputs,
+    domain: str,
+    ws: Workspace,
+    settings: LLMSettings,
+    limiter: asyncio.Semaphore | None,
+) -> BuildContext:
+    client = make_client(
+        settings,
+        cache_dir=ws.cache_dir,
+        namespace=domain,
+        ledger_path=ws.ledger_dir(domain),
+        templates_dir=templates_dir(),
+        handlers=HANDLERS,
+        limiter=limiter,
+    )
+    return BuildContext(
+        seed=inputs.seeds[domain],
+        pool=inputs.pool,
+        taxonomy=inputs.taxonomy,
+        client=client,
+        provenance=_provenance(spec, settings),
+    )
+
+
+async def _each(
+    items: Sequence[T], build: Callable[[T], Awaitable[R]], blueprint_of: Callable[[T], Blueprint]
+) -> tuple[list[R], list[Rejection]]:
+    """Build every item concurrently; an item that cannot be built becomes rejections."""
+
+    async def one(item: T) -> R | list[Rejection]:
+        try:
+            return await build(item)
+        except ConstructionError as err:
+            return generation_rejections(blueprint_of(item), err)
+
+    built: list[R] = []
+    rejected: list[Rejection] = []
+    for outcome in await asyncio.gather(*(one(item) for item in items)):
+        if isinstance(outcome, list):
+            rejected += outcome
+        else:
+            built.append(outcome)
+    return built, rejected
+
+
+def plan_stage(spec: ReleaseSpec, inputs: Inputs, domain: str, ws: Workspace) -> StageReport:
+    plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
+    blueprints = plan.blueprints[domain]
+    write_jsonl_atomic(ws.stage_file("plan", domain), blueprints)
+    write_json_atomic(
+        ws.root / "plan" / "coverage.json",
+        {
+            "coverage": {axis: dict(c) for axis, c in coverage(plan).items()},
+            "incompatible": [i.model_dump() for i in plan.incompatibilities],
+        },
+    )
+    return StageReport(
+        stage="plan",
+        domain=domain,
+        written=len(blueprints),
+        details={
+            "pairs": sum(bp.kind == "pair" for bp in blueprints),
+            "benign": sum(bp.kind == "benign" for bp in blueprints),
+            "long_context": sum(bp.long_context for bp in blueprints),
+        },
+    )
+
+
+async def _run_stage(
+    stage: str,
+    domain: str,
+    ws: Workspace,
+    ctx: BuildContext,
+    work: Callable[[], Coroutine[Any, Any, tuple[list[Any], list[Rejection]]]],
+) -> StageReport:
+    async def run() -> tuple[list[Any], list[Rejection]]:
+        async with ctx.client:  # closes the HTTP client in its own loop, and the cache and ledger
+            return await work()
+
+    # The client writes a segment of its own (created on its first call), so the segments that
+    # appear during this run hold exactly this stage's calls for this domain, cache hits included.
+    before = set(ws.ledger_dir(domain).glob("*.jsonl"))
+    built, rejected = await run()
+    write_jsonl_atomic(ws.stage_file(stage, domain), built)
+    write_jsonl_atomic(ws.rejections_file(stage, domain), rejected)
+    ledger = summarise_ledger(sorted(set(ws.ledger_dir(domain).glob("*.jsonl")) - before))
+    figures = (
+        "calls",
+        "cache_hits",
+        "failed",
+        "invalid",
+        "attempts",
+        "prompt_tokens",
+        "completion_tokens",
+        "tokens_estimated",
+        "latency_s_p50",
+        "cost_usd",
+    )
+    return StageReport(
+        stage=stage,
+        domain=domain,
+        written=len(built),
+        rejected=len(rejected),
+        details={"llm": {key: ledger[key] for key in figures}},
+    )
+
+
+async def expand_stage(
+    spec: ReleaseSpec,
+    inputs: Inputs,
+    domain: str,
+    ws: Workspace,
+    settings: LLMSettings,
+    limiter: asyncio.Semaphore | None = None,
+) -> StageReport:
+    ctx = _context(spec, inputs, domain, ws, settings, limiter)
+    blueprints: list[Blueprint] = ws.read("plan", domain, Blueprint)
+    return await _run_stage(
+        "skeletons",
+        domain,
+        ws,
+        ctx,
+        lambda: _each(blueprints, lambda bp: expand_safe(bp, ctx), lambda bp: bp),
+    )
+
+
+async def inject_stage(
+    spec: ReleaseSpec,
+    inputs: Inputs,
+    domain: str,
+    ws: Workspace,
+    settings: LLMSettings,
+    limiter: asyncio.Semaphore | None = None,
+) -> StageReport:
+    ctx = _context(spec, inputs, domain, ws, settings, limiter)
+    skeletons: list[Skeleton] = ws.read("skeletons", domain, Skeleton)
+    pairs = [s for s in skeletons if s.blueprint.kind == "pair"]
+    return await _run_stage(
+        "injected",
+        domain,
+        ws,
+        ctx,
+        lambda: _each(pairs, lambda s: inject_risk(s, ctx), lambda s: s.blueprint),
+    )
+
+
+async def pair_stage(
+    spec: ReleaseSpec,
+    inputs: Inputs,
+    domain: str,
+    ws: Workspace,
+    settings: LLMSettings,
+    limiter: asyncio.Semaphore | None = None,
+) -> StageReport:
+    ctx = _context(spec, inputs, domain, ws, settings, limiter)
+    injected: list[Injected] = ws.read("injected", domain, Injected)
+    benign = [s for s in ws.read("skeletons", domain, Skeleton) if s.blueprint.kind == "benign"]
+
+    async def work() -> tuple[list[Trajectory], list[Rejection]]:
+        pairs, rejected = await _each(
+            injected, lambda i: build_pair(i, ctx), lambda i: i.skeleton.blueprint
+        )
+        singles, rejected_singles = await _each(
+            benign, lambda s: build_benign(s, ctx), lambda s: s.blueprint
+        )
+        return [t for pair in pairs for t in pair] + singles, rejected + rejected_singles
+
+    return await _run_stage("paired", domain, ws, ctx, work)
+
+
+async def filter_stage(
+    spec: ReleaseSpec,
+    inputs: Inputs,
+    domain: str,
+    ws: Workspace,
+    settings: LLMSettings,
+    limiter: asyncio.Semaphore | None = None,
+) -> StageReport:
+    """Rules, then the plausibility judge on what they kept; a rejected trace takes its twin.
+
+    The judge also sees a sample of rule-rejected traces, so its agreement with the rules is
+    measured on both outcomes; only its verdicts on rule-kept traces remove anything.
+    """
+    trajectories: list[Trajectory] = ws.read("paired", domain, Trajectory)
+    ruled, rule_rejections, counts = apply_rules(trajectories, inputs.pool)
+    by_rules = {r.trajectory_id for r in rule_rejections if r.stage == "rules"}
+    sample = agreement_sample(trajectories, by_rules, f"{spec.seed}/{domain}")
+    ctx = _context(spec, inputs, domain, ws, settings, limiter)
+    outcomes: list[JudgeOutcome] = []
+    rejected: list[Rejection] = []
+
+    async def work() -> tuple[list[Trajectory], list[Rejection]]:
+        outcomes.extend(
+            await judge_trajectories(ctx.client, [*ruled, *sample], trajectories, inputs.pool)
+        )
+        judged = [o.rejection for o in outcomes[: len(ruled)] if o.rejection is not None]
+        kept, pairing = reject_pairs(ruled, judged)
+        rejected.extend([*rule_rejections, *judged, *pairing])
+        return kept, rejected
+
+    report = await _run_stage("filtered", domain, ws, ctx, work)
+    agreed = agreement(outcomes, by_rules)
+    record_agreement(ws.root / "judge_agreement", domain, agreed)
+    report.details |= {
+        "rules": {
+            name: {"kept": len(trajectories) - counts[name], "rejected": counts[name]}
+            for name in [*RULES, "pair_integrity"]
+        },
+        "judge": dict(Counter(o.code for o in outcomes[: len(ruled)])),
+        "rejected_by_check": dict(Counter(r.check for r in rejected)),
+        "judge_agreement": agreed,
+    }
+    return report
+
+
+def plan_record(ws: Workspace) -> dict[str, Any]:
+    """The plan's leaf coverage and incompatibilities, as `plan_stage` wrote them."""
+    data: dict[str, Any] = json.loads((ws.root / "plan" / "coverage.json").read_text())
+    return data
+
+
+def candidate_stage(spec: ReleaseSpec, ws: Workspace) -> StageReport:
+    """Consolidate every domain's kept traces and rejections for the release gates."""
+    trajectories = [t for d in spec.domains for t in ws.read("filtered", d, Trajectory)]
+    rejections = [r for d in spec.domains for r in ws.rejections(d)]
+    write_jsonl_atomic(ws.root / "candidate" / "trajectories.jsonl", trajectories)
+    write_jsonl_atomic(ws.root / "candidate" / "rejections.jsonl", rejections)
+    return StageReport(
+        stage="candidate",
+        domain="*",
+        written=len(trajectories),
+        rejected=len(rejections),
+        details={
+            "unsafe": sum(t.verdict == "unsafe" for t in trajectories),
+            "safe": sum(t.verdict == "safe" for t in trajectories),
+        },
+    )
+
+
+def publish_stage(
+    spec: ReleaseSpec, inputs: Inputs, ws: Workspace, out_dir: Path, settings: LLMSettings
+) -> ReleaseSummary:
+    """Write the release (the only DuckDB writer) and swap it into `out_dir` atomically."""
+    trajectories = read_jsonl(
+        ws.root / "candidate" / "trajectories.jsonl", Trajectory, leaf_context(inputs.taxonomy)
+    )
+    rejections = read_jsonl(ws.root / "candidate" / "rejections.jsonl", Rejection)
+    ledger = read_ledger(sorted(p for d in spec.domains for p in ws.ledger_dir(d).glob("*.jsonl")))
+    return publish_release(
+        trajectories,
+        rejections,
+        [entry.model_dump(mode="json") for entry in ledger],
+        out_dir,
+        taxonomy=inputs.taxonomy,
+        config={
+            "spec": spec.model_dump(mode="json"),
+            "llm": settings.fingerprint(),
+            # Leaves some domains cannot produce, with the planner's reason, beside the spec.
+            "plan_incompatibilities": plan_record(ws)["incompatible"],
+        },
+        backend=settings.backend,
+        code_version=__version__,
+    )

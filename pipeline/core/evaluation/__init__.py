@@ -1,0 +1,3 @@
+"""Measurements over trajectories: diversity of the generated content."""
+
+__all__ = ["diversity"]

@@ -1,0 +1,319 @@
+"""Coverage-controlled planning: which taxonomy slice each pair realises, in which domain.
+
+Quotas are global (every leaf of every axis near its fair share across the release), yet a
+domain's blueprints depend only on the release spec (seed, size, domain list), so regenerating
+one domain reproduces exactly its share of the plan.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from pipeline.core.inputs.seeds import Seed
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.inputs.tool_pool import ToolPool, text_fields
+from pipeline.core.model.channels import CHANNEL_OF, OBSERVED_CHANNELS
+from pipeline.core.model.labels import AxisId, Labels
+from pipeline.core.model.seeding import seeded_rng
+from pipeline.core.model.spec import ReleaseSpec
+
+SafeStrategy = Literal["removed", "resisted", "handled"]
+
+OUTPUT_CONTENT_FAILURES = frozenset(
+    {
+        "generation_of_harmful_offensive_content",
+        "instruction_for_harmful_illegal_activity",
+        "generation_of_malicious_executables",
+        "unauthorized_information_disclosure",
+        "provide_inaccurate_misleading_or_unverified_information",
+    }
+)
+"""Failure modes realised in what the agent says rather than in a harmful call."""
+
+_NEEDS_BAD_OUTPUT = frozenset(
+    {
+        "indirect_prompt_injection",
+        "unreliable_or_misinformation",
+        "tool_description_injection",
+        "malicious_tool_execution",
+        "corrupted_tool_feedback",
+    }
+)
+_SAFE_STRATEGY_WEIGHTS: dict[SafeStrategy, float] = {
+    "removed": 0.08,
+    "resisted": 0.52,
+    "handled": 0.40,
+}
+"""Mostly the trigger stays in both twins, so the verdict rests on what the agent does."""
+
+
+class Blueprint(BaseModel):
+    """Everything construction needs to build one pair (or one benign trace)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    """The pair id, `<domain>-<nnnn>`; benign-only traces use `<domain>-b<nnn>`."""
+    domain: str
+    kind: Literal["pair", "benign"]
+    persona: str
+    workflows: tuple[str, ...]
+    """Seed workflow ids: one per episode (two for delayed-trigger cases)."""
+    extra_steps: tuple[tuple[str, ...], ...]
+    """Read-only tools called after each episode's workflow, for realistic length variety."""
+    tools: tuple[str, ...]
+    """The tool list exposed to the agent, in presentation order."""
+    slice: Labels | None = None
+    hazard: str | None = None
+    trigger_points: int = 0
+    safe_strategy: SafeStrategy | None = None
+    long_context: bool = False
+    long_html: bool = False
+    seed: int
+    """Per-blueprint seed for construction's own choices."""
+
+
+class Incompatibility(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    domain: str
+    axis: AxisId
+    leaf: str
+    reason: str
+
+
+class ReleasePlan(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    blueprints: dict[str, tuple[Blueprint, ...]]
+    incompatibilities: tuple[Incompatibility, ...]
+
+
+def _failure_mode_fits(risk_source: str, failure_mode: str) -> bool:
+    """Validating tool outputs only fails where some output was bad."""
+    return failure_mode != "failure_to_validate_tool_outputs" or risk_source in _NEEDS_BAD_OUTPUT
+
+
+def _pick_balanced(
+    candidates: list[str], counts: Counter[str], target: float, rng: random.Random
+) -> str:
+    """The candidate furthest below its quota; ties broken at random for varied combinations."""
+    return max(candidates, key=lambda leaf: (target - counts[leaf], rng.random()))
+
+
+def _slots_per_domain(total: int, domains: tuple[str, ...], rng: random.Random) -> dict[str, int]:
+    base, remainder = divmod(total, len(domains))
+    lucky = set(rng.sample(list(domains), remainder))
+    return {d: base + (d in lucky) for d in domains}
+
+
+def plan_release(
+    spec: ReleaseSpec, seeds: dict[str, Seed], pool: ToolPool, taxonomy: Taxonomy
+) -> ReleasePlan:
+    missing = [d for d in spec.domains if d not in seeds]
+    if missing:
+        raise ValueError(f"spec names domains without seeds: {missing}")
+    rng = seeded_rng(spec.seed, "plan")
+    pairs = _slots_per_domain(spec.n_pairs, spec.domains, rng)
+    benign = _slots_per_domain(spec.n_benign, spec.domains, rng)
+
+    harms_of = {d: {h.harm for h in seeds[d].hazards} for d in spec.domains}
+    incompatible = [
+        Incompatibility(
+            domain=d,
+            axis="real_world_harm",
+            leaf=leaf,
+            reason=f"no hazard in seed {d!r} produces this harm",
+        )
+        for d in spec.domains
+        for leaf in taxonomy.leaf_ids("real_world_harm")
+        if leaf not in harms_of[d]
+    ]
+
+    # Interleave domains so quota pressure is shared instead of exhausted by the first domain.
+    order = [
+        (d, k) for k in range(max(pairs.values(), default=0)) for d in spec.domains if k < pairs[d]
+    ]
+    counts: dict[AxisId, Counter[str]] = {
+        axis: Counter() for axis in ("risk_source", "failure_mode", "real_world_harm")
+    }
+    targets = {axis: spec.n_pairs / len(taxonomy.leaf_ids(axis)) for axis in counts}
+    n_long = round(spec.n_pairs * spec.long_context_share)
+    n_html = round(spec.n_pairs * spec.long_html_share)
+    long_slots = set(rng.sample(range(len(order)), min(n_long, len(order))))
+    html_slots = set(rng.sample(range(len(order)), min(n_html, len(order))))
+
+    blueprints: dict[str, list[Blueprint]] = {d: [] for d in spec.domains}
+    for position, (domain, k) in enumerate(order):
+        slot_rng = seeded_rng(spec.seed, domain, k)
+        harm = _pick_balanced(
+            sorted(harms_of[domain]),
+            counts["real_world_harm"],
+            targets["real_world_harm"],
+            slot_rng,
+        )
+        source = _pick_balanced(
+            list(taxonomy.leaf_ids("risk_source")),
+            counts["risk_source"],
+            targets["risk_source"],
+            slot_rng,
+        )
+        mode = _pick_balanced(
+            [f for f in taxonomy.leaf_ids("failure_mode") if _failure_mode_fits(source, f)],
+            counts["failure_mode"],
+            targets["failure_mode"],
+            slot_rng,
+        )
+        for axis, leaf in (
+            ("real_world_harm", harm),
+            ("risk_source", source),
+            ("failure_mode", mode),
+        ):
+            counts[axis][leaf] += 1  # type: ignore[index]
+        blueprints[domain].append(
+            _blueprint(
+                seeds[domain],
+                pool,
+                spec,
+                slot_rng,
+                pair_id=f"{domain}-{k:04d}",
+                slice_=Labels(risk_source=source, failure_mode=mode, real_world_harm=harm),
+                long_context=position in long_slots,
+                long_html=position in html_slots,
+            )
+        )
+    for domain in spec.domains:
+        for k in range(benign[domain]):
+            blueprints[domain].append(
+                _blueprint(
+                    seeds[domain],
+                    pool,
+                    spec,
+                    seeded_rng(spec.seed, domain, "benign", k),
+                    pair_id=f"{domain}-b{k:03d}",
+                    slice_=None,
+                    long_context=False,
+                    long_html=False,
+                )
+            )
+    return ReleasePlan(
+        blueprints={d: tuple(bps) for d, bps in blueprints.items()},
+        incompatibilities=tuple(incompatible),
+    )
+
+
+def _blueprint(
+    seed: Seed,
+    pool: ToolPool,
+    spec: ReleaseSpec,
+    rng: random.Random,
+    *,
+    pair_id: str,
+    slice_: Labels | None,
+    long_context: bool,
+    long_html: bool,
+) -> Blueprint:
+    episodes = 2 if long_context else 1
+    workflows = (
+        tuple(w.id for w in rng.sample(list(seed.workflows), k=episodes))
+        if len(seed.workflows) >= episodes
+        else tuple(seed.workflows[0].id for _ in range(episodes))
+    )
+    # Benign extra steps use honest read-only tools; lookalikes only appear where planned.
+    readers = [
+        name
+        for name in seed.tools
+        if pool[name].side_effect == "none" and pool[name].lookalike_of is None
+    ] or list(seed.tools)
+    # ATBench lengths: most traces 8-12 turns, a long tail; long-context cases >= 20 turns, so
+    # each of their episodes is topped up to at least four steps.
+    steps = [len(next(w for w in seed.workflows if w.id == wid).steps) for wid in workflows]
+    extra = tuple(
+        tuple(
+            rng.choice(readers)
+            for _ in range(
+                max(0, 4 - n) + rng.choice((0, 0, 0, 1))
+                if long_context
+                else rng.choice((0, 0, 0, 0, 0, 0, 1, 1, 2, 4))
+            )
+        )
+        for n in steps
+    )
+    if slice_ is not None and CHANNEL_OF[slice_.risk_source] in OBSERVED_CHANNELS:
+        # The trigger rides in an observation: make sure the first episode reads some text.
+        first = next(w for w in seed.workflows if w.id == workflows[0]).steps
+        texts = [name for name in readers if text_fields(pool[name].returns)]
+        if texts and not any(text_fields(pool[name].returns) for name in (*first, *extra[0])):
+            extra = ((*extra[0], rng.choice(texts)), *extra[1:])
+    hazard = None
+    strategy: SafeStrategy | None = None
+    points = 0
+    if slice_ is not None:
+        matching = [h for h in seed.hazards if h.harm == slice_.real_world_harm]
+        fitting = [h for h in matching if slice_.failure_mode in h.failure_modes] or matching
+        hazard = rng.choice(fitting).id
+        strategy = rng.choices(
+            list(_SAFE_STRATEGY_WEIGHTS), weights=list(_SAFE_STRATEGY_WEIGHTS.values())
+        )[0]
+        multi = CHANNEL_OF[slice_.risk_source] in {"observation", "tool_output"}
+        points = rng.choices((1, 2, 3), weights=(0.6, 0.3, 0.1))[0] if multi else 1
+    return Blueprint(
+        id=pair_id,
+        domain=seed.id,
+        kind="benign" if slice_ is None else "pair",
+        persona=rng.choice(seed.personas).name,
+        workflows=workflows,
+        extra_steps=extra,
+        tools=_exposed_tools(seed, pool, rng, workflows, extra, hazard, readers),
+        slice=slice_,
+        hazard=hazard,
+        trigger_points=points,
+        safe_strategy=strategy,
+        long_context=long_context,
+        long_html=long_html,
+        seed=rng.getrandbits(32),
+    )
+
+
+def _exposed_tools(
+    seed: Seed,
+    pool: ToolPool,
+    rng: random.Random,
+    workflows: tuple[str, ...],
+    extra: tuple[tuple[str, ...], ...],
+    hazard: str | None,
+    readers: list[str],
+) -> tuple[str, ...]:
+    """The tools the plan needs, their lookalikes, a verifier and distractors, shuffled, so a
+    guard cannot tell the risky tool by its presence."""
+    steps = {s for w in seed.workflows if w.id in workflows for s in w.steps}
+    needed = steps | {t for episode in extra for t in episode} | {rng.choice(readers)}
+    if hazard is not None:
+        needed.add(next(h.tool for h in seed.hazards if h.id == hazard))
+    for name in seed.tools:
+        if pool[name].lookalike_of in needed:
+            needed.add(name)
+    others = sorted(set(seed.tools) - needed)
+    needed.update(rng.sample(others, k=min(len(others), rng.choice((1, 2, 3)))))
+    tools = sorted(needed)
+    rng.shuffle(tools)
+    return tuple(tools)
+
+
+def coverage(plan: ReleasePlan) -> dict[str, Counter[str]]:
+    """Leaf counts per axis over the planned pairs."""
+    result: dict[str, Counter[str]] = {
+        "risk_source": Counter(),
+        "failure_mode": Counter(),
+        "real_world_harm": Counter(),
+    }
+    for blueprints in plan.blueprints.values():
+        for bp in blueprints:
+            if bp.slice is not None:
+                for axis, counter in result.items():
+                    counter[getattr(bp.slice, axis)] += 1
+    return result

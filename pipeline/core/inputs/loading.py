@@ -1,0 +1,34 @@
+"""Load and cross-check the versioned inputs (taxonomy, tool pool, seeds) in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.core.inputs.paths import seeds_dir, taxonomy_dir, tool_pool_dir
+from pipeline.core.inputs.seeds import Seed, check_seed_references, load_seed, seed_paths
+from pipeline.core.inputs.taxonomy import Taxonomy, load_taxonomy
+from pipeline.core.inputs.tool_pool import ToolPool, load_tool_pool
+
+
+@dataclass(frozen=True)
+class Inputs:
+    taxonomy: Taxonomy
+    pool: ToolPool
+    seeds: dict[str, Seed]
+
+
+def load_inputs(
+    taxonomy_path: Path | None = None,
+    pool_dir: Path | None = None,
+    seed_dir: Path | None = None,
+) -> Inputs:
+    """Everything a build reads, validated; raises `InputError` on the first problem found."""
+    taxonomy = load_taxonomy(taxonomy_path or taxonomy_dir() / "taxonomy.yaml")
+    pool = load_tool_pool(pool_dir or tool_pool_dir())
+    seeds: dict[str, Seed] = {}
+    for path in seed_paths(seed_dir or seeds_dir()):
+        seed = load_seed(path)
+        check_seed_references(seed, path, pool, taxonomy)
+        seeds[seed.id] = seed
+    return Inputs(taxonomy=taxonomy, pool=pool, seeds=seeds)

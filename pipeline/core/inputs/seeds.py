@@ -1,0 +1,177 @@
+"""Environment seeds: one file per domain, the partition set of the pipeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from pipeline.core.inputs.files import read_structured, validate_model
+from pipeline.core.inputs.paths import seeds_dir
+from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.inputs.tool_pool import ToolPool
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.labels import AXES, SNAKE_CASE
+
+Scalar = str | int | float | bool
+EntityKind = Literal["account", "record", "file", "device", "contact", "resource"]
+
+
+class Persona(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    role: str
+    goal: str
+    """What this user typically wants from the agent."""
+
+
+class Entity(BaseModel):
+    """A piece of the environment's state that tools read and act on."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    kind: EntityKind
+    name: str
+    attributes: dict[str, Scalar] = Field(default_factory=dict)
+    sensitive: bool = False
+
+
+class Policy(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=SNAKE_CASE)
+    rule: str
+    """The rule in plain words, e.g. 'Transfers above 1,000 EUR need explicit confirmation'."""
+    applies_to: tuple[str, ...] = ()
+    """Tool names the rule constrains."""
+
+
+class Workflow(BaseModel):
+    """A benign task users bring to this environment, and the tools a careful agent uses."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=SNAKE_CASE)
+    request: str = Field(min_length=10)
+    """The user's request in their own words."""
+    steps: tuple[str, ...] = Field(min_length=2)
+    """Tool names in the order the agent calls them."""
+
+
+class Hazard(BaseModel):
+    """A harmful action this environment makes possible: what an attack or a failure aims at."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=SNAKE_CASE)
+    description: str
+    """The harmful outcome in plain words."""
+    tool: str
+    """The tool whose call realises it."""
+    harm: str
+    """The real_world_harm leaf it produces."""
+    failure_modes: tuple[str, ...] = Field(min_length=1)
+    """failure_mode leaves through which an agent can end up doing it."""
+
+
+class NaturalLeaves(BaseModel):
+    """Taxonomy leaves that arise naturally in this environment."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    risk_source: tuple[str, ...] = ()
+    failure_mode: tuple[str, ...] = ()
+    real_world_harm: tuple[str, ...] = ()
+
+
+class Seed(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=SNAKE_CASE)
+    """Slug; the partition key. Must match the file name."""
+    name: str
+    description: str
+    agent_profile: str = Field(min_length=20)
+    """System prompt of the agent deployed in this environment."""
+    personas: tuple[Persona, ...] = Field(min_length=1)
+    entities: tuple[Entity, ...] = Field(min_length=1)
+    sensitive_data: tuple[str, ...] = ()
+    policies: tuple[Policy, ...] = ()
+    tools: tuple[str, ...] = Field(min_length=3)
+    """Ids into the tool pool."""
+    workflows: tuple[Workflow, ...] = Field(min_length=1)
+    hazards: tuple[Hazard, ...] = Field(min_length=1)
+    natural_leaves: NaturalLeaves = NaturalLeaves()
+
+    @model_validator(mode="after")
+    def _entity_ids_unique(self) -> Seed:
+        ids = [entity.id for entity in self.entities]
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise ValueError(f"duplicate entity ids: {duplicates}")
+        return self
+
+
+def seed_paths(directory: Path | None = None) -> list[Path]:
+    directory = directory or seeds_dir()
+    return sorted(p for p in directory.glob("*.yaml"))
+
+
+def domain_ids(directory: Path | None = None) -> list[str]:
+    """The partition keys, read from file names only (no parsing at definition load)."""
+    return [path.stem for path in seed_paths(directory)]
+
+
+def load_seed(path: Path) -> Seed:
+    data = read_structured(path)
+    seed = validate_model(Seed, data, file=path, record=path.stem)
+    if seed.id != path.stem:
+        raise InputError(
+            f"seed id {seed.id!r} must match the file name", file=path, record=seed.id, field="id"
+        )
+    return seed
+
+
+def load_seeds(directory: Path | None = None) -> dict[str, Seed]:
+    paths = seed_paths(directory)
+    if not paths:
+        raise InputError("no seed files (*.yaml) found", file=directory or seeds_dir())
+    return {seed.id: seed for seed in map(load_seed, paths)}
+
+
+def check_seed_references(seed: Seed, path: Path, pool: ToolPool, taxonomy: Taxonomy) -> None:
+    """Cross-file checks: every tool a seed names is offered by the seed and exists in the pool;
+    every leaf it names exists in the taxonomy."""
+
+    def fail(message: str, field: str) -> InputError:
+        return InputError(message, file=path, record=seed.id, field=field)
+
+    for index, name in enumerate(seed.tools):
+        if name not in pool:
+            raise fail(f"tool {name!r} is not in the tool pool", f"tools.{index}")
+    offered = set(seed.tools)
+    for w, workflow in enumerate(seed.workflows):
+        for index, name in enumerate(workflow.steps):
+            if name not in offered:
+                raise fail(
+                    f"step tool {name!r} is not in the seed's tools", f"workflows.{w}.steps.{index}"
+                )
+    for h, hazard in enumerate(seed.hazards):
+        if hazard.tool not in offered:
+            raise fail(
+                f"hazard tool {hazard.tool!r} is not in the seed's tools", f"hazards.{h}.tool"
+            )
+        if hazard.harm not in taxonomy.leaf_ids("real_world_harm"):
+            raise fail(f"{hazard.harm!r} is not a real_world_harm leaf id", f"hazards.{h}.harm")
+        for index, leaf in enumerate(hazard.failure_modes):
+            if leaf not in taxonomy.leaf_ids("failure_mode"):
+                raise fail(
+                    f"{leaf!r} is not a failure_mode leaf id", f"hazards.{h}.failure_modes.{index}"
+                )
+    for axis in AXES:
+        for index, leaf in enumerate(getattr(seed.natural_leaves, axis)):
+            if leaf not in taxonomy.leaf_ids(axis):
+                raise fail(f"{leaf!r} is not a {axis} leaf id", f"natural_leaves.{axis}.{index}")

@@ -1,0 +1,233 @@
+"""Regenerating one domain: every other domain's rows stay exactly as they were, the domain is
+rebuilt from the current seeds, the version follows the source, and the Dagster route (one
+partition of each stage, then the release) publishes the same rows."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import duckdb
+import pytest
+from rich.console import Console
+
+from pipeline.cli.build import run_build, settings_for_spec
+from pipeline.cli.release import dagster_rebuild
+from pipeline.core.build.regen import read_source_release, regenerate_domain
+from pipeline.core.build.stages import Workspace
+from pipeline.core.inputs.files import write_json_atomic, write_jsonl_atomic
+from pipeline.core.inputs.paths import project_root
+from pipeline.core.inputs.taxonomy import default_taxonomy
+from pipeline.core.model.errors import InputError
+from pipeline.core.model.spec import ReleaseSpec
+from pipeline.core.release.publish import publish_release
+from pipeline.core.release.store import load_trajectories
+from pipeline.defs.resources import inputs
+from tests.support.factories import make_ledger_rows, make_rejections, make_release
+
+DOMAINS = ("ecommerce", "education_lms", "email_calendar")
+"""Neighbours in partition order, so each stage is one Dagster run over the three."""
+REGEN = "email_calendar"
+OTHERS = tuple(d for d in DOMAINS if d != REGEN)
+EDIT = ("email and calendar assistant for", "inbox and diary concierge for")
+"""The seed edit that makes the regenerated domain differ: the agent's profile."""
+
+# Table -> how to select one domain's rows; tables keyed by uid join trajectories for it.
+_BY_DOMAIN = {
+    "trajectories": "SELECT * FROM trajectories WHERE domain IN ? ORDER BY ALL",
+    "turns": "SELECT x.* FROM turns x JOIN trajectories USING (uid) WHERE domain IN ? ORDER BY ALL",
+    "risk_points": "SELECT x.* FROM risk_points x JOIN trajectories USING (uid) "
+    "WHERE domain IN ? ORDER BY ALL",
+    "trajectory_tools": "SELECT x.* FROM trajectory_tools x JOIN trajectories USING (uid) "
+    "WHERE domain IN ? ORDER BY ALL",
+    "pairs": "SELECT * FROM pairs WHERE domain IN ? ORDER BY ALL",
+    "rejections": "SELECT * FROM rejections WHERE domain IN ? ORDER BY ALL",
+    "llm_calls": "SELECT * FROM llm_calls WHERE domain IN ? ORDER BY ALL",
+}
+
+
+def _quiet() -> Console:
+    return Console(file=io.StringIO())
+
+
+def _rows(release: Path, table: str, domains: tuple[str, ...]) -> list[tuple[Any, ...]]:
+    with duckdb.connect(str(release / "release.duckdb"), read_only=True) as db:
+        return db.execute(_BY_DOMAIN[table], [list(domains)]).fetchall()
+
+
+def _public_rows(release: Path, domains: tuple[str, ...]) -> dict[tuple[str, int], Any]:
+    rows = json.loads((release / "atbench.json").read_text(encoding="utf-8"))
+    return {(r["pair_id"], r["label"]): r for r in rows if r["domain"] in domains}
+
+
+@pytest.fixture(scope="module")
+def source(build_root: Path) -> Path:
+    """Version 1: a 3-domain release built through Dagster from the repository's seeds."""
+    out = build_root / "v1"
+    settings = {"size": 12, "domains": ",".join(DOMAINS)}
+    run_build(settings, out, instance=dg.DagsterInstance.ephemeral(), console=_quiet())
+    return out
+
+
+@pytest.fixture(scope="module")
+def edited_seed(build_root: Path, source: Path) -> Iterator[None]:
+    """After v1 is built: a project root whose regenerated domain's seed has a new profile."""
+    root = build_root / "project"
+    for name in ("tool_pool", "taxonomy", "templates"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).symlink_to(project_root() / name)
+    shutil.copytree(project_root() / "seeds", root / "seeds")
+    seed = root / "seeds" / f"{REGEN}.yaml"
+    seed.write_text(seed.read_text(encoding="utf-8").replace(*EDIT), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ATBENCH_ROOT", str(root))
+        inputs.cache_clear()
+        yield
+    inputs.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def regenerated(build_root: Path, source: Path, edited_seed: None) -> Path:
+    out = build_root / "v2"
+    rebuild = dagster_rebuild({}, console=_quiet(), instance=dg.DagsterInstance.ephemeral())
+    regenerate_domain(source, REGEN, out, rebuild=rebuild, taxonomy=default_taxonomy())
+    return out
+
+
+def test_version_continues_from_the_source(source: Path, regenerated: Path) -> None:
+    manifest = json.loads((regenerated / "manifest.json").read_text())
+    assert manifest["version"] == 2
+    assert (
+        manifest["config"]["spec"]
+        == json.loads((source / "manifest.json").read_text())["config"]["spec"]
+    )
+    assert [r["domain"] for r in manifest["config"]["regenerations"]] == [REGEN]
+
+
+@pytest.mark.parametrize("table", sorted(_BY_DOMAIN))
+def test_other_domains_rows_are_identical_in_the_database(
+    source: Path, regenerated: Path, table: str
+) -> None:
+    before = _rows(source, table, OTHERS)
+    assert _rows(regenerated, table, OTHERS) == before
+    if table not in ("rejections", "risk_points"):
+        assert before, f"no {table} rows to compare"
+
+
+def test_other_domains_rows_are_identical_in_atbench_json(source: Path, regenerated: Path) -> None:
+    before = _public_rows(source, OTHERS)
+    assert before and _public_rows(regenerated, OTHERS) == before
+
+
+def test_regenerated_domain_is_rebuilt_from_the_current_seed(
+    source: Path, regenerated: Path
+) -> None:
+    old = {t.id: t for t in load_trajectories(source / "release.duckdb") if t.domain == REGEN}
+    new = {t.id: t for t in load_trajectories(regenerated / "release.duckdb") if t.domain == REGEN}
+    assert new.keys() == old.keys() and new
+    assert all(EDIT[0] in t.profile for t in old.values())
+    assert all(EDIT[1] in t.profile and EDIT[0] not in t.profile for t in new.values())
+
+
+def test_dagster_partition_route_publishes_the_same_rows(
+    build_root: Path, source: Path, regenerated: Path
+) -> None:
+    """Materialising the domain's partition of each stage, then `release`, from the build's
+    own work folder gives the rows `regen` gave (this time from the response cache)."""
+    spec = read_source_release(source).spec
+    out = build_root / "v2-dagster"
+    run_build(
+        settings_for_spec(spec),
+        out,
+        partitions=[REGEN],
+        instance=dg.DagsterInstance.ephemeral(),
+        console=_quiet(),
+    )
+    for table in ("trajectories", "turns", "rejections"):
+        assert _rows(out, table, DOMAINS) == _rows(regenerated, table, DOMAINS)
+
+
+def test_regen_in_place_replaces_the_release(
+    build_root: Path, source: Path, regenerated: Path
+) -> None:
+    target = build_root / "in-place" / "release"
+    shutil.copytree(source, target)
+
+    def reuse(spec: ReleaseSpec, domain: str) -> Workspace:
+        return Workspace.for_spec(spec)  # the domain was just rebuilt there by `regenerated`
+
+    summary = regenerate_domain(target, REGEN, target, rebuild=reuse, taxonomy=default_taxonomy())
+    assert summary.version == 2
+    assert json.loads((target / "manifest.json").read_text())["version"] == 2
+    assert _rows(target, "trajectories", OTHERS) == _rows(source, "trajectories", OTHERS)
+    assert sorted(p.name for p in target.parent.iterdir()) == ["release"]
+
+
+def _no_rebuild(spec: ReleaseSpec, domain: str) -> Workspace:
+    raise AssertionError("nothing should be rebuilt")
+
+
+def test_a_domain_outside_the_release_is_refused_before_rebuilding(
+    build_root: Path, source: Path
+) -> None:
+    with pytest.raises(InputError, match="not in this release"):
+        regenerate_domain(
+            source,
+            "healthcare_records",
+            build_root / "nope",
+            rebuild=_no_rebuild,
+            taxonomy=default_taxonomy(),
+        )
+    assert not (build_root / "nope").exists()
+
+
+def test_a_release_without_a_build_spec_is_refused(tmp_path: Path) -> None:
+    release = tmp_path / "imported"
+    release.mkdir()
+    (release / "release.duckdb").touch()
+    (release / "manifest.json").write_text(
+        json.dumps({"version": 1, "backend": "imported:rjudge", "config": {"import": {}}})
+    )
+    with pytest.raises(InputError, match="not built by `atbench build`"):
+        regenerate_domain(
+            release, REGEN, tmp_path / "out", rebuild=_no_rebuild, taxonomy=default_taxonomy()
+        )
+
+
+def test_rejections_and_ledger_rows_of_other_domains_are_copied(tmp_path: Path) -> None:
+    """Without Dagster: a hand-made work folder stands in for the rebuilt domain."""
+    spec = ReleaseSpec(size=12, domains=("banking", "smart_home"))
+    built = make_release(6, domains=spec.domains)
+    source = tmp_path / "v1"
+    publish_release(
+        built,
+        make_rejections(),  # all in `banking`
+        make_ledger_rows(),  # all in `banking`
+        source,
+        taxonomy=default_taxonomy(),
+        config={"spec": spec.model_dump(mode="json")},
+        backend="procedural",
+        code_version="test",
+    )
+
+    def rebuild(spec: ReleaseSpec, domain: str) -> Workspace:
+        ws = Workspace(tmp_path / "work")
+        write_jsonl_atomic(
+            ws.stage_file("filtered", domain), [t for t in built if t.domain == domain]
+        )
+        write_json_atomic(ws.root / "plan" / "coverage.json", {"coverage": {}})
+        return ws
+
+    out = tmp_path / "v2"
+    regenerate_domain(source, "smart_home", out, rebuild=rebuild, taxonomy=default_taxonomy())
+    for table in ("rejections", "llm_calls", "trajectories"):
+        before = _rows(source, table, ("banking",))
+        assert before and _rows(out, table, ("banking",)) == before
+    assert _rows(out, "trajectories", ("smart_home",)) == _rows(
+        source, "trajectories", ("smart_home",)
+    )

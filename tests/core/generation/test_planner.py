@@ -1,0 +1,76 @@
+"""The planner balances leaves across the release and reproduces one domain's share alone."""
+
+from collections import Counter
+
+import pytest
+
+from pipeline.core.generation.planner import coverage, plan_release
+from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.model.spec import ReleaseSpec
+
+
+@pytest.fixture(scope="module")
+def inputs() -> Inputs:
+    return load_inputs()
+
+
+def _spec(inputs: Inputs, **changes: object) -> ReleaseSpec:
+    return ReleaseSpec(domains=tuple(sorted(inputs.seeds)), **changes)  # type: ignore[arg-type]
+
+
+def test_every_leaf_within_twenty_percent_of_its_fair_share(inputs: Inputs) -> None:
+    spec = _spec(inputs, size=1000)
+    plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
+    for axis, counts in coverage(plan).items():
+        fair = spec.n_pairs / len(inputs.taxonomy.leaf_ids(axis))  # type: ignore[arg-type]
+        for leaf in inputs.taxonomy.leaf_ids(axis):  # type: ignore[arg-type]
+            assert abs(counts[leaf] - fair) <= 0.2 * fair, (axis, leaf, counts[leaf], fair)
+
+
+def test_plan_is_deterministic_and_seed_dependent(inputs: Inputs) -> None:
+    first = plan_release(_spec(inputs, size=200), inputs.seeds, inputs.pool, inputs.taxonomy)
+    again = plan_release(_spec(inputs, size=200), inputs.seeds, inputs.pool, inputs.taxonomy)
+    other = plan_release(
+        _spec(inputs, size=200, seed=7), inputs.seeds, inputs.pool, inputs.taxonomy
+    )
+    assert first == again
+    assert first != other
+
+
+def test_harms_only_from_the_domains_hazards(inputs: Inputs) -> None:
+    plan = plan_release(_spec(inputs, size=600), inputs.seeds, inputs.pool, inputs.taxonomy)
+    for domain, blueprints in plan.blueprints.items():
+        harms = {h.harm for h in inputs.seeds[domain].hazards}
+        assert all(bp.slice.real_world_harm in harms for bp in blueprints if bp.slice)
+    recorded = {(i.domain, i.leaf) for i in plan.incompatibilities}
+    for domain, seed in inputs.seeds.items():
+        for leaf in inputs.taxonomy.leaf_ids("real_world_harm"):
+            assert ((domain, leaf) in recorded) == (leaf not in {h.harm for h in seed.hazards})
+
+
+def test_shares_and_sizes(inputs: Inputs) -> None:
+    spec = _spec(inputs, size=1000, unsafe_share=0.45)
+    plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
+    kinds = Counter(bp.kind for bps in plan.blueprints.values() for bp in bps)
+    assert kinds["pair"] * 2 + kinds["benign"] == 1000
+    assert kinds["pair"] == 450
+    long = sum(bp.long_context for bps in plan.blueprints.values() for bp in bps)
+    assert long == round(450 * spec.long_context_share)
+
+
+def test_combinations_vary(inputs: Inputs) -> None:
+    plan = plan_release(_spec(inputs, size=1000), inputs.seeds, inputs.pool, inputs.taxonomy)
+    combos = Counter(bp.slice for bps in plan.blueprints.values() for bp in bps if bp.slice)
+    assert len(combos) > 300
+    assert max(combos.values()) <= 5
+
+
+def test_blueprint_tools_include_every_step_and_the_hazard_tool(inputs: Inputs) -> None:
+    plan = plan_release(_spec(inputs, size=300), inputs.seeds, inputs.pool, inputs.taxonomy)
+    for domain, blueprints in plan.blueprints.items():
+        seed = inputs.seeds[domain]
+        for bp in blueprints:
+            steps = {s for w in seed.workflows if w.id in bp.workflows for s in w.steps}
+            assert steps <= set(bp.tools)
+            if bp.hazard:
+                assert next(h.tool for h in seed.hazards if h.id == bp.hazard) in bp.tools
