@@ -4,26 +4,30 @@ selection and the files it writes, on small real documents in `tmp_path`."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pipeline.core.inputs.tool_pool import load_tool_file, load_tool_pool
+from pipeline.core.inputs.tool_pool import Tool, load_tool_file, load_tool_pool
 from pipeline.core.model.errors import InputError
 from pipeline.core.tools.importers.common import Rejected
 from pipeline.core.tools.importers.domains import DomainMapping, DomainScorer, load_domain_mapping
 from pipeline.core.tools.importers.openapi import (
     KEPT_PER_DOCUMENT,
     MAX_SCHEMA_CHARS,
+    Candidate,
     clean_text,
     import_openapi_document,
 )
 from pipeline.core.tools.importers.openapi_directory import (
     IMPORT_FOLDER,
+    PER_DOMAIN,
     REJECTIONS_NAME,
     REPORT_NAME,
     import_openapi_directory,
+    select,
 )
 from pipeline.core.tools.importers.refs import resolve_refs
 
@@ -340,3 +344,33 @@ def test_a_document_expands_only_its_best_operations_per_domain(scorer: DomainSc
     assert result.rejections == []
     best = max(result.candidates, key=lambda candidate: candidate.fits["logistics"])
     assert best.tool.name == "parcelhub_get_parcels_best"  # two keywords: always expanded
+
+
+def candidate(name: str, domains: tuple[str, ...], document: str) -> Candidate:
+    tool = Tool(
+        name=name,
+        description=f"Operation {name} of {document}.",
+        parameters={"type": "object", "properties": {}, "required": []},
+        returns={"type": "object"},
+        domains=domains,
+        side_effect="none",
+        source="openapi",
+    )
+    return Candidate(tool, document, dict.fromkeys(domains, 3))
+
+
+def test_selection_serves_scarce_domains_first_and_spreads_over_providers() -> None:
+    rich = [
+        candidate(f"rich_{p}_{n}", ("web_research",), f"provider{p}.io/service{n}")
+        for p in range(3)
+        for n in range(PER_DOMAIN)
+    ]
+    shared = [candidate(f"shared_{n}", ("web_research", "pharmacy"), "drugs.io") for n in range(5)]
+    chosen = select(rich + shared)
+    names = {c.tool.name for c in chosen}
+    assert {c.tool.name for c in shared} <= names  # pharmacy chose first, and took them all
+    web = [c for c in chosen if c.tool.domains[0] == "web_research"]
+    assert len(web) == PER_DOMAIN  # the shared ones count against web_research's quota
+    rich_chosen = [c for c in web if c.tool.name.startswith("rich_")]
+    providers = Counter(c.document.split("/", 1)[0] for c in rich_chosen)
+    assert max(providers.values()) - min(providers.values()) <= 1  # round-robin

@@ -182,13 +182,13 @@ def _rank(candidate: Candidate, domain: str) -> tuple[int, bool, str]:
 
 
 def select(candidates: list[Candidate]) -> list[Candidate]:
-    """Per domain, round-robin over providers (the best-fitting first) until the domain holds
-    PER_DOMAIN tools: a domain gets as many different providers as it can, and a provider
-    with hundreds of services (AWS, Azure, Google) counts once per round.
+    """Per domain, round-robin over providers (the best-fitting first) until PER_DOMAIN
+    tools have it as their first domain: a domain gets as many different providers as it
+    can, and a provider with hundreds of services (AWS, Azure, Google) counts once per round.
 
-    Domains with the fewest candidates choose first, so a tool that belongs to a scarce
-    domain as well as a rich one is taken for the scarce one; every tool counts towards
-    each of its domains.
+    Domains with the fewest candidates choose first, from every tool that lists them, so a
+    scarce domain also gets the tools it shares with a rich one; a tool counts against the
+    quota of its first domain only, which bounds the import at 30 x PER_DOMAIN tools.
     """
     members = _members(candidates)
     chosen: dict[str, Candidate] = {}
@@ -203,7 +203,7 @@ def select(candidates: list[Candidate]) -> list[Candidate]:
         order = [ops[n] for n in range(rounds) for ops in queues if n < len(ops)]
         for candidate in order[: max(PER_DOMAIN - held[domain], 0)]:
             chosen[candidate.tool.name] = candidate
-            held.update(candidate.tool.domains)
+            held[candidate.tool.domains[0]] += 1
     return list(chosen.values())
 
 
