@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from pipeline.core.inputs.tool_pool import Tool, load_tool_file, load_tool_pool
+from pipeline.core.llm.schema_subset import subset_problems
 from pipeline.core.model.errors import InputError
 from pipeline.core.tools.importers.common import Rejected
 from pipeline.core.tools.importers.domains import DomainMapping, DomainScorer, load_domain_mapping
@@ -29,6 +30,7 @@ from pipeline.core.tools.importers.openapi_directory import (
     import_openapi_directory,
     select,
 )
+from pipeline.core.tools.importers.portable import ANY_TYPE, portable_schema
 from pipeline.core.tools.importers.refs import resolve_refs
 
 DOMAINS = ("pharmacy", "logistics", "web_research")
@@ -374,3 +376,39 @@ def test_selection_serves_scarce_domains_first_and_spreads_over_providers() -> N
     rich_chosen = [c for c in web if c.tool.name.startswith("rich_")]
     providers = Counter(c.document.split("/", 1)[0] for c in rich_chosen)
     assert max(providers.values()) - min(providers.values()) <= 1  # round-robin
+
+
+def test_portable_schema_flattens_composition_and_drops_what_decoders_cannot_use() -> None:
+    schema = {
+        "type": "object",
+        "allOf": [
+            {
+                "properties": {
+                    "id": {"type": "string", "pattern": "[0-9]+", "minLength": 1},
+                    "text": {"type": "string", "maxLength": 10**6},
+                },
+                "required": ["id"],
+            },
+            {"properties": {"tags": {"type": "array", "items": {"oneOf": [{"type": "file"}]}}}},
+        ],
+        "properties": {"meta": {"additionalProperties": {"type": "string"}, "format": "byte"}},
+        "required": ["id", "ghost"],
+        "x-vendor": 1,
+        "discriminator": {"propertyName": "kind"},
+    }
+    portable = portable_schema(schema, str.upper)
+    assert portable == {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "minLength": 1},
+            "text": {"type": "string"},
+            "tags": {"type": "array", "items": {"anyOf": [{"type": "string"}]}},
+            "meta": {"additionalProperties": True, "type": ANY_TYPE},
+        },
+        "required": ["id"],
+    }
+    assert subset_problems(portable) == []
+    assert portable_schema({"description": "short"}, str.upper) == {
+        "description": "SHORT",
+        "type": ANY_TYPE,
+    }

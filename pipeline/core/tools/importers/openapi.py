@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pipeline.core.inputs.tool_pool import SideEffect, Tool
+from pipeline.core.llm.schema_subset import subset_problems
 from pipeline.core.tools.importers.common import (
     HTTP_METHODS,
     Rejected,
@@ -27,6 +28,7 @@ from pipeline.core.tools.importers.common import (
 )
 from pipeline.core.tools.importers.domains import DomainScorer
 from pipeline.core.tools.importers.openapi_operations import RefBudget, operation_schemas
+from pipeline.core.tools.importers.portable import portable_schema
 
 REF_BUDGET = RefBudget(max_depth=3, max_nodes=1000)
 """Three levels of nested references per schema part are what an agent can still read; past
@@ -51,7 +53,6 @@ PLUMBING_ARGUMENTS = frozenset(
 )  # fmt: skip
 """Transport and credential parameters a generated client fills in, not an agent (Google's
 standard parameters, Azure's api-version, API keys): left out of the arguments."""
-_OPENAPI_ONLY = {"xml", "externalDocs", "discriminator", "readOnly", "writeOnly", "deprecated"}
 
 
 class Candidate(NamedTuple):
@@ -147,6 +148,10 @@ def import_openapi_document(
                 except Rejected as err:
                     built[i] = None
                     rejections.append(_rejection(api, described[i].operation, err))
+                except (TypeError, AttributeError) as err:  # a shape no check foresaw
+                    built[i] = None
+                    malformed = Rejected(described[i].operation.field, f"malformed: {err}")
+                    rejections.append(_rejection(api, described[i].operation, malformed))
             kept += built[i] is not None
     candidates = [candidate for candidate in built.values() if candidate is not None]
     surplus = len(described) - len(built)
@@ -235,7 +240,12 @@ def _candidate(doc: dict[str, Any], api: ApiInfo, ready: _Described) -> Candidat
     field = ready.operation.field
     parameters, returns = operation_schemas(doc, item, op, field, REF_BUDGET)
     parameters = _agent_arguments(parameters, f"{field}.parameters")
-    parameters, returns = tidy_schema(parameters), tidy_schema(returns)
+    parameters, returns = _portable(parameters), _portable(returns)
+    problems = subset_problems(parameters) + subset_problems(
+        {"type": "object", "properties": {"observation": returns}}
+    )
+    if problems:
+        raise Rejected(f"{field}.parameters", f"outside the portable schema subset: {problems[0]}")
     for part, schema in (("parameters", parameters), ("responses", returns)):
         if len(json.dumps(schema)) > MAX_SCHEMA_CHARS:
             raise Rejected(f"{field}.{part}", f"schema over {MAX_SCHEMA_CHARS} characters")
@@ -299,26 +309,8 @@ def clean_text(text: str, limit: int) -> str:
     return head.rsplit(" ", 1)[0].rstrip(",;:") + "..."
 
 
-def tidy_schema(node: Any) -> Any:
-    """Vendor (`x-`) and OpenAPI-only keywords dropped and descriptions shortened, so the
-    schema is plain JSON Schema an agent reads quickly."""
-    if isinstance(node, list):
-        return [tidy_schema(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key.startswith("x-") or key in _OPENAPI_ONLY:
-            continue
-        if key == "description" and isinstance(value, str):
-            out[key] = clean_text(value, MAX_FIELD_DESCRIPTION)
-        elif key == "properties" and isinstance(value, dict):
-            out[key] = {name: tidy_schema(sub) for name, sub in value.items()}
-        elif key in ("examples", "enum", "default", "const"):
-            out[key] = value
-        else:
-            out[key] = tidy_schema(value)
-    return out
+def _portable(schema: dict[str, Any]) -> dict[str, Any]:
+    return portable_schema(schema, lambda text: clean_text(text, MAX_FIELD_DESCRIPTION))
 
 
 def _tool_name(slug: str, label: str) -> str:
