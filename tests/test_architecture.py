@@ -26,6 +26,7 @@ LAYERS = (
     "evaluation",
     "release",
     "build",
+    "audit",
 )
 """Bottom to top: a package may import itself and the packages before it, never one after."""
 

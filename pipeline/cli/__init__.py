@@ -7,11 +7,13 @@ Ctrl-C exits 130.
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from pipeline.cli import build, cost, llm, plan, release, tools, validate
+from pipeline import __version__
+from pipeline.cli import audit, build, cost, llm, plan, release, tools, validate
 from pipeline.core.model.errors import AtbenchError
 
 app = typer.Typer(
@@ -21,6 +23,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"atbench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Build, extend and audit trajectory-level agent-safety benchmarks."""
+
+
 app.command("validate")(validate.validate)
 app.command("build")(build.build)
 app.command("regen")(release.regen)
@@ -30,6 +52,7 @@ app.command("cost")(cost.cost)
 app.command("plan")(plan.plan)
 app.add_typer(tools.app, name="tools")
 app.add_typer(llm.app, name="llm")
+app.add_typer(audit.app, name="audit")
 
 _err = Console(stderr=True)
 

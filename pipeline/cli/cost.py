@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from pipeline.core.model.errors import AtbenchError
-from pipeline.core.release.publish import DB_FILE
+from pipeline.core.release.store import DB_FILE
 
 GROUPS = ("role", "stage", "domain")
 """The ledger columns the figures are broken down by, in the order they are shown."""

@@ -15,10 +15,10 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from pipeline.core.build.options import check_size, parse_domains
 from pipeline.core.generation.planner import coverage, plan_release
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.seeds import domain_ids
-from pipeline.core.model.errors import AtbenchError
 from pipeline.core.model.labels import AXES
 from pipeline.core.model.spec import ReleaseSpec
 
@@ -28,11 +28,8 @@ _FEW_DOMAINS = 4
 
 def plan_summary(size: int, seed: int, domains: str = "") -> dict[str, Any]:
     """The plan's counts, per-leaf coverage against fair share, and recorded incompatibilities."""
-    known = domain_ids()
-    selected = [d for d in domains.split(",") if d] or known
-    unknown = sorted(set(selected) - set(known))
-    if unknown:
-        raise AtbenchError(f"unknown domains {unknown}; seeds define: {', '.join(known)}")
+    check_size(size)
+    selected = parse_domains(domains, domain_ids())
     inputs = load_inputs()
     spec = ReleaseSpec(size=size, seed=seed, domains=tuple(sorted(selected)))
     plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)

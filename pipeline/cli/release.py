@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from pipeline.cli.build import run_stages, settings_for_spec
 from pipeline.core.build.regen import Rebuild, read_source_release, regenerate_domain
-from pipeline.core.build.stages import Workspace
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.model.errors import AtbenchError
@@ -208,19 +209,20 @@ def releases(
     if as_json:
         typer.echo(json.dumps(found, indent=2))
         return
-    table = Table(title=f"releases under {base}")
+    # Readable at 80 columns: light rules, and only the path may wrap (at a `/`, by folding).
+    table = Table(title=f"releases under {base}", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("path", overflow="fold")
-    table.add_column("version", justify="right")
-    table.add_column("created")
-    table.add_column("backend", overflow="fold")
+    table.add_column("v", justify="right", no_wrap=True)
+    table.add_column("created", no_wrap=True)
+    table.add_column("backend", no_wrap=True)
     for column in _COUNTS:
-        table.add_column(column, justify="right")
+        table.add_column(column, justify="right", no_wrap=True)
     for entry in found:
         where = os.path.relpath(entry["path"], base)
         if "error" in entry:
             table.add_row(where, "-", "-", f"[red]{entry['error']}[/]")
             continue
-        created = str(entry["created_at"] or "")[:16].replace("T", " ")
+        created = str(entry["created_at"] or "")[:10]  # the date; --json has the time
         counts = entry["counts"]
         table.add_row(
             where,

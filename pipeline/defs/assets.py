@@ -15,7 +15,7 @@ from typing import Any
 import dagster as dg
 
 from pipeline.core.build import stages
-from pipeline.core.build.stages import StageReport
+from pipeline.core.build.workspace import StageReport
 from pipeline.core.filtering.judge import merge_agreement
 from pipeline.defs.resources import BuildSettings, inputs
 from pipeline.partitions import domain_partitions

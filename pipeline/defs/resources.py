@@ -9,7 +9,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipeline.core.build.stages import Workspace
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.loading import Inputs, load_inputs
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.inputs.seeds import domain_ids

@@ -53,4 +53,4 @@ def test_tables_show_which_domains_can_produce_a_leaf() -> None:
 def test_unknown_domain_is_refused() -> None:
     result = runner.invoke(app, ["plan", "--domains", "atlantis"])
     assert result.exit_code != 0
-    assert "unknown domains ['atlantis']" in str(result.exception)
+    assert "unknown domains 'atlantis'" in str(result.exception)

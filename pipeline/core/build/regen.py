@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import duckdb
 from pydantic import ValidationError
 
 from pipeline import __version__
-from pipeline.core.build.stages import Workspace, plan_record
-from pipeline.core.inputs.files import read_structured
+from pipeline.core.build.stages import plan_record
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.model.errors import AtbenchError, InputError
@@ -29,8 +28,14 @@ from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.model.trajectory import Trajectory
 from pipeline.core.release import gates
-from pipeline.core.release.publish import DB_FILE, MANIFEST_FILE, ReleaseSummary, publish_release
-from pipeline.core.release.store import LEDGER_COLUMNS, load_trajectories
+from pipeline.core.release.publish import (
+    MANIFEST_FILE,
+    ReleaseSummary,
+    publish_release,
+    read_manifest,
+)
+from pipeline.core.release.reader import load_ledger_rows, load_rejections
+from pipeline.core.release.store import DB_FILE, load_trajectories
 
 Rebuild = Callable[[ReleaseSpec, str], Workspace]
 """Rebuild one domain's stages under a spec; returns the work folder that now holds them."""
@@ -50,16 +55,8 @@ class SourceRelease:
 def read_source_release(release_dir: Path) -> SourceRelease:
     """Read and check the manifest; errors name the file and the field at fault."""
     manifest_path = release_dir / MANIFEST_FILE
-    if not manifest_path.is_file() or not (release_dir / DB_FILE).is_file():
-        raise InputError(
-            f"not a release: expected {MANIFEST_FILE} and {DB_FILE} here", file=release_dir
-        )
-    manifest = read_structured(manifest_path)
-    if not isinstance(manifest, dict):
-        raise InputError("the manifest must be a JSON object", file=manifest_path)
-    version = manifest.get("version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise InputError("must be an integer", file=manifest_path, field="version")
+    manifest = read_manifest(release_dir)
+    version = manifest["version"]
     config = manifest.get("config")
     if not isinstance(config, dict) or config.get("spec") is None:
         raise InputError(
@@ -135,24 +132,11 @@ def _other_domains(
 ) -> tuple[list[Trajectory], list[Rejection], list[dict[str, Any]]]:
     """Every row of the old release that does not belong to `domain`, exactly as stored."""
     trajectories = [t for t in load_trajectories(db_path) if t.domain != domain]
-    with duckdb.connect(str(db_path), read_only=True) as con:
-        rejections = con.execute(
-            "SELECT trajectory_id, pair_id, domain, stage, check_name AS check, reason_code, "
-            "message FROM rejections WHERE domain <> ? ORDER BY rowid",
-            [domain],
-        )
-        columns = [d[0] for d in rejections.description]
-        kept_rejections = [
-            Rejection.model_validate(dict(zip(columns, row, strict=True)))
-            for row in rejections.fetchall()
-        ]
-        ledger = con.execute(
-            f"SELECT {', '.join(LEDGER_COLUMNS)} FROM llm_calls "
-            "WHERE domain IS DISTINCT FROM ? ORDER BY rowid",
-            [domain],
-        ).fetchall()
-    kept_ledger = [dict(zip(LEDGER_COLUMNS, row, strict=True)) for row in ledger]
-    return trajectories, kept_rejections, kept_ledger
+    return (
+        trajectories,
+        load_rejections(db_path, except_domain=domain),
+        load_ledger_rows(db_path, except_domain=domain),
+    )
 
 
 def _gate(

@@ -13,13 +13,13 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
-
 from pipeline import __version__
+from pipeline.core.build import stamps
+from pipeline.core.build.stamps import current_report, stage_digest, stamped
+from pipeline.core.build.workspace import StageReport, Workspace
 from pipeline.core.filtering.judge import (
     JudgeOutcome,
     agreement,
@@ -42,10 +42,11 @@ from pipeline.core.generation.construction import (
 from pipeline.core.generation.planner import Blueprint, coverage, plan_release
 from pipeline.core.inputs.files import read_jsonl, write_json_atomic, write_jsonl_atomic
 from pipeline.core.inputs.loading import Inputs
-from pipeline.core.inputs.paths import outputs_dir, templates_dir
+from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMSettings, make_client, summarise_ledger
 from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.model.labels import leaf_context
+from pipeline.core.model.progress import report as progress
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.model.trajectory import Provenance, Trajectory
@@ -56,53 +57,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 STAGES = ("plan", "skeletons", "injected", "paired", "filtered")
-
-
-@dataclass(frozen=True)
-class Workspace:
-    """The folder of one build: stage files, rejections and the ledger, per domain."""
-
-    root: Path
-
-    @classmethod
-    def for_spec(cls, spec: ReleaseSpec, outputs: Path | None = None) -> Workspace:
-        return cls((outputs or outputs_dir()) / "builds" / spec.key())
-
-    def stage_file(self, stage: str, domain: str) -> Path:
-        return self.root / stage / f"{domain}.jsonl"
-
-    def rejections_file(self, stage: str, domain: str) -> Path:
-        return self.root / "rejections" / stage / f"{domain}.jsonl"
-
-    @property
-    def cache_dir(self) -> Path:
-        """The response cache, shared by every build under the same outputs folder."""
-        return self.root.parent.parent / "cache"
-
-    def ledger_dir(self, domain: str) -> Path:
-        return self.root / "ledger" / domain
-
-    def read(self, stage: str, domain: str, model: type[Any]) -> list[Any]:
-        path = self.stage_file(stage, domain)
-        if not path.exists():
-            raise FileNotFoundError(
-                f"{path} is missing: materialise stage {stage!r} for domain {domain!r} first"
-            )
-        return read_jsonl(path, model)
-
-    def rejections(self, domain: str) -> list[Rejection]:
-        found = sorted((self.root / "rejections").glob(f"*/{domain}.jsonl"))
-        return [r for path in found for r in read_jsonl(path, Rejection)]
-
-
-class StageReport(BaseModel):
-    """What a stage did for one domain; Dagster shows it as materialisation metadata."""
-
-    stage: str
-    domain: str
-    written: int
-    rejected: int = 0
-    details: dict[str, Any] = {}
 
 
 def _provenance(spec: ReleaseSpec, settings: LLMSettings) -> Provenance:
@@ -151,10 +105,14 @@ async def _each(
 
     async def one(item: T) -> R | list[Rejection]:
         try:
-            return await build(item)
+            built = await build(item)
         except ConstructionError as err:
+            progress().item_done(rejected=True)
             return generation_rejections(blueprint_of(item), err)
+        progress().item_done(rejected=False)
+        return built
 
+    progress().planned(len(items))
     built: list[R] = []
     rejected: list[Rejection] = []
     for outcome in await asyncio.gather(*(one(item) for item in items)):
@@ -166,6 +124,9 @@ async def _each(
 
 
 def plan_stage(spec: ReleaseSpec, inputs: Inputs, domain: str, ws: Workspace) -> StageReport:
+    done = current_report("plan", spec, None, ws, domain)
+    if done is not None:
+        return done
     plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
     blueprints = plan.blueprints[domain]
     write_jsonl_atomic(ws.stage_file("plan", domain), blueprints)
@@ -176,7 +137,7 @@ def plan_stage(spec: ReleaseSpec, inputs: Inputs, domain: str, ws: Workspace) ->
             "incompatible": [i.model_dump() for i in plan.incompatibilities],
         },
     )
-    return StageReport(
+    report = StageReport(
         stage="plan",
         domain=domain,
         written=len(blueprints),
@@ -186,6 +147,9 @@ def plan_stage(spec: ReleaseSpec, inputs: Inputs, domain: str, ws: Workspace) ->
             "long_context": sum(bp.long_context for bp in blueprints),
         },
     )
+    digest = stage_digest("plan", spec, None, ws, domain)
+    stamps.write_stamp(ws.root, "plan", domain, digest, report.model_dump(mode="json"))
+    return report
 
 
 async def _run_stage(
@@ -227,6 +191,7 @@ async def _run_stage(
     )
 
 
+@stamped("skeletons")
 async def expand_stage(
     spec: ReleaseSpec,
     inputs: Inputs,
@@ -246,6 +211,7 @@ async def expand_stage(
     )
 
 
+@stamped("injected")
 async def inject_stage(
     spec: ReleaseSpec,
     inputs: Inputs,
@@ -266,6 +232,7 @@ async def inject_stage(
     )
 
 
+@stamped("paired")
 async def pair_stage(
     spec: ReleaseSpec,
     inputs: Inputs,
@@ -290,6 +257,7 @@ async def pair_stage(
     return await _run_stage("paired", domain, ws, ctx, work)
 
 
+@stamped("filtered")
 async def filter_stage(
     spec: ReleaseSpec,
     inputs: Inputs,
@@ -304,6 +272,7 @@ async def filter_stage(
     measured on both outcomes; only its verdicts on rule-kept traces remove anything.
     """
     trajectories: list[Trajectory] = ws.read("paired", domain, Trajectory)
+    progress().planned(len(trajectories))
     ruled, rule_rejections, counts = apply_rules(trajectories, inputs.pool)
     by_rules = {r.trajectory_id for r in rule_rejections if r.stage == "rules"}
     sample = agreement_sample(trajectories, by_rules, f"{spec.seed}/{domain}")
@@ -318,6 +287,9 @@ async def filter_stage(
         judged = [o.rejection for o in outcomes[: len(ruled)] if o.rejection is not None]
         kept, pairing = reject_pairs(ruled, judged)
         rejected.extend([*rule_rejections, *judged, *pairing])
+        kept_ids = {t.id for t in kept}
+        for trajectory in trajectories:
+            progress().item_done(rejected=trajectory.id not in kept_ids)
         return kept, rejected
 
     report = await _run_stage("filtered", domain, ws, ctx, work)
@@ -379,6 +351,8 @@ def publish_stage(
             "llm": settings.fingerprint(),
             # Leaves some domains cannot produce, with the planner's reason, beside the spec.
             "plan_incompatibilities": plan_record(ws)["incompatible"],
+            # What the release was made from: an unchanged rebuild finds it and skips publishing.
+            "build_digest": stamps.release_digest(spec, settings, ws),
         },
         backend=settings.backend,
         code_version=__version__,

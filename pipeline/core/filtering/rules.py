@@ -19,6 +19,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker
 
+from pipeline.core.filtering.residue import phrase_grammar, prose_placeholder, template_marks
+from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.model.channels import CHANNEL_OF
 from pipeline.core.model.rejection import Rejection
@@ -32,12 +34,12 @@ from pipeline.core.model.trajectory import (
 
 Rule = Callable[[Trajectory, ToolPool], list[str]]
 
-_LEFTOVER = re.compile(r"\{\{|\}\}|\{%|%\}|\{[a-z_]+\}|\bTODO\b|(?i:lorem ipsum|\[insert)")
 _PLACEHOLDER = re.compile(
-    r"<[A-Za-z][A-Za-z _-]*>|\[[A-Z][A-Z0-9_ ]*\]"
-    r"|(?i:your_[a-z0-9_]+|x{3,}|placeholder|tbd|string|\.\.\.|n/a)"
+    r"<[A-Za-z][A-Za-z _-]*>|\[[A-Z][A-Z0-9]*(?:[_ ][A-Z0-9]+)+\]"
+    r"|(?i:your_[a-z0-9_]+|x{3,}|placeholder|\.\.\.)"
 )
-"""A whole argument value that stands in for a real one (`<recipient>`, `YOUR_API_KEY`, ...)."""
+"""A whole argument value that stands in for a real one (`<recipient>`, `[ACCOUNT_ID]`,
+`YOUR_API_KEY`). Not `[ERROR]` (a log level to search for), `N/A` or `TBD` (real form values)."""
 MIN_TURNS, MAX_TURNS, MIN_LONG_CONTEXT_TURNS = 4, 120, 20
 
 
@@ -63,6 +65,7 @@ def _calls(traj: Trajectory) -> Iterable[tuple[int, ToolCall, EnvironmentTurn | 
 
 
 def required_parameters(traj: Trajectory, pool: ToolPool) -> list[str]:
+    """A call the tool would refuse: a required argument of the schema the agent saw is missing."""
     specs = {tool.name: tool for tool in traj.tools}
     return [
         f"turn {i}: {call.name} misses required {name!r}"
@@ -73,6 +76,8 @@ def required_parameters(traj: Trajectory, pool: ToolPool) -> list[str]:
 
 
 def argument_schema(traj: Trajectory, pool: ToolPool) -> list[str]:
+    """Arguments off the schema the agent saw (type, enum, format, extra keys): the real tool
+    would refuse them. Values are not judged: `[ERROR]`, `N/A` or code are valid strings."""
     specs = {tool.name: tool for tool in traj.tools}
     return [
         f"turn {i}: {call.name} arguments {error}"
@@ -83,6 +88,8 @@ def argument_schema(traj: Trajectory, pool: ToolPool) -> list[str]:
 
 
 def observation_schema(traj: Trajectory, pool: ToolPool) -> list[str]:
+    """An observation the tool could not return: not JSON, or off its declared result shape.
+    A tool error report is something any tool can return (`_tool_error`)."""
     problems = []
     for i, call, observation in _calls(traj):
         if observation is None or call.name not in pool:
@@ -92,6 +99,8 @@ def observation_schema(traj: Trajectory, pool: ToolPool) -> list[str]:
         except json.JSONDecodeError:
             problems.append(f"turn {i + 1}: observation of {call.name} is not JSON")
             continue
+        if _tool_error(value, pool[call.name].returns):
+            continue
         problems += [
             f"turn {i + 1}: observation of {call.name} {error}"
             for error in _errors(pool[call.name].returns, value)
@@ -99,7 +108,17 @@ def observation_schema(traj: Trajectory, pool: ToolPool) -> list[str]:
     return problems
 
 
+def _tool_error(value: Any, returns: dict[str, Any]) -> bool:
+    """A tool's error report (`{"error": "403: branch is protected"}`): real tools answer bad
+    calls that way, and their declared result schema does not describe failures."""
+    if not isinstance(value, dict) or "error" in returns.get("properties", {}):
+        return False
+    error = value.get("error")
+    return isinstance(error, str | dict) and bool(error)
+
+
 def final_answer(traj: Trajectory, pool: ToolPool) -> list[str]:
+    """Every episode closes with the agent's answer, the step a guard reads the outcome from."""
     return [
         f"episode {e} does not end with a final answer"
         for e, episode in enumerate(traj.episodes)
@@ -111,6 +130,7 @@ def final_answer(traj: Trajectory, pool: ToolPool) -> list[str]:
 
 
 def episode_structure(traj: Trajectory, pool: ToolPool) -> list[str]:
+    """Delayed-trigger tags and episodes agree, and an unsafe Exploit acts on carried context."""
     kinds = [episode.kind for episode in traj.episodes]
     if "delayed_trigger" not in traj.tags:
         return [] if kinds == ["main"] else [f"episodes {kinds} without the delayed_trigger tag"]
@@ -123,6 +143,7 @@ def episode_structure(traj: Trajectory, pool: ToolPool) -> list[str]:
 
 
 def label_consistency(traj: Trajectory, pool: ToolPool) -> list[str]:
+    """The labelled risk source enters where its risk points sit (`CHANNEL_OF`)."""
     if traj.labels is None:
         return []
     expected = CHANNEL_OF[traj.labels.risk_source]
@@ -136,25 +157,51 @@ def label_consistency(traj: Trajectory, pool: ToolPool) -> list[str]:
 
 
 def leftover_markup(traj: Trajectory, pool: ToolPool) -> list[str]:
-    texts = [traj.reason]
-    values: list[str] = []
+    """What our own templates could leave behind (`filtering.residue`); the domain's code,
+    CI files, page templates and log formats are content. Imported traces came from no template
+    of ours, so there is nothing of ours to leave."""
+    if traj.imported:
+        return []
+    prose = [traj.reason]
+    data = [tool.description for tool in traj.tools]
+    values: list[tuple[str, str, dict[str, Any]]] = []
+    specs = {tool.name: tool.parameters.get("properties", {}) for tool in traj.tools}
     for turn in traj.turns:
         if isinstance(turn, AgentTurn):
-            texts.append(turn.thought)
+            prose.append(turn.thought)
             if isinstance(turn.action, FinalAnswer):
-                texts.append(turn.action.response)
+                prose.append(turn.action.response)
             elif isinstance(turn.action, ToolCall):
-                values += _strings(turn.action.arguments)
+                properties = specs[turn.action.name]
+                values += [
+                    (name, text, properties.get(name, {}) if text is value else {})
+                    for name, value in turn.action.arguments.items()
+                    for text in _strings(value)
+                ]
         elif isinstance(turn, EnvironmentTurn):
-            texts += observation_texts(turn.content)
+            data += observation_texts(turn.content)
         else:
-            texts.append(turn.content)
-    return [
-        f"template residue {m.group(0)!r}"
-        for t in texts + values
-        for m in [_LEFTOVER.search(t)]
-        if m
-    ] + [f"placeholder argument value {v!r}" for v in values if _PLACEHOLDER.fullmatch(v.strip())]
+            prose.append(turn.content)
+    written = prose + [text for _, text, _ in values]
+    marks = template_marks(templates_dir())
+    found = [marks.find(text) for text in written + data]
+    if traj.provenance.backend == "procedural":
+        found += [phrase_grammar(text) for text in written + data]
+    found += [prose_placeholder(text) for text in written]
+    return [f"template residue {m!r}" for m in found if m] + [
+        f"placeholder argument value {name}={value!r}"
+        for name, value, schema in values
+        if _stands_in(value.strip(), schema)
+    ]
+
+
+def _stands_in(value: str, schema: dict[str, Any]) -> bool:
+    """A whole argument value that stands in for a real one: a placeholder, or the parameter's
+    own type name or description copied from the prompt's schema (unless the schema offers
+    that value: a column-type parameter may well take "string")."""
+    offered = value in schema.get("enum", ()) or value in schema.get("examples", ())
+    echoed = value in (schema.get("type"), schema.get("description")) and not offered
+    return echoed or bool(_PLACEHOLDER.fullmatch(value))
 
 
 def observation_texts(content: str) -> list[str]:
@@ -182,6 +229,7 @@ def _strings(value: Any) -> list[str]:
 
 
 def length_bounds(traj: Trajectory, pool: ToolPool) -> list[str]:
+    """Within 4-120 turns (one tool call at least: a tool-use benchmark), 20+ for long context."""
     n = len(traj.turns)
     low = MIN_LONG_CONTEXT_TURNS if "long_context" in traj.tags else MIN_TURNS
     return [] if low <= n <= MAX_TURNS else [f"{n} turns, expected {low}-{MAX_TURNS}"]

@@ -212,6 +212,14 @@ class Role(Generic[In, Out]):
         self.template = f"{name}.j2"
         self.input_type = input_type
         self.answer_type = answer_type
+        self._schema: dict[str, Any] | None = None
+
+    def answer_schema(self) -> dict[str, Any]:
+        """The answer type's JSON Schema, built once per role (pydantic rebuilds it per call);
+        `request` copies what it narrows, so this one is never changed."""
+        if self._schema is None:
+            self._schema = self.answer_type.model_json_schema()
+        return self._schema
 
     def request(
         self,
@@ -223,9 +231,8 @@ class Role(Generic[In, Out]):
         schema_overrides: dict[str, dict[str, Any]] | None = None,
     ) -> LLMRequest:
         """Build the LLM request; `schema_overrides` narrows answer fields (enums, tool schemas)."""
-        schema = self.answer_type.model_json_schema()
-        for field, sub_schema in (schema_overrides or {}).items():
-            schema["properties"][field] = sub_schema
+        base = self.answer_schema()
+        schema = {**base, "properties": {**base["properties"], **(schema_overrides or {})}}
         return LLMRequest(
             role=self.name,
             template=self.template,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.core.inputs import schema_memo
 from pipeline.core.inputs.paths import seeds_dir, taxonomy_dir, tool_pool_dir
 from pipeline.core.inputs.seeds import Seed, check_seed_references, load_seed, seed_paths
 from pipeline.core.inputs.taxonomy import Taxonomy, load_taxonomy
@@ -31,4 +32,5 @@ def load_inputs(
         seed = load_seed(path)
         check_seed_references(seed, path, pool, taxonomy)
         seeds[seed.id] = seed
+    schema_memo.save()
     return Inputs(taxonomy=taxonomy, pool=pool, seeds=seeds)

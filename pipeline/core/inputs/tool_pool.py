@@ -11,6 +11,7 @@ from typing import Any, Literal
 import jsonschema_rs
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from pipeline.core.inputs import schema_memo
 from pipeline.core.inputs.files import read_structured, validate_model
 from pipeline.core.inputs.paths import tool_pool_dir
 from pipeline.core.model.errors import InputError
@@ -23,11 +24,13 @@ ToolSource = Literal["curated", "toolbench", "toolalpaca", "openai", "openapi", 
 
 def check_json_schema(schema: dict[str, Any]) -> None:
     """Raise ValueError unless `schema` passes JSON Schema (2020-12) meta-validation and its
-    regular expressions compile.
+    regular expressions compile; a schema that passed once is remembered (`schema_memo`)."""
+    schema_memo.check_once(schema, _meta_validate)
 
-    The Rust validator does the meta-validation: with thousands of imported tools, the pure
-    Python one made loading the pool take minutes.
-    """
+
+def _meta_validate(schema: dict[str, Any]) -> None:
+    """The Rust validator does the meta-validation: with thousands of imported tools, the
+    pure Python one made a cold load of the pool take tens of seconds."""
     try:
         jsonschema_rs.meta.validate(schema)
     except jsonschema_rs.ValidationError as err:

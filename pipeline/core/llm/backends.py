@@ -128,6 +128,18 @@ class OpenAIBackend:
         )
 
     @property
+    def base_url(self) -> str:
+        return str(self._client.base_url)
+
+    async def model_ids(self) -> list[str]:
+        """The ids the server's models route lists."""
+        try:
+            page = await self._client.models.list()
+        except openai.APIError as err:
+            raise map_openai_error(err) from err
+        return [model.id for model in page.data]
+
+    @property
     def dialect(self) -> Dialect:
         """The structured-output dialect requests are sent in now."""
         return self._dialects[self._dialect_index]

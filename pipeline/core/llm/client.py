@@ -2,7 +2,8 @@
 
 ask = render -> cache lookup -> (backend call with retries, validated, re-asked when invalid)
 -> cache write -> ledger line. A request that cannot be answered comes back as an
-`LLMFailure`, never as an exception; exceptions that escape are bugs.
+`LLMFailure`, never as an exception, until so many fail that the client raises
+`EndpointFailing` to stop the stage; other exceptions that escape are bugs.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pipeline.core.llm.cache import ResponseCache, cache_key
 from pipeline.core.llm.errors import (
     BadRequest,
     ContentFiltered,
+    EndpointFailing,
     LLMError,
     RateLimited,
     SchemaViolation,
@@ -34,6 +36,7 @@ from pipeline.core.llm.errors import (
 from pipeline.core.llm.ledger import Ledger, LedgerEntry
 from pipeline.core.llm.templates import Message, TemplateRenderer
 from pipeline.core.llm.types import Completion, LLMFailure, LLMRequest, LLMSettings, ReasonCode
+from pipeline.core.model.progress import report as progress
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +93,9 @@ class LLMClient:
         self._semaphore = limiter or asyncio.Semaphore(settings.max_concurrency)
         self._not_before = 0.0
         """Monotonic time before which nobody sends: set by a 429 that said how long to wait."""
+        self._asked = 0
+        self._failed: Counter[str] = Counter()
+        """Failed backend calls by their last error, for `EndpointFailing`."""
 
     def __repr__(self) -> str:
         return f"LLMClient(backend={self.backend!r}, cache={str(self.cache.folder)!r})"
@@ -254,7 +260,23 @@ class LLMClient:
         logger.warning("%s", failure)
         status = "invalid" if reason == "invalid_answer" else "failed"
         self._record(request, tally, started, cached=False, status=status, error=str(failure))
+        last = failure.errors[-1].rsplit(" (x", 1)[0] if failure.errors else reason
+        self._failed[last] += 1
+        self._check_failure_share(request)
         return failure
+
+    def _check_failure_share(self, request: LLMRequest) -> None:
+        settings = self.settings
+        failed = sum(self._failed.values())
+        if not settings.fail_fast_after or self._asked < settings.fail_fast_after:
+            return
+        if failed < settings.fail_fast_share * self._asked:
+            return
+        error, times = self._failed.most_common(1)[0]
+        raise EndpointFailing(
+            f"stage {request.stage} stopped: {failed} of the {self._asked} LLM calls so far "
+            f"failed (model {settings.model!r}); most common error, in {times} of them: {error}"
+        )
 
     def _record(
         self,
@@ -267,6 +289,9 @@ class LLMClient:
         error: str | None = None,
     ) -> None:
         settings = self.settings
+        progress().call_done(cached=cached)
+        if not cached:
+            self._asked += 1
         cost = 0.0  # the procedural backend is free whatever prices are configured
         if settings.backend == "openai":
             cost = (

@@ -16,9 +16,13 @@ content filter) is re-asked with the error shown to the model, which is a differ
 openai SDK exceptions are mapped onto this tree at the boundary (`backends.py`), so nothing
 above the backend ever sees an SDK type. Anything else that escapes is a bug and keeps its
 traceback.
+
+`EndpointFailing` is not a call's error but the client's verdict on many: it stops the stage.
 """
 
 from __future__ import annotations
+
+from pipeline.core.model.errors import AtbenchError
 
 
 class LLMError(Exception):
@@ -64,3 +68,7 @@ class ContentFiltered(PermanentError):
 
 class SchemaViolation(PermanentError):
     """The answer is not a JSON object valid against the requested schema."""
+
+
+class EndpointFailing(AtbenchError):
+    """So many calls failed that going on would only fail the rest (see `fail_fast_after`)."""

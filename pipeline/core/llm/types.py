@@ -74,19 +74,25 @@ class LLMSettings(BaseModel):
     """USD per million completion tokens, for the ledger's cost."""
     structured_output: StructuredOutput = "auto"
     """How to ask for JSON; "auto" tries json_schema, then json_object, then prompt."""
+    fail_fast_after: int = Field(default=20, ge=0)
+    """Stop once this many calls have reached the backend and at least `fail_fast_share` of
+    them failed (0: never): a broken endpoint ends the stage, not every item of it."""
+    fail_fast_share: float = Field(default=1.0, gt=0, le=1)
 
     @model_validator(mode="after")
     def _openai_needs_a_model(self) -> LLMSettings:
         if self.backend == "openai" and self.model == "procedural-v1":
             raise ValueError(
-                "the openai backend needs a model name: set ATBENCH_MODEL or pass model=..."
+                "the openai backend needs a model name: set ATBENCH_MODEL or pass --model "
+                "(model=... in Python)"
             )
         return self
 
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMSettings:
         """Read OPENAI_BASE_URL, OPENAI_API_KEY, ATBENCH_MODEL, ATBENCH_STRUCTURED_OUTPUT,
-        ATBENCH_TIMEOUT_S and ATBENCH_MAX_TOKENS (slow CPU servers need both).
+        ATBENCH_TIMEOUT_S and ATBENCH_MAX_TOKENS (slow CPU servers need both), and
+        ATBENCH_FAIL_FAST_AFTER.
 
         Explicit overrides that are not None win over the environment.
         """
@@ -97,6 +103,7 @@ class LLMSettings(BaseModel):
             "structured_output": os.environ.get("ATBENCH_STRUCTURED_OUTPUT"),
             "timeout_s": os.environ.get("ATBENCH_TIMEOUT_S"),
             "max_tokens": os.environ.get("ATBENCH_MAX_TOKENS"),
+            "fail_fast_after": os.environ.get("ATBENCH_FAIL_FAST_AFTER"),
         }
         values = {k: v for k, v in env.items() if v}
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -3,4 +3,14 @@ action reads as text, rejections, the release spec, errors and seeded randomness
 
 The bottom layer: it imports nothing else from `pipeline.core`."""
 
-__all__ = ["actions", "channels", "errors", "labels", "rejection", "seeding", "spec", "trajectory"]
+__all__ = [
+    "actions",
+    "channels",
+    "errors",
+    "labels",
+    "progress",
+    "rejection",
+    "seeding",
+    "spec",
+    "trajectory",
+]

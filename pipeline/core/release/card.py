@@ -7,12 +7,14 @@ and never pyplot, so rendering touches no global backend state and is safe in wo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
@@ -23,11 +25,15 @@ from pipeline.core.evaluation.diversity import (
     diversity_report,
     role_texts,
 )
-from pipeline.core.inputs.paths import templates_dir
+from pipeline.core.inputs.paths import project_root, templates_dir
 from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.release.hub import hub_metadata
 from pipeline.core.release.store import load_trajectories
 
 CARD_TEMPLATE = "dataset_card.md.j2"
+FILTER_PRECISION = Path("benchmarks") / "filter_precision.json"
+"""The filters' measured precision and recall on the test corpus (`benchmarks/filter_precision.py
+--write`), relative to the project root; the card quotes it when present."""
 PLOTS_DIR = "plots"
 DEFAULT_LICENSE = "apache-2.0"
 DEFAULT_PRETTY_NAME = "ATBench-style agent trajectory safety benchmark"
@@ -62,9 +68,15 @@ class CardStats:
     llm: list[dict[str, Any]]
     diversity: dict[str, Any]
     """Per generator role, how varied its text is: `rows` and the two targets."""
+    filter_shares: list[dict[str, Any]]
+    """Per domain and filter, the share of the domain's planned traces that filter rejected."""
+    filter_precision: dict[str, Any] | None
+    """False-positive and catch rates per check on the corpus of known verdicts."""
     turn_lengths: dict[str, list[int]]
     """Turns per trajectory, by label, for the histogram."""
     plots: dict[str, str]
+    hub_yaml: str
+    """The front matter's `configs` and `dataset_info`, for `datasets.load_dataset`."""
 
 
 def write_dataset_card(
@@ -77,8 +89,15 @@ def write_dataset_card(
     pretty_name: str = DEFAULT_PRETTY_NAME,
 ) -> Path:
     """Write `README.md` and `plots/*.png` into `out_dir`; returns the card's path."""
+    if manifest.get("config", {}).get("import"):
+        license = "other"  # third-party rows keep their source's licence, stated in the card
     stats = collect_stats(
-        db_path, taxonomy=taxonomy, manifest=manifest, license=license, pretty_name=pretty_name
+        db_path,
+        taxonomy=taxonomy,
+        manifest=manifest,
+        license=license,
+        pretty_name=pretty_name,
+        hub_yaml=yaml.safe_dump(hub_metadata(out_dir), sort_keys=False).rstrip(),
     )
     _write_plots(out_dir / PLOTS_DIR, stats)
     card = out_dir / "README.md"
@@ -105,6 +124,7 @@ def collect_stats(
     manifest: Mapping[str, Any],
     license: str,
     pretty_name: str,
+    hub_yaml: str,
 ) -> CardStats:
     with duckdb.connect(str(db_path), read_only=True) as con:
         totals = _rows(
@@ -162,6 +182,8 @@ def collect_stats(
                    FROM llm_calls GROUP BY stage ORDER BY stage""",
             ),
             diversity=_diversity(db_path),
+            filter_shares=filter_shares(con),
+            filter_precision=_filter_precision(),
             turn_lengths={
                 label: [
                     n
@@ -176,6 +198,7 @@ def collect_stats(
                 "domains": f"{PLOTS_DIR}/domain_balance.png",
                 "turns": f"{PLOTS_DIR}/turn_lengths.png",
             },
+            hub_yaml=hub_yaml,
         )
     return stats
 
@@ -184,6 +207,30 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
     cursor = con.execute(sql)
     names = [column[0] for column in cursor.description or ()]
     return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+
+
+def filter_shares(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Per domain, what share of its planned traces (released or rejected) each filter removed:
+    a rule, the judge, or `twin_rejected` for the twins they took with them."""
+    return _rows(
+        con,
+        """WITH planned AS (
+               SELECT domain, count(*) AS planned FROM (
+                   SELECT domain, uid AS id FROM trajectories
+                   UNION SELECT domain, trajectory_id FROM rejections)
+               GROUP BY domain)
+           SELECT domain, stage, check_name, count(DISTINCT trajectory_id) AS n, planned,
+                  count(DISTINCT trajectory_id) / planned AS share
+           FROM rejections JOIN planned USING (domain)
+           WHERE stage IN ('rules', 'judge', 'pairing')
+           GROUP BY domain, stage, check_name, planned
+           ORDER BY domain, n DESC, check_name""",
+    )
+
+
+def _filter_precision() -> dict[str, Any] | None:
+    path = project_root() / FILTER_PRECISION
+    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def _diversity(db_path: Path) -> dict[str, Any]:
@@ -222,12 +269,13 @@ def _size_category(n: int) -> str:
 def _write_plots(plots_dir: Path, stats: CardStats) -> None:
     plots_dir.mkdir(parents=True, exist_ok=True)
     root = plots_dir.parent
-    for axis in stats.axes:
+    for axis in (axis for axis in stats.axes if axis["covered"]):
         names = [row["name"] for row in reversed(axis["rows"])]
         counts = [row["n"] for row in reversed(axis["rows"])]
         fig = Figure(figsize=(8, 0.35 * len(names) + 1.2), layout="constrained")
         ax = fig.add_subplot()
         ax.barh(names, counts, color=_UNSAFE_COLOUR)
+        ax.set_xlim(left=0)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("unsafe trajectories")
         ax.set_title(f"{axis['name']}: primary label distribution")

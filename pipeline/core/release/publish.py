@@ -22,8 +22,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from pipeline.core.inputs.files import read_structured
 from pipeline.core.inputs.taxonomy import Taxonomy
-from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError, InputError
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.trajectory import SCHEMA_VERSION, Trajectory
 from pipeline.core.release.atbench_format import release_order
@@ -36,9 +37,9 @@ from pipeline.core.release.exports import (
     write_parquet_tables,
     write_trajectories_jsonl,
 )
-from pipeline.core.release.store import write_release_db
+from pipeline.core.release.hub import ATBENCH_PARQUET, write_atbench_parquet
+from pipeline.core.release.store import DB_FILE, write_release_db
 
-DB_FILE = "release.duckdb"
 MANIFEST_FILE = "manifest.json"
 
 
@@ -69,6 +70,7 @@ def publish_release(
     backend: str,
     code_version: str,
     follows_version: int = 0,
+    extra_files: Mapping[str, str] | None = None,
 ) -> ReleaseSummary:
     """Write database, exports, card and manifest to `out_dir`, replacing any release there.
 
@@ -76,6 +78,8 @@ def publish_release(
     so a mistyped path never deletes unrelated files. The version is one more than the larger
     of the release being replaced and `follows_version`, the version of the release this one
     derives from (e.g. `atbench regen` into a new directory continues its source's numbering).
+    `extra_files` (relative name -> text, e.g. an audit report) are written beside the exports
+    and listed in the manifest like every other file.
     """
     version = max(_previous_version(out_dir), follows_version) + 1
     out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -109,6 +113,9 @@ def publish_release(
         write_atbench_json(tmp / ATBENCH_JSON, ordered)
         write_trajectories_jsonl(tmp / TRAJECTORIES_JSONL, ordered)
         write_parquet_tables(tmp / DB_FILE, tmp / PARQUET_DIR)
+        write_atbench_parquet(tmp / ATBENCH_PARQUET, ordered)
+        for name, text in (extra_files or {}).items():
+            (tmp / name).write_text(text, encoding="utf-8")
         write_dataset_card(tmp / DB_FILE, tmp, taxonomy=taxonomy, manifest=manifest)
         manifest["files"] = file_digests(tmp)
         (tmp / MANIFEST_FILE).write_text(
@@ -119,6 +126,22 @@ def publish_release(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return summary
+
+
+def read_manifest(release_dir: Path) -> dict[str, Any]:
+    """A published release's manifest, checked for the fields every reader needs."""
+    manifest_path = release_dir / MANIFEST_FILE
+    if not manifest_path.is_file() or not (release_dir / DB_FILE).is_file():
+        raise InputError(
+            f"not a release: expected {MANIFEST_FILE} and {DB_FILE} here", file=release_dir
+        )
+    manifest = read_structured(manifest_path)
+    if not isinstance(manifest, dict):
+        raise InputError("the manifest must be a JSON object", file=manifest_path)
+    version = manifest.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise InputError("must be an integer", file=manifest_path, field="version")
+    return manifest
 
 
 def file_digests(root: Path) -> dict[str, dict[str, Any]]:
@@ -136,19 +159,25 @@ def file_digests(root: Path) -> dict[str, dict[str, Any]]:
     return digests
 
 
-def _previous_version(out_dir: Path) -> int:
-    """0 when there is nothing to replace; refuses directories that are not releases."""
+def check_release_target(out_dir: Path) -> None:
+    """Refuse a file, or a non-empty directory that is not a release, at `out_dir`: a
+    mistyped path must never have its files replaced."""
     if not out_dir.exists():
-        return 0
+        return
     if not out_dir.is_dir():
         raise AtbenchError(f"{out_dir} is a file; a release needs a directory there")
+    if not (out_dir / MANIFEST_FILE).exists() and any(out_dir.iterdir()):
+        raise AtbenchError(
+            f"{out_dir} is not empty and holds no {MANIFEST_FILE}, so it is not a release; "
+            "refusing to replace it. Choose another --out or remove the directory."
+        )
+
+
+def _previous_version(out_dir: Path) -> int:
+    """0 when there is nothing to replace; refuses directories that are not releases."""
+    check_release_target(out_dir)
     manifest_path = out_dir / MANIFEST_FILE
     if not manifest_path.exists():
-        if any(out_dir.iterdir()):
-            raise AtbenchError(
-                f"{out_dir} is not empty and holds no {MANIFEST_FILE}, so it is not a release; "
-                "refusing to replace it. Choose another --out or remove the directory."
-            )
         return 0
     try:
         version = json.loads(manifest_path.read_text(encoding="utf-8"))["version"]

@@ -25,6 +25,7 @@ from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, ToolSpec, Trajectory
 from pipeline.core.release.atbench_format import release_order, to_atbench_row
 
+DB_FILE = "release.duckdb"
 LEDGER_COLUMNS = (
     "ts",
     "stage",
@@ -252,19 +253,18 @@ def write_release_db(
         raise
 
 
-def load_trajectories(db_path: Path) -> list[Trajectory]:
-    """The exact trajectories of a release, in public-id order."""
-    with duckdb.connect(str(db_path), read_only=True) as con:
+def load_trajectories(release: Path) -> list[Trajectory]:
+    """The exact trajectories of a release (its directory, or its DuckDB file), in id order."""
+    path = release / DB_FILE if release.is_dir() else release
+    with duckdb.connect(str(path), read_only=True) as con:
         records = con.execute("SELECT record FROM trajectories ORDER BY id").fetchall()
     return [Trajectory.model_validate_json(record) for (record,) in records]
 
 
 def _estimate_tokens(row: Mapping[str, Any]) -> int:
     """Rough size (chars / 4) of what a guard reads: the tool list and the contents."""
-    text = json.dumps(row["tool_used"], ensure_ascii=False) + json.dumps(
-        row["contents"], ensure_ascii=False
-    )
-    return len(text) // 4
+    parts = (json.dumps(row[key], ensure_ascii=False) for key in ("tool_used", "contents"))
+    return len("".join(parts)) // 4
 
 
 def _trajectory_table(ordered: Sequence[Trajectory]) -> pa.Table:

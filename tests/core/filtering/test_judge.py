@@ -401,7 +401,9 @@ def test_filter_stage_keeps_nothing_the_judge_could_not_answer(
         return "not json"
 
     with ChatServer(by_role({PLAUSIBILITY_JUDGE.name: garbage})) as server:
-        report = asyncio.run(stages.filter_stage(SPEC, inputs, DOMAIN, workspace, _openai(server)))
+        # Every call fails on purpose: without the stop (fail_fast_after=0) each is a rejection.
+        settings = _openai(server, fail_fast_after=0)
+        report = asyncio.run(stages.filter_stage(SPEC, inputs, DOMAIN, workspace, settings))
     rejections = read_jsonl(workspace.rejections_file("filtered", DOMAIN), Rejection)
     assert report.written == 0 and len(rejections) == len(built)
     assert {(r.stage, r.reason_code) for r in rejections} == {("judge", "invalid_answer")}

@@ -1,0 +1,185 @@
+"""`atbench build` and `atbench plan` refuse the common mistakes before any run starts.
+
+Each mistake goes through the real entry point (`pipeline.cli.main`, as the `atbench` script
+calls it): the message names the option, the exit status is 1, there is no traceback, and
+nothing is written where the release would go.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.cli import main
+from tests.support.chat_server import ChatServer, Received, schema_answer
+
+
+def atbench(
+    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, str]:
+    """Exit status and stderr of `atbench ARGS`."""
+    monkeypatch.setattr(sys, "argv", ["atbench", *args])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    code = exited.value.code
+    return code if isinstance(code, int) else 1, capsys.readouterr().err
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATBENCH_OUTPUTS", str(tmp_path / "outputs"))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    for name in ("ATBENCH_MODEL", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--size", "0"], "--size must be at least 2 (one safe/unsafe pair), got 0"),
+        (["--size", "-5"], "--size must be at least 2"),
+        (["--size", "1"], "--size must be at least 2"),
+        (["--backend", "openai"], "pass --model NAME or set ATBENCH_MODEL"),
+        (["--backend", "gpt"], "--backend must be one of procedural, openai, got 'gpt'"),
+        (["--domains", "smart_home, pharmacies"], "'pharmacies' (did you mean 'pharmacy'?)"),
+        (["--model", "gpt-4o"], "--model applies only to --backend openai"),
+        (["--concurrency", "0"], "--concurrency must be at least 1"),
+        (["--timeout", "-1"], "--timeout must be 0"),
+        (["--structured-output", "xml"], "--structured-output must be one of json_schema"),
+        (
+            ["--backend", "openai", "--model", "m", "--base-url", "localhost:8000"],
+            "--base-url must be an http(s) URL",
+        ),
+    ],
+)
+def test_a_bad_option_is_named_before_anything_runs(
+    args: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    out = tmp_path / "release"
+    code, err = atbench(["build", *args, "--out", str(out)], capsys, monkeypatch)
+    assert code == 1
+    assert message in err
+    assert "Traceback" not in err and "pydantic" not in err
+    assert not out.exists() and not (tmp_path / "dagster").exists()
+
+
+def test_out_pointing_at_a_file_is_refused_and_the_file_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine\n")
+    for out in (notes, notes / "release"):
+        code, err = atbench(["build", "--size", "4", "--out", str(out)], capsys, monkeypatch)
+        assert code == 1 and "--out" in err and "is a file" in err
+    assert notes.read_text() == "mine\n"
+    assert not (tmp_path / "dagster").exists()
+
+
+def test_a_folder_that_is_not_a_release_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "thesis"
+    folder.mkdir()
+    (folder / "chapter1.tex").write_text("x")
+    code, err = atbench(["build", "--out", str(folder)], capsys, monkeypatch)
+    assert code == 1 and "--out" in err and "not a release" in err
+    assert [p.name for p in folder.iterdir()] == ["chapter1.tex"]
+
+
+@pytest.mark.parametrize("size", ["0", "-5", "1"])
+def test_plan_names_the_size_without_a_traceback(
+    size: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, err = atbench(["plan", "--size", size], capsys, monkeypatch)
+    assert code == 1 and "--size must be at least 2" in err and "Traceback" not in err
+
+
+def test_the_unreachable_endpoint_is_the_last_line_and_nothing_is_built(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port = closed_port()
+    out = tmp_path / "release"
+    args = ["build", "--backend", "openai", "--model", "m", "--size", "4"]
+    args += ["--domains", "pharmacy", "--base-url", f"http://127.0.0.1:{port}/v1"]
+    code, err = atbench([*args, "--out", str(out)], capsys, monkeypatch)
+    assert code == 1
+    last = err.strip().splitlines()[-1]
+    assert "ConnectionFailed" in last and f"127.0.0.1:{port}" in last, err
+    assert "balance" not in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def test_version(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipeline import __version__
+
+    monkeypatch.setattr(sys, "argv", ["atbench", "--version"])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code in (0, None)
+    assert capsys.readouterr().out == f"atbench {__version__}\n"
+
+
+def test_a_fresh_instance_has_telemetry_off_and_a_user_config_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipeline.cli.build import dagster_home
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "fresh"))
+    config = dagster_home() / "dagster.yaml"
+    assert config.read_text() == "telemetry:\n  enabled: false\n"
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "dagster.yaml").write_text("run_coordinator: {}\n")
+    monkeypatch.setenv("DAGSTER_HOME", str(mine))
+    assert (dagster_home() / "dagster.yaml").read_text() == "run_coordinator: {}\n"
+
+
+def failing_model(received: Received) -> object:
+    """Answers the preflight probe, then gives every pipeline call prose instead of JSON."""
+    if received.role == "preflight":
+        return schema_answer(received)
+    return "the model is overloaded"
+
+
+@pytest.mark.parametrize(
+    ("fail_fast_after", "last_words"),
+    [
+        ("2", ["stage skeletons", "stopped: 2 of the 2 LLM calls", "the model is overloaded"]),
+        ("0", ["release gate", "rejected:", "at generation/", "not JSON"]),
+    ],
+)
+def test_a_run_that_fails_ends_with_its_cause_and_no_traceback(
+    fail_fast_after: str,
+    last_words: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the stop on, the stage stops at the second failed call; with it off, every item
+    is rejected and the failed gate says so, with the reason behind the rejections."""
+    monkeypatch.setenv("ATBENCH_FAIL_FAST_AFTER", fail_fast_after)
+    out = tmp_path / "release"
+    with ChatServer(failing_model) as server:
+        args = ["build", "--backend", "openai", "--model", "fake-model", "--size", "8"]
+        args += ["--domains", "pharmacy", "--base-url", server.url, "--out", str(out)]
+        code, err = atbench(args, capsys, monkeypatch)
+    assert code == 1 and "Traceback" not in err, err
+    last = err.strip().splitlines()[-1]
+    assert all(words in last for words in last_words), last
+    assert not out.exists()
