@@ -13,7 +13,8 @@ import typer
 from rich.console import Console
 
 from pipeline import __version__
-from pipeline.cli import audit, build, cost, llm, plan, release, tools, validate
+from pipeline.cli import audit, build, cost, llm, plan, release, sft, tools, validate
+from pipeline.cli import eval as eval_cli
 from pipeline.core.model.errors import AtbenchError
 
 app = typer.Typer(
@@ -50,6 +51,8 @@ app.command("import")(release.import_release)
 app.command("releases")(release.releases)
 app.command("cost")(cost.cost)
 app.command("plan")(plan.plan)
+app.command("sft")(sft.sft)
+app.add_typer(eval_cli.app, name="eval")
 app.add_typer(tools.app, name="tools")
 app.add_typer(llm.app, name="llm")
 app.add_typer(audit.app, name="audit")

@@ -99,7 +99,7 @@ def test_import_prints_counts_and_writes_the_report(tmp_path: Path) -> None:
     out = tmp_path / "rjudge"
     result = runner.invoke(app, ["import", "--format", "rjudge", str(SAMPLE), "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "imported 5 of 7 rows" in result.output
+    assert "imported 7 of 7 rows" in result.output
     assert (tmp_path / "rjudge.import-report.json").exists()
     assert (out / "release.duckdb").exists()
 

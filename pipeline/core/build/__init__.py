@@ -1,4 +1,5 @@
-"""The build itself: stage functions over per-domain files in a work folder, and the
-regeneration of single domains of a published release. The top layer of `pipeline.core`."""
+"""The build itself: stage functions over per-domain files in a work folder, the
+regeneration of single domains of a published release, and guard-training (SFT) sets built
+by the same stages. The top layer of `pipeline.core`."""
 
-__all__ = ["options", "regen", "stages", "stamps", "workspace"]
+__all__ = ["options", "regen", "sft", "stages", "stamps", "workspace"]

@@ -145,6 +145,8 @@ class OpenAIBackend:
         return self._dialects[self._dialect_index]
 
     async def complete(self, request: LLMRequest, messages: list[Message]) -> Completion:
+        if request.free_text:
+            return await self._call("text", request, messages)
         while True:
             index = self._dialect_index
             try:
@@ -165,7 +167,7 @@ class OpenAIBackend:
     async def _call(
         self, dialect: Dialect, request: LLMRequest, messages: list[Message]
     ) -> Completion:
-        if dialect != "prompt":
+        if dialect not in ("prompt", "text"):
             self._warn_outside_subset(request)
         body = request_body(dialect, request, messages, self._settings)
         sent: list[Message] = body.pop("messages")
@@ -181,7 +183,9 @@ class OpenAIBackend:
         if not response.choices:
             raise ServerError("the server answered with no choices")
         choice = response.choices[0]
-        text = strict_json(choice.message.content or "")
+        text = choice.message.content or ""
+        if dialect != "text":
+            text = strict_json(text)
         if response.usage is not None:
             usage = Usage(
                 prompt_tokens=response.usage.prompt_tokens,
@@ -240,7 +244,7 @@ def request_body(
         body["response_format"] = {"type": "json_object", "schema": schema}
     elif dialect == "ollama":
         body["format"] = schema
-    else:
+    elif dialect == "prompt":
         body["messages"] = with_schema_instruction(messages, schema)
     return body
 

@@ -120,18 +120,53 @@ class LLMClient:
         """`ask` for every item concurrently (bounded by max_concurrency), results in order."""
         return list(await asyncio.gather(*(self.ask(request, model) for request, model in items)))
 
-    async def ask(self, request: LLMRequest, answer_model: type[M]) -> M | LLMFailure:
-        """A validated `answer_model`, or an `LLMFailure` saying why there is none."""
-        started = time.perf_counter()
+    def _prepare(self, request: LLMRequest) -> tuple[list[Message], str]:
         messages = self.renderer.render(request.template, request.variables)
         key = cache_key(
             fingerprint=self._fingerprint,
             messages=messages,
-            output_schema=request.output_schema,
+            output_schema={"free_text": True} if request.free_text else request.output_schema,
             sample_index=request.sample_index,
             template_sha256=self.renderer.template_sha256(request.template),
             variables=request.variables if self.backend.reads_variables else None,
         )
+        return messages, key
+
+    async def ask_text(self, request: LLMRequest) -> str | LLMFailure:
+        """The model's answer as plain text, cached like any other; only transport errors,
+        refusals by the server and content filters are failures. Reading the text (a guard's
+        verdict format) is the caller's job, so an answer outside the format is not re-asked.
+        """
+        request = request.model_copy(update={"free_text": True})
+        started = time.perf_counter()
+        messages, key = self._prepare(request)
+        cached = self.cache.get(key)
+        if isinstance(cached, dict) and isinstance(cached.get("text"), str):
+            self._record(request, _Tally(), started, cached=True)
+            return str(cached["text"])
+        tally = _Tally()
+        try:
+            completion = await self._complete_with_retries(request, messages, tally)
+        except TransientError:
+            return self._fail(request, tally, started, "retries_exhausted")
+        except BadRequest as err:
+            tally.note(err)
+            return self._fail(request, tally, started, "bad_request")
+        except ContentFiltered as err:
+            tally.note(err)
+            return self._fail(request, tally, started, "content_filtered")
+        tally.add(completion)
+        if completion.finish_reason == "content_filter":
+            tally.note(ContentFiltered("the content filter cut the answer"))
+            return self._fail(request, tally, started, "content_filtered")
+        self.cache.put(key, {"text": completion.text}, self._meta(request, completion))
+        self._record(request, tally, started, cached=False)
+        return completion.text
+
+    async def ask(self, request: LLMRequest, answer_model: type[M]) -> M | LLMFailure:
+        """A validated `answer_model`, or an `LLMFailure` saying why there is none."""
+        started = time.perf_counter()
+        messages, key = self._prepare(request)
         cached = self.cache.get(key)
         if cached is not None:
             try:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, m
 
 from pipeline.core.model.errors import InputError
 
-Dialect = Literal["json_schema", "json_object", "ollama", "prompt"]
+Dialect = Literal["json_schema", "json_object", "ollama", "prompt", "text"]
 StructuredOutput = Literal["json_schema", "json_object", "ollama", "prompt", "auto"]
 ReasonCode = Literal["invalid_answer", "retries_exhausted", "bad_request", "content_filtered"]
 
@@ -35,6 +35,9 @@ class LLMRequest(BaseModel):
     """The item this call is about, so a failure can be traced back to its row."""
     sample_index: int = Field(default=0, ge=0)
     """Distinguishes repeated samples of the same prompt; part of the cache key."""
+    free_text: bool = False
+    """Ask for plain text (guards answer in their own format): no JSON mode, no schema, no
+    re-ask; `LLMClient.ask_text` sets it."""
 
 
 class LLMSettings(BaseModel):

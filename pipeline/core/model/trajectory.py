@@ -133,7 +133,8 @@ class Trajectory(BaseModel):
     pair_id: str
     variant: Verdict
     """Which twin of the pair this is; equals the verdict for constructed pairs."""
-    tools: tuple[ToolSpec, ...] = Field(min_length=1)
+    tools: tuple[ToolSpec, ...]
+    """At least one for constructed traces; an imported conversation may call none."""
     profile: str
     """The agent's system prompt."""
     episodes: tuple[Episode, ...] = Field(min_length=1)
@@ -169,11 +170,13 @@ class Trajectory(BaseModel):
             for turn in self.turns
         ):
             raise ValueError("only imported trajectories may keep an unparsed action")
+        if not self.tools and not self.imported:
+            raise ValueError("a constructed trajectory needs at least one tool")
         tool_names = {tool.name for tool in self.tools}
         if len(tool_names) != len(self.tools):
             raise ValueError("tool names in the tool list must be unique")
         for e, episode in enumerate(self.episodes):
-            _check_turn_order(e, episode, tool_names)
+            _check_turn_order(e, episode, tool_names, imported=self.imported)
         for point in self.risk_points:
             if point.episode >= len(self.episodes) or point.turn >= len(
                 self.episodes[point.episode].turns
@@ -194,9 +197,10 @@ class Trajectory(BaseModel):
         return self.provenance.backend.startswith("imported:")
 
 
-def _check_turn_order(e: int, episode: Episode, tool_names: set[str]) -> None:
+def _check_turn_order(e: int, episode: Episode, tool_names: set[str], *, imported: bool) -> None:
     """A call is followed by its observation; an observation needs a call (or an unparsed
-    action, which may have been one) before it."""
+    action, which may have been one) before it, except in imported logs, which sometimes show
+    an environment message the agent did not ask for."""
     previous: UserTurn | AgentTurn | EnvironmentTurn | None = None
     for t, turn in enumerate(episode.turns):
         awaiting_observation = isinstance(previous, AgentTurn) and isinstance(
@@ -206,7 +210,7 @@ def _check_turn_order(e: int, episode: Episode, tool_names: set[str]) -> None:
             previous.action, ToolCall | UnparsedAction
         )
         where = f"episode {e} turn {t}"
-        if isinstance(turn, EnvironmentTurn) and not may_observe:
+        if isinstance(turn, EnvironmentTurn) and not may_observe and not imported:
             raise ValueError(f"{where}: observation with no tool call before it")
         if awaiting_observation and not isinstance(turn, EnvironmentTurn):
             raise ValueError(f"{where}: tool call at turn {t - 1} has no observation after it")

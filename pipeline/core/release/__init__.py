@@ -1,5 +1,5 @@
 """The release layer: the DuckDB store, public ATBench exports and imports, the dataset card,
-the release gates and the atomic publish."""
+the release gates, the atomic publish, and the `sources` an evaluation reads."""
 
 __all__ = [
     "atbench_format",
@@ -10,5 +10,6 @@ __all__ = [
     "importers",
     "publish",
     "reader",
+    "sources",
     "store",
 ]

@@ -9,8 +9,10 @@ Two formats:
   strings (`Tool{...}`, `Tool: {...}`, `Tool\\nAction Input: {...}`, `Tool(...)`, Python-literal
   arguments, plain-text final answers). What can be read is read, and every reading that is not
   the public format's is recorded as a *repair*; what cannot be read is kept verbatim and
-  *flagged*; a row that cannot be represented at all is *rejected*. The import report lists all
-  three by row, so nothing is dropped or reinterpreted silently.
+  *flagged*; a row is *rejected* only when it has no label or no turns (or a turn of no known
+  role). The import report lists all three by row, so nothing is dropped or reinterpreted
+  silently. Conversation-only rows (no tool listed or called) and environment turns no call
+  asked for are kept and flagged: published R-Judge figures are over every record.
 
 Decisions for `rjudge` rows (see the README's "Import" section):
 
@@ -69,6 +71,8 @@ FLAGS = {
     'parameters {"type": "object"}',
     "unlabelled_unsafe": "unsafe row without taxonomy labels; its fine-grained labels are NULL",
     "unmapped_labels": "label fields that are not taxonomy leaves; kept as construction source.*",
+    "no_tools": "the agent only converses: the row neither lists nor calls a tool",
+    "unanchored_observation": "an environment turn with no call before it; kept where it was",
 }
 """Kept, but the source lacks something a constructed trace would have."""
 REPAIRS = {
@@ -84,6 +88,7 @@ REPAIRS = {
     "null_observation": "a null observation after a call read as an empty string",
     "duplicate_id": "id seen before in this import; the pair id gets a -2, -3, ... suffix",
     "missing_id": "no integer id; the row's position in its file is used",
+    "dropped_empty_episode": "an episode with no turns dropped (others remain)",
 }
 """Read into the model in a way the public format would not have needed; meaning kept."""
 
@@ -176,27 +181,11 @@ def import_benchmark(
     The report is written beside the release even when no row could be imported, in which
     case nothing is published and an `AtbenchError` says where the report is.
     """
-    files = _source_files(path)
-    digest = hashlib.sha256()
-    rows: list[SourceRow] = []
-    for file in files:
-        rows.extend(_read_rows(file, _display(file, path)))
-        digest.update(file.read_bytes())
-    provenance = Provenance(
-        release_seed=0, config_hash=digest.hexdigest()[:12], backend=f"imported:{fmt}"
-    )
-    trajectories, report = read_rows(
-        rows,
-        fmt,
-        taxonomy=taxonomy,
-        provenance=provenance,
-        sources=[str(file.resolve()) for file in files],
-        sha256=digest.hexdigest(),
-    )
+    trajectories, report = read_benchmark(path, fmt, taxonomy=taxonomy)
     if not trajectories:
         write_json_atomic(report_path(out_dir), report.model_dump(mode="json"))
         raise AtbenchError(
-            f"no row of {path} could be imported ({len(rows)} read); nothing was published. "
+            f"no row of {path} could be imported ({report.rows} read); nothing was published. "
             f"Reasons per row: {report_path(out_dir)}"
         )
     summary = publish_release(
@@ -206,11 +195,35 @@ def import_benchmark(
         out_dir,
         taxonomy=taxonomy,
         config={"import": report.counts()},
-        backend=provenance.backend,
+        backend=f"imported:{fmt}",
         code_version=__version__,
     )
     write_json_atomic(report_path(out_dir), report.model_dump(mode="json"))
     return summary, report
+
+
+def read_benchmark(
+    path: Path, fmt: ImportFormat, *, taxonomy: Taxonomy
+) -> tuple[list[Trajectory], ImportReport]:
+    """Read `path` (a file, or a folder of .json/.jsonl files) into trajectories, in memory;
+    `atbench eval --dataset` evaluates these without publishing a release."""
+    files = _source_files(path)
+    digest = hashlib.sha256()
+    rows: list[SourceRow] = []
+    for file in files:
+        rows.extend(_read_rows(file, _display(file, path)))
+        digest.update(file.read_bytes())
+    provenance = Provenance(
+        release_seed=0, config_hash=digest.hexdigest()[:12], backend=f"imported:{fmt}"
+    )
+    return read_rows(
+        rows,
+        fmt,
+        taxonomy=taxonomy,
+        provenance=provenance,
+        sources=[str(file.resolve()) for file in files],
+        sha256=digest.hexdigest(),
+    )
 
 
 def read_rows(
@@ -427,11 +440,7 @@ def _rjudge_tools(
             listed.add(action.name)
             notes.add("synthesised_tools")
     if not tools:
-        raise InputError(
-            "the row neither lists nor calls a tool, and a trajectory needs at least one",
-            record=record,
-            field="contents",
-        )
+        notes.add("no_tools")
     return tools
 
 
@@ -443,9 +452,12 @@ def _rjudge_episodes(contents: Any, record: str, notes: set[str]) -> list[dict[s
     episodes = []
     for e, episode in enumerate(contents):
         turns = _rjudge_turns(episode, record, e, notes)
-        if not turns:
-            raise InputError("episode has no turns", record=record, field=f"contents.{e}")
-        episodes.append({"kind": "main", "turns": turns})
+        if turns:
+            episodes.append({"kind": "main", "turns": turns})
+        else:
+            notes.add("dropped_empty_episode")
+    if not episodes:
+        raise InputError("the row has no turns", record=record, field="contents")
     return episodes
 
 
@@ -476,9 +488,7 @@ def _rjudge_turns(episode: list[Any], record: str, e: int, notes: set[str]) -> l
                 continue
             previous = turns[-1].get("action") if turns else None
             if not isinstance(previous, ToolCall | UnparsedAction):
-                raise InputError(
-                    "an observation with no tool call before it", record=record, field=where
-                )
+                notes.add("unanchored_observation")
             turns.append({"role": "environment", "content": _text(content)})
             continue
         close_call()
