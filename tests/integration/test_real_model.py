@@ -212,7 +212,7 @@ def build(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Build]:
         rerun_started = time.time()
         with ChatServer() as stand_in:
             with contextlib.suppress(AtbenchError):  # the first build covers the gates
-                run_build(BuildConfig.load(**settings, base_url=stand_in.url), out)
+                run_build(BuildConfig.load(**{**settings, "base_url": stand_in.url}), out)
             rerun_requests = len(stand_in.chat_requests)
         rerun = [e for e in read_ledger(ledger_dirs) if e.ts >= rerun_started]
         yield Build(
