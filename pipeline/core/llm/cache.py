@@ -32,11 +32,14 @@ def cache_key(
     sample_index: int,
     template_sha256: str,
     variables: dict[str, Any] | None = None,
+    item_id: str = "",
 ) -> str:
     """sha256 of everything that changes the answer.
 
     `variables` is given for backends that read them directly (procedural) instead of the
-    rendered messages; for real models the messages already say all they see.
+    rendered messages; for real models the messages already say all they see. `item_id`
+    keeps identical prompts of different items apart, so each item keeps its own answer and
+    an unchanged rerun gets back exactly what the first run used.
     """
     material = {
         "fingerprint": fingerprint,
@@ -45,6 +48,7 @@ def cache_key(
         "sample_index": sample_index,
         "template_sha256": template_sha256,
         "variables": variables,
+        "item": item_id,
     }
     return hashlib.sha256(canonical_json(material).encode("utf-8")).hexdigest()
 

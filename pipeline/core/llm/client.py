@@ -129,6 +129,7 @@ class LLMClient:
             sample_index=request.sample_index,
             template_sha256=self.renderer.template_sha256(request.template),
             variables=request.variables if self.backend.reads_variables else None,
+            item_id=request.item_id,
         )
         return messages, key
 
