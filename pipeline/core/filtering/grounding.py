@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pipeline.core.generation.stated import MONTHS
 from pipeline.core.model.trajectory import (
     AgentTurn,
     EnvironmentTurn,
@@ -56,20 +57,7 @@ def ungrounded_values(
     return checked, missing
 
 
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
+_MONTHS = list(MONTHS)
 
 
 def _spoken_date(value: str, haystack: str) -> bool:
