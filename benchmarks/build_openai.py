@@ -30,6 +30,7 @@ from typing import Any
 import duckdb
 
 from pipeline.cli.build import run_build
+from pipeline.core.build.config import BuildConfig
 from tests.support.chat_server import ChatServerProcess, pipeline_answer
 
 
@@ -72,7 +73,7 @@ def main() -> None:
         def timed(settings: dict[str, Any], out: str) -> tuple[float, int]:
             before = server.chat_requests()
             started = time.perf_counter()
-            run_build(settings, work / out)
+            run_build(BuildConfig.load(**settings), work / out)
             return time.perf_counter() - started, server.chat_requests() - before
 
         # Untimed warm-up of Dagster, the inputs and the server's inputs; another seed, so

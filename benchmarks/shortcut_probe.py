@@ -8,7 +8,8 @@ the judge prompt shows them: [USER] / [AGENT] [THOUGHT] [ACTION] / [ENVIRONMENT]
 scored on the other half. Splitting by `pair_id` keeps both twins of a pair on the same side,
 so the probe cannot win by memorising a shared prefix. Several seeds give mean / min / max.
 
-Target (issue 5): accuracy <= 0.80; the same kind of probe reaches about 0.84 on R-Judge.
+Target (issue 13): accuracy <= 0.65, on the whole trace and on the last three agent turns alone
+(`--last-agent-turns 3`); the same kind of probe reaches about 0.84 on R-Judge.
 
 Run from the repository root (needs scikit-learn, the `bench` extra):
     .venv/bin/python -m benchmarks.shortcut_probe outputs/release [--seeds 10] [--top 25]
@@ -30,7 +31,8 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 
-TARGET = 0.80
+TARGET = 0.65
+"""Issue 13: at most 0.65 on the whole trace and on the last three agent turns alone."""
 
 
 @dataclass(frozen=True)
@@ -50,29 +52,33 @@ def render_turn(turn: dict[str, Any]) -> str:
     return f"[ENVIRONMENT]: {turn['content']}"
 
 
-def render_trace(contents: Sequence[Sequence[dict[str, Any]]]) -> str:
-    """Every turn of every episode, in order; nothing else of the record."""
-    return "\n".join(render_turn(turn) for episode in contents for turn in episode)
+def render_trace(contents: Sequence[Sequence[dict[str, Any]]], last_agent_turns: int = 0) -> str:
+    """Every turn of every episode, in order; nothing else of the record. With
+    `last_agent_turns`, only that many final agent turns (where twin cues would sit)."""
+    turns = [turn for episode in contents for turn in episode]
+    if last_agent_turns:
+        turns = [t for t in turns if t["role"] == "agent"][-last_agent_turns:]
+    return "\n".join(render_turn(turn) for turn in turns)
 
 
-def load_rows(path: Path) -> list[ProbeRow]:
+def load_rows(path: Path, last_agent_turns: int = 0) -> list[ProbeRow]:
     """Rows of a release folder, its `atbench.json`, or its `release.duckdb`."""
     if path.is_dir():
         path = path / "atbench.json"
     if path.suffix == ".duckdb":
-        return _duckdb_rows(path)
+        return _duckdb_rows(path, last_agent_turns)
     records = json.loads(path.read_text(encoding="utf-8"))
     return [
         ProbeRow(
             group=str(r.get("pair_id", r["id"])),
             unsafe=int(r["label"]) == 1,
-            text=render_trace(r["contents"]),
+            text=render_trace(r["contents"], last_agent_turns),
         )
         for r in records
     ]
 
 
-def _duckdb_rows(path: Path) -> list[ProbeRow]:
+def _duckdb_rows(path: Path, last_agent_turns: int) -> list[ProbeRow]:
     import duckdb
 
     from pipeline.core.model.trajectory import Trajectory
@@ -88,7 +94,7 @@ def _duckdb_rows(path: Path) -> list[ProbeRow]:
             ProbeRow(
                 group=trajectory.pair_id,
                 unsafe=trajectory.verdict == "unsafe",
-                text=render_trace(public["contents"]),
+                text=render_trace(public["contents"], last_agent_turns),
             )
         )
     return rows
@@ -135,8 +141,8 @@ def top_features(rows: Sequence[ProbeRow], n: int) -> dict[str, list[tuple[str, 
     }
 
 
-def run(path: Path, seeds: int, top: int) -> dict[str, Any]:
-    rows = load_rows(path)
+def run(path: Path, seeds: int, top: int, last_agent_turns: int = 0) -> dict[str, Any]:
+    rows = load_rows(path, last_agent_turns)
     scores = [accuracy(rows, seed) for seed in range(seeds)]
     result: dict[str, Any] = {
         "release": str(path),
@@ -161,8 +167,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10, help="number of pair-id splits")
     parser.add_argument("--top", type=int, default=0, help="show the N strongest n-grams")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument(
+        "--last-agent-turns", type=int, default=0, help="probe only the last N agent turns"
+    )
     args = parser.parse_args()
-    result = run(args.release, args.seeds, args.top)
+    result = run(args.release, args.seeds, args.top, args.last_agent_turns)
     if args.json:
         print(json.dumps(result, indent=2))
         return

@@ -10,7 +10,7 @@ import os
 import dagster as dg
 
 from pipeline.defs import assets, checks
-from pipeline.defs.jobs import construct_domains, publish
+from pipeline.defs.jobs import build
 from pipeline.defs.resources import BuildSettings
 
 _EXECUTORS = {"in_process": dg.in_process_executor, "multiprocess": dg.multiprocess_executor}
@@ -18,7 +18,7 @@ _EXECUTORS = {"in_process": dg.in_process_executor, "multiprocess": dg.multiproc
 defs = dg.Definitions(
     assets=dg.load_assets_from_modules([assets]),
     asset_checks=dg.load_asset_checks_from_modules([checks]),
-    jobs=[construct_domains, publish],
+    jobs=[build],
     resources={"settings": BuildSettings()},
     executor=_EXECUTORS[os.environ.get("ATBENCH_EXECUTOR", "in_process")],
 )

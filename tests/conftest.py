@@ -1,9 +1,14 @@
-"""Shared fixtures."""
+"""Fixtures shared by the whole suite; their machinery lives in tests/support/."""
 
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from pipeline.core.inputs.loading import Inputs, load_inputs
+from tests.support.builds import DefaultBuild, build_default
+
+pytest_plugins = ["tests.support.pairs"]
 
 
 @pytest.fixture(scope="module")
@@ -15,3 +20,15 @@ def build_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         patch.setenv("ATBENCH_OUTPUTS", str(root / "outputs"))
         patch.setenv("DAGSTER_HOME", str(root / "dagster"))
         yield root
+
+
+@pytest.fixture(scope="session")
+def inputs() -> Inputs:
+    """The repository's taxonomy, tool pool and seeds, validated once for the session."""
+    return load_inputs()
+
+
+@pytest.fixture(scope="session")
+def default_build(tmp_path_factory: pytest.TempPathFactory) -> DefaultBuild:
+    """The default release (tests/support/builds.py), read-only to the tests that use it."""
+    return build_default(tmp_path_factory.mktemp("default-build"))

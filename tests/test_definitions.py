@@ -21,15 +21,34 @@ def test_construction_assets_are_partitioned_by_domain() -> None:
     assert graph.get(dg.AssetKey("release")).partitions_def is None
 
 
-def test_release_gates_are_blocking_checks() -> None:
-    checks = {
-        key.name
-        for key in defs.resolve_asset_graph().asset_check_keys
-        if key.asset_key == dg.AssetKey("release_candidate")
+def test_release_gates_are_blocking_checks_on_the_candidate() -> None:
+    """Blocking is what stops the release; tests/defs/test_checks.py shows it doing so."""
+    graph = defs.resolve_asset_graph()
+    gates = {key.name: graph.get_check_spec(key) for key in graph.asset_check_keys}
+    assert sorted(gates) == ["balance", "leaf_coverage", "pair_integrity", "schema"]
+    assert all(spec.blocking for spec in gates.values())
+    assert {spec.asset_key for spec in gates.values()} == {dg.AssetKey("release_candidate")}
+
+
+def test_one_job_plans_constructs_gates_and_publishes() -> None:
+    build = defs.resolve_job_def("build")
+    assert build.asset_layer.selected_asset_keys == {
+        dg.AssetKey(stage)
+        for stage in (
+            "blueprints",
+            "skeletons",
+            "injected",
+            "paired",
+            "filtered",
+            "release_candidate",
+            "release",
+        )
     }
+    checks = {key.name for key in build.asset_layer.asset_graph.asset_check_keys}
     assert checks == {"balance", "leaf_coverage", "pair_integrity", "schema"}
 
 
-def test_jobs_resolve() -> None:
-    assert defs.resolve_job_def("construct_domains") is not None
-    assert defs.resolve_job_def("publish") is not None
+def test_planning_is_unpartitioned_and_every_asset_has_a_code_version() -> None:
+    graph = defs.resolve_asset_graph()
+    assert graph.get(dg.AssetKey("blueprints")).partitions_def is None
+    assert all(graph.get(key).code_version for key in graph.get_all_asset_keys())

@@ -6,14 +6,17 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 import pytest
+from typer.testing import CliRunner
 
-from pipeline.cli.build import run_build
+from pipeline.cli import app
 from pipeline.core.inputs.taxonomy import default_taxonomy
+from pipeline.core.model.errors import AtbenchError
 from pipeline.core.model.trajectory import Provenance, Trajectory
 from pipeline.core.release.atbench_format import from_atbench_row, public_view
 from pipeline.core.release.store import load_trajectories
 from pipeline.defs.assets import blueprints, filtered, injected, paired, skeletons
 from pipeline.defs.resources import BuildSettings
+from tests.support.builds import DefaultBuild
 
 DOMAINS = "email_calendar,personal_banking"
 
@@ -34,24 +37,26 @@ def test_one_partition_materialises_on_an_ephemeral_instance(outputs: Path) -> N
         partition_key="personal_banking",
     )
     assert result.success
-    kept = settings.workspace().read("filtered", "personal_banking", Trajectory)
+    kept = settings.config().workspace().read("filtered", "personal_banking", Trajectory)
     assert kept and {t.domain for t in kept} == {"personal_banking"}
-    assert not settings.workspace().stage_file("filtered", "email_calendar").exists()
+    assert not settings.config().workspace().stage_file("filtered", "email_calendar").exists()
 
 
-def test_small_release_round_trips(outputs: Path) -> None:
-    out = outputs / "release"
-    summary = run_build({"size": 16, "domains": DOMAINS, "outputs": str(outputs)}, out)
-    assert summary["total"] > 0 and summary["unsafe"] > 0
+def test_the_default_release_round_trips(default_build: DefaultBuild) -> None:
+    assert default_build.runs == 1  # plan, construct, gate and publish in one Dagster run
+    out = default_build.release
     for name in ("release.duckdb", "atbench.json", "README.md", "manifest.json"):
         assert (out / name).exists(), name
 
     manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"]["total"] > 0 and manifest["counts"]["unsafe"] > 0
     incompatible = manifest["config"]["plan_incompatibilities"]
-    assert incompatible and all(i["domain"] in DOMAINS and i["reason"] for i in incompatible)
+    assert incompatible and all(
+        i["domain"] in default_build.domains and i["reason"] for i in incompatible
+    )
 
     stored = load_trajectories(out / "release.duckdb")
-    assert {t.domain for t in stored} == set(DOMAINS.split(","))
+    assert {t.domain for t in stored} == set(default_build.domains)
     pairs: dict[str, set[str]] = {}
     for t in stored:
         pairs.setdefault(t.pair_id, set()).add(t.variant)
@@ -59,7 +64,7 @@ def test_small_release_round_trips(outputs: Path) -> None:
 
     with duckdb.connect(str(out / "release.duckdb"), read_only=True) as db:
         rows = db.execute("select count(*), count(distinct domain) from trajectories").fetchone()
-    assert rows == (len(stored), 2)
+    assert rows == (len(stored), len(default_build.domains))
 
     by_uid = {t.id: t for t in stored}
     provenance = Provenance(release_seed=0, config_hash="import", backend="imported:atbench")
@@ -69,8 +74,7 @@ def test_small_release_round_trips(outputs: Path) -> None:
 
 
 def test_bad_domain_is_refused_before_anything_runs(outputs: Path) -> None:
-    from pipeline.core.model.errors import AtbenchError
-
-    with pytest.raises(AtbenchError, match="unknown domains"):
-        run_build({"domains": "atlantis"}, outputs / "release")
-    assert not (outputs / "release").exists()
+    result = CliRunner().invoke(app, ["build", "--domains", "atlantis", "--out", str(outputs)])
+    assert isinstance(result.exception, AtbenchError)
+    assert "--domains: unknown domains 'atlantis'" in str(result.exception)
+    assert not outputs.exists()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -14,7 +14,7 @@ from rich.console import Console
 
 from pipeline.cli.console import plain_console, styled
 from pipeline.cli.progress import StageProgress
-from pipeline.core.build.options import check_build_options, parse_domains
+from pipeline.core.build.config import BuildConfig
 from pipeline.core.build.stages import STAGES
 from pipeline.core.build.stamps import current_release, current_report, release_digest
 from pipeline.core.inputs.files import read_jsonl
@@ -23,15 +23,18 @@ from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.llm.preflight import preflight
 from pipeline.core.model.errors import AtbenchError
 from pipeline.core.model.rejection import Rejection, summarise_rejections
-from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.release.lock import release_lock
 
 if TYPE_CHECKING:
     import dagster as dg
 
-    from pipeline.defs.resources import BuildSettings
-
-_STAGES = ("blueprints", "skeletons", "injected", "paired", "filtered")
+_PLAN = ("blueprints",)
+_CONSTRUCTION = ("skeletons", "injected", "paired", "filtered")
+_RELEASE = ("release_candidate", "release")
+_RANGE_START = "dagster/asset_partition_range_start"
+_RANGE_END = "dagster/asset_partition_range_end"
+"""The run tags of a partition range, as Dagster's single-run backfills set them (Dagster
+exports no name for them)."""
 
 
 def dagster_home() -> Path:
@@ -61,40 +64,8 @@ def contiguous_ranges(selected: list[str], order: list[str]) -> list[tuple[str, 
     return ranges
 
 
-def release_domains(settings: Mapping[str, Any]) -> list[str]:
-    """The release's domain list (`settings["domains"]`, default every seed), checked."""
-    return parse_domains(str(settings.get("domains", "")), domain_ids())
-
-
-def settings_for_spec(spec: ReleaseSpec) -> dict[str, Any]:
-    """Build settings whose spec is exactly `spec` (e.g. a published release's)."""
-    return {
-        "size": spec.size,
-        "seed": spec.seed,
-        "unsafe_share": spec.unsafe_share,
-        "long_context_share": spec.long_context_share,
-        "long_html_share": spec.long_html_share,
-        "domains": ",".join(spec.domains),
-        "backend": spec.backend,
-        "model": spec.model,
-    }
-
-
-def run_stages(
-    settings: Mapping[str, Any],
-    partitions: Sequence[str] | None = None,
-    *,
-    console: Console | None = None,
-    instance: dg.DagsterInstance | None = None,
-) -> None:
-    """Materialise every construction stage for `partitions` (default: every release domain)."""
-    console = console or plain_console(stderr=True)
-    with StageProgress(console) as progress:
-        _materialise_stages(settings, partitions, progress, console, instance)
-
-
 def run_build(
-    settings: Mapping[str, Any],
+    config: BuildConfig,
     out: Path,
     *,
     partitions: Sequence[str] | None = None,
@@ -102,48 +73,81 @@ def run_build(
     instance: dg.DagsterInstance | None = None,
     verbose: bool = False,
 ) -> dict[str, Any]:
-    """Materialise the stages for `partitions`, then the gated release from the work folder.
+    """Plan, construct `partitions`, and publish to `out` through the gated `release` asset.
 
-    `settings["domains"]` is the release's domain list and fixes the spec (and so the work
-    folder); `partitions` only says which of them to rebuild first. The release consolidates
-    every domain of the spec, so the other domains' stage files must already be there. A stage
-    whose files are current is not run, and a release already published from the same work
-    is not written again (`unchanged` in the summary). The release's lock is held from the
-    start, so a second build into `out` fails at once.
+    `config.domains` is the release's domain list and fixes the spec (and so the work
+    folder); `partitions` only says which of them to rebuild. The release consolidates every
+    domain of the spec, so the other domains' stage files must already be there. When every
+    stage file is current (`stamps`), no stage runs: if `out` holds the release made from
+    them, no run starts at all (`unchanged` in the summary), else one run publishes them.
+    Inside a run, a stage whose files are current skips its work. The release's lock is held
+    from the start, so a second build into `out` fails at once.
     """
+    selected = _selected(config, partitions)
+    with release_lock(out):
+        if _stages_current(config, selected):
+            spec, ws, llm = config.spec(), config.workspace(), config.llm()
+            published = current_release(out, release_digest(spec, llm, ws))
+            if published is not None:
+                return {"version": published["version"], "path": str(out), "unchanged": True}
+            selected = []
+        return _published(_run(config, selected, release_ops(out), console, instance, verbose))
+
+
+def run_regen(
+    config: BuildConfig,
+    source: Path,
+    domain: str,
+    out: Path,
+    *,
+    console: Console | None = None,
+    instance: dg.DagsterInstance | None = None,
+    verbose: bool = False,
+) -> dict[str, Any]:
+    """Rebuild `domain` of the release at `source` (built with `config`) and publish the new
+    version to `out` through the gated `release` asset, in one Dagster run, holding `out`'s
+    lock throughout."""
+    ops = release_ops(out, regenerate_from=source, domain=domain)
+    selected = _selected(config, [domain])
+    with release_lock(out):
+        return _published(_run(config, selected, ops, console, instance, verbose))
+
+
+def release_ops(
+    out: Path, *, regenerate_from: Path | None = None, domain: str = ""
+) -> dict[str, Any]:
+    """Run config of the release assets: where to publish, and what a regeneration rebuilt."""
+    ops: dict[str, Any] = {"release": {"config": {"out": str(out)}}}
+    if regenerate_from is not None:
+        candidate = {"regenerate_from": str(regenerate_from), "domain": domain}
+        ops["release_candidate"] = {"config": candidate}
+    return ops
+
+
+def _selected(config: BuildConfig, partitions: Sequence[str] | None) -> list[str]:
+    domains = list(config.spec().domains)
+    selected = list(partitions) if partitions is not None else domains
+    outside = sorted(set(selected) - set(domains))
+    if outside:
+        raise AtbenchError(
+            f"domains {outside} are not part of this release; it has: {', '.join(domains)}"
+        )
+    return selected
+
+
+def _stages_current(config: BuildConfig, selected: list[str]) -> bool:
+    """Whether every stage file of the selection is current (`stamps`): no stage is due."""
+    spec, ws, llm = config.spec(), config.workspace(), config.llm()
+    return all(
+        current_report(stage, spec, llm if stage != "plan" else None, ws, domain)
+        for stage in STAGES
+        for domain in (spec.domains if stage == "plan" else selected)
+    )
+
+
+def _published(result: dg.ExecuteInProcessResult) -> dict[str, Any]:
     import dagster as dg
 
-    from pipeline.definitions import defs
-
-    console = console or plain_console(stderr=True)
-    with release_lock(out), StageProgress(console) as progress:
-        run_config, resource = _materialise_stages(
-            settings, partitions, progress, console, instance, verbose=verbose
-        )
-        ws = resource.workspace()
-        digest = release_digest(resource.spec(), resource.llm(), ws)
-        published = current_release(out, digest)
-        if published is not None:
-            progress.start("release", up_to_date=True)
-            return {"version": published["version"], "path": str(out), "unchanged": True}
-        progress.start("release")
-        progress.planned(1)
-        result = defs.resolve_job_def("publish").execute_in_process(
-            instance=instance or _cli_instance(),
-            run_config={**run_config, "ops": {"release": {"config": {"out": str(out)}}}},
-            raise_on_error=False,
-        )
-        # A failed gate fails the run too: name the gate, and what emptied the candidate.
-        for check in result.get_asset_check_evaluations():
-            if not check.passed:
-                rejected = read_jsonl(ws.root / "candidate" / "rejections.jsonl", Rejection)
-                raise AtbenchError(
-                    f"release gate {check.check_name!r} failed: {check.description}. "
-                    f"{summarise_rejections(rejected)}. The previous release (if any) is "
-                    f"untouched; every rejection is in {ws.root / 'candidate'}"
-                )
-        _raise_on_failure(result, "release")
-        progress.item_done(rejected=False)
     materialization = next(
         e.materialization
         for e in result.get_asset_materialization_events()
@@ -159,85 +163,102 @@ def _cli_instance() -> dg.DagsterInstance:
     return dg.DagsterInstance.get()
 
 
-_STAGE_FILES = dict(zip(_STAGES, STAGES, strict=True))
-"""Asset name -> the stage's file folder (the plan's asset is `blueprints`)."""
+def _prepare(config: BuildConfig, console: Console) -> BuildConfig:
+    """Before the first run: validate the inputs, and probe an openai endpoint; the run then
+    uses the dialect the probe found (no renegotiation in every step)."""
+    from pipeline.defs.resources import inputs
+
+    inputs()  # fail fast, naming file, record and field; the steps reuse them
+    llm = config.llm()
+    if llm.backend != "openai":
+        return config
+    found = asyncio.run(preflight(llm))
+    console.print(f"preflight: {found.describe()}", highlight=False)
+    return config.model_copy(update={"structured_output": found.dialect})
 
 
-def _materialise_stages(
-    settings: Mapping[str, Any],
-    partitions: Sequence[str] | None,
-    progress: StageProgress,
-    console: Console,
+def _run(
+    config: BuildConfig,
+    selected: list[str],
+    release: dict[str, Any],
+    console: Console | None,
     instance: dg.DagsterInstance | None,
-    *,
-    verbose: bool = False,
-) -> tuple[dict[str, Any], BuildSettings]:
-    """Run each stage over contiguous ranges of `partitions`, skipping ranges whose files are
-    current. Before the first stage that runs, the inputs are validated and an openai
-    endpoint is probed.
+    verbose: bool,
+) -> dg.ExecuteInProcessResult:
+    """One Dagster run of the `build` job per contiguous range of `selected` in partition
+    order, so one run for any set of neighbours (every domain, by default); with nothing
+    selected, one run of the release assets alone.
 
-    Returns the run config (settings with the domain list pinned) and its settings resource.
+    The first run also plans the whole release (once, unpartitioned); the last also
+    consolidates, runs the blocking gates and publishes, configured by the `release` ops
+    config (`release_ops`). Returns the last run.
     """
     import dagster as dg
-    from dagster._core.storage.tags import (
-        ASSET_PARTITION_RANGE_END_TAG,
-        ASSET_PARTITION_RANGE_START_TAG,
-    )
 
     from pipeline.definitions import defs
-    from pipeline.defs.resources import BuildSettings, inputs
 
-    order = domain_ids()
-    domains = release_domains(settings)
-    selected = list(partitions) if partitions is not None else domains
-    outside = sorted(set(selected) - set(domains))
-    if outside:
-        raise AtbenchError(
-            f"domains {outside} are not part of this release; it has: {', '.join(domains)}"
-        )
-    # Pin the domain list so every stage of this build sees the same spec (and work folder).
-    run_settings = {**settings, "domains": ",".join(domains)}
-    resource = BuildSettings(**run_settings)
-    spec, ws, llm = resource.spec(), resource.workspace(), resource.llm()
-    job = defs.resolve_job_def("construct_domains")
-    prepared = False
-    for stage in _STAGES:
-        progress.start(stage)
-        for start, end in contiguous_ranges(selected, order):
-            keys = order[order.index(start) : order.index(end) + 1]
-            stage_llm = llm if stage != "blueprints" else None
-            if all(current_report(_STAGE_FILES[stage], spec, stage_llm, ws, d) for d in keys):
-                continue
-            if not prepared:
-                # Only now, when work is due: an unchanged rebuild needs neither check.
-                inputs()  # fail fast, naming file, record and field; the steps reuse them
-                if llm.backend == "openai":
-                    found = asyncio.run(preflight(llm))
-                    console.print(f"preflight: {found.describe()}", highlight=False)
-                    run_settings["structured_output"] = found.dialect  # no renegotiation
-                prepared = True
-            instance = instance or _cli_instance()
+    console = console or plain_console(stderr=True)
+    if selected:  # a stage is due: only then the inputs and the endpoint are checked
+        config = _prepare(config, console)
+    instance = instance or _cli_instance()
+    job = defs.resolve_job_def("build")
+    log_level = "INFO" if verbose else "CRITICAL"
+    runs = _runs(selected)
+    with StageProgress(console):
+        for index, (stages, tags) in enumerate(runs):
+            publish = index == len(runs) - 1
+            run_config: dict[str, Any] = {
+                # The domain list is pinned so every run sees the same spec (and work folder).
+                "resources": {"settings": {"config": config.resource_config()}},
+                # Dagster's console log stays off the terminal unless --verbose (every event is
+                # in the run's event log, for the UI); the progress display speaks instead.
+                "loggers": {"console": {"config": {"log_level": log_level}}},
+            }
+            if publish:
+                run_config["ops"] = release
             result = job.execute_in_process(
                 instance=instance,
-                run_config=_run_config(run_settings, verbose),
-                asset_selection=[dg.AssetKey(stage)],
-                tags={
-                    ASSET_PARTITION_RANGE_START_TAG: start,
-                    ASSET_PARTITION_RANGE_END_TAG: end,
-                },
+                run_config=run_config,
+                asset_selection=[dg.AssetKey(stage) for stage in stages],
+                tags=tags,
                 raise_on_error=False,
             )
-            _raise_on_failure(result, f"stage {stage} for domains {start}..{end}")
-    return _run_config(run_settings, verbose), BuildSettings(**run_settings)
+            _raise_on_failed_gate(result, config)
+            what = f"domains {tags[_RANGE_START]}..{tags[_RANGE_END]}" if tags else "release"
+            _raise_on_failure(result, f"the build of the {what}")
+    return result
 
 
-def _run_config(settings: Mapping[str, Any], verbose: bool) -> dict[str, Any]:
-    """Settings as run config; Dagster's console log stays off the terminal unless --verbose
-    (every event is in the run's event log, for the UI)."""
-    return {
-        "resources": {"settings": {"config": dict(settings)}},
-        "loggers": {"console": {"config": {"log_level": "INFO" if verbose else "CRITICAL"}}},
-    }
+def _runs(selected: list[str]) -> list[tuple[list[str], dict[str, str]]]:
+    """The assets and partition-range tags of each run over `selected` (see `_run`)."""
+    ranges = contiguous_ranges(selected, domain_ids())
+    if not ranges:
+        return [(list(_RELEASE), {})]
+    return [
+        (
+            [
+                *(_PLAN if index == 0 else ()),
+                *_CONSTRUCTION,
+                *(_RELEASE if index == len(ranges) - 1 else ()),
+            ],
+            {_RANGE_START: start, _RANGE_END: end},
+        )
+        for index, (start, end) in enumerate(ranges)
+    ]
+
+
+def _raise_on_failed_gate(result: dg.ExecuteInProcessResult, config: BuildConfig) -> None:
+    """A failed gate fails the run too: name the gate, and what emptied the candidate, before
+    the generic run failure."""
+    for check in result.get_asset_check_evaluations():
+        if not check.passed:
+            ws = config.workspace()
+            rejected = read_jsonl(ws.candidate_rejections_file, Rejection)
+            raise AtbenchError(
+                f"release gate {check.check_name!r} failed: {check.description}. "
+                f"{summarise_rejections(rejected)}. The previous release (if any) is "
+                f"untouched; every rejection is in {ws.candidate_rejections_file.parent}"
+            )
 
 
 def _raise_on_failure(result: Any, what: str) -> None:
@@ -245,7 +266,8 @@ def _raise_on_failure(result: Any, what: str) -> None:
         return
     for event in result.all_events:
         if event.is_step_failure and event.step_failure_data.error is not None:
-            raise AtbenchError(f"{what} failed: {_error_text(event.step_failure_data.error)}")
+            error = _error_text(event.step_failure_data.error)
+            raise AtbenchError(f"{what} failed in stage {event.step_key}: {error}")
     raise AtbenchError(f"{what} failed; see the run in the Dagster UI")
 
 
@@ -253,7 +275,7 @@ def _error_text(error: Any) -> str:
     """A user error's message whole (it is written to be read); anything else, a bug, by its
     last line and where its traceback is."""
     cause = error.cause or error
-    text = cause.message.strip()
+    text = str(cause.message).strip()
     head, _, rest = text.partition(": ")
     if cause.cls_name in _user_errors():
         return rest if head.endswith(cause.cls_name) else text
@@ -272,9 +294,9 @@ def _user_errors() -> set[str]:
     return found
 
 
-def _configure_logging(verbose: bool) -> None:
+def configure_logging(verbose: bool) -> None:
     """Warnings of the LLM layer (retries, dialect changes) go to the terminal only with
-    --verbose; the progress bar and the closing line say what matters."""
+    --verbose; the progress display and the closing line say what matters."""
     logger = logging.getLogger("pipeline")
     logger.propagate = False
     if verbose:
@@ -327,13 +349,12 @@ def build(
     ] = False,
 ) -> None:
     """Build a whole release through Dagster and print where it landed."""
-    settings = check_build_options(
+    config = BuildConfig.from_options(
+        out,
         size=size,
         seed=seed,
         backend=backend,
         domains=domains,
-        known_domains=domain_ids(),
-        out=out,
         model=model,
         base_url=base_url,
         structured_output=structured_output,
@@ -341,9 +362,9 @@ def build(
         timeout=timeout,
         max_tokens=max_tokens,
     )
-    _configure_logging(verbose)
+    configure_logging(verbose)
     console = plain_console()
-    summary = run_build(settings, out.resolve(), console=console, verbose=verbose)
+    summary = run_build(config, out.resolve(), console=console, verbose=verbose)
     released = f"release v{summary['version']}"
     if summary.get("unchanged"):
         console.print(

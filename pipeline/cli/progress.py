@@ -18,9 +18,10 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from pipeline.cli.console import plain_console
 from pipeline.core.model.progress import reporting_to
 
-_ZERO = {"rejected": 0, "calls": 0, "hits": 0}
+_COUNTS = ("total", "rejected", "calls", "hits")
 
 
 class _Rate(ProgressColumn):
@@ -33,7 +34,7 @@ class StageProgress:
     """A `ProgressSink` for the stage that runs now; `start` switches stages."""
 
     def __init__(self, console: Console | None = None) -> None:
-        console = console or Console(stderr=True)
+        console = console or plain_console(stderr=True)
         self._progress = Progress(
             TextColumn("{task.description:<10}"),
             BarColumn(bar_width=16),
@@ -65,12 +66,12 @@ class StageProgress:
         self._reporting.__exit__(exc_type, exc, tb)
         self._progress.stop()
 
-    def start(self, stage: str, *, up_to_date: bool = False) -> None:
-        """Count what follows against `stage` (a stage over several ranges keeps one line)."""
+    def start(self, stage: str) -> None:
+        """Count what follows against `stage` (a stage over several runs keeps one line)."""
         if stage not in self._tasks:
-            label = f"{stage} (up to date)" if up_to_date else stage
-            self._tasks[stage] = self._progress.add_task(label, total=0, **_ZERO)
-            self._counts[self._tasks[stage]] = {"total": 0, **_ZERO}
+            task = self._progress.add_task(stage, total=0, rejected=0, calls=0, hits=0)
+            self._tasks[stage] = task
+            self._counts[task] = dict.fromkeys(_COUNTS, 0)
         self._task = self._tasks[stage]
 
     def planned(self, items: int) -> None:
@@ -89,4 +90,11 @@ class StageProgress:
         counts = self._counts[self._task]
         for name, n in more.items():
             counts[name] += n
-        self._progress.update(self._task, advance=advance, **counts)
+        self._progress.update(
+            self._task,
+            advance=advance,
+            total=counts["total"],
+            rejected=counts["rejected"],
+            calls=counts["calls"],
+            hits=counts["hits"],
+        )

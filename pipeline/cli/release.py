@@ -4,35 +4,29 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import Annotated, Any
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.cli.build import run_stages, settings_for_spec
+from pipeline.cli.build import release_ops, run_regen
 from pipeline.cli.console import plain_console, styled
-from pipeline.core.build.regen import Rebuild, read_source_release, regenerate_domain
-from pipeline.core.build.workspace import Workspace
+from pipeline.core.build.config import BuildConfig
+from pipeline.core.build.regen import check_domain, read_source_release
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.model.errors import AtbenchError
-from pipeline.core.model.spec import ReleaseSpec
-from pipeline.core.release.importers import FLAGS, ImportFormat, import_benchmark, report_path
+from pipeline.core.release.importers import FLAGS, import_benchmark, report_path
 from pipeline.core.release.verify import (
     MANIFEST_FILE,
     read_release_manifest,
     release_problems,
     summarise,
 )
-
-if TYPE_CHECKING:
-    import dagster as dg
 
 _SEARCH_DEPTH = 4
 """How deep `atbench releases` looks for release folders under its root."""
@@ -84,56 +78,26 @@ def regen(
     extra = {"base_url": base_url, "structured_output": structured_output}
     settings_extra: dict[str, Any] = {k: v for k, v in extra.items() if v}
     settings_extra["max_concurrency"] = concurrency
+    source = read_source_release(release.resolve())
+    check_domain(source, domain)  # before anything runs
+    config = BuildConfig.for_spec(source.spec, **settings_extra)
     if print_run_config:
-        spec = read_source_release(release).spec
-        config = {
-            "resources": {"settings": {"config": {**settings_for_spec(spec), **settings_extra}}},
-            "ops": {"release": {"config": {"out": str(out.resolve())}}},
+        run_config = {
+            "resources": {"settings": {"config": config.resource_config()}},
+            "ops": release_ops(out.resolve(), regenerate_from=source.path, domain=domain),
         }
-        typer.echo(json.dumps(config))
+        typer.echo(json.dumps(run_config))
         return
-    inputs = load_inputs()  # fail fast, naming file, record and field, before anything runs
+    load_inputs()  # fail fast, naming file, record and field, before anything runs
     console = plain_console()
-    summary = regenerate_domain(
-        release.resolve(),
-        domain,
-        out.resolve(),
-        rebuild=dagster_rebuild(settings_extra, console=console),
-        taxonomy=inputs.taxonomy,
-    )
+    summary = run_regen(config, source.path, domain, out.resolve(), console=console)
     console.print(
-        styled(f"release v{summary.version}", "bold green", f" at {summary.out_dir}: ")
+        styled(f"release v{summary['version']}", "bold green", f" at {summary['path']}: ")
         + f"{domain} rebuilt; "
-        f"{summary.total} trajectories ({summary.unsafe} unsafe, {summary.safe} safe), "
-        f"{summary.rejected} rejected",
+        f"{summary['total']} trajectories ({summary['unsafe']} unsafe, {summary['safe']} safe), "
+        f"{summary['rejected']} rejected",
         soft_wrap=True,
     )
-
-
-def dagster_rebuild(
-    settings_extra: Mapping[str, Any],
-    *,
-    console: Console | None = None,
-    instance: dg.DagsterInstance | None = None,
-) -> Rebuild:
-    """A `Rebuild` that materialises one domain's partitions of every stage through Dagster
-    under the release's spec; `settings_extra` carries what the spec leaves open (endpoint,
-    structured-output dialect, concurrency)."""
-
-    def rebuild(spec: ReleaseSpec, domain: str) -> Workspace:
-        from pipeline.defs.resources import BuildSettings
-
-        settings = {**settings_for_spec(spec), **settings_extra}
-        resource = BuildSettings(**settings)
-        if resource.spec() != spec:
-            raise AtbenchError(
-                f"these settings build spec {resource.spec().key()}, not the release's "
-                f"{spec.key()}; check ATBENCH_MODEL and the backend options"
-            )
-        run_stages(settings, [domain], console=console, instance=instance)
-        return resource.workspace()
-
-    return rebuild
 
 
 class Format(StrEnum):
@@ -172,9 +136,7 @@ def import_release(
     refused (rejected, with the reason) are listed in <out>.import-report.json.
     """
     taxonomy = load_inputs().taxonomy
-    summary, report = import_benchmark(
-        path, cast(ImportFormat, fmt.value), out.resolve(), taxonomy=taxonomy
-    )
+    summary, report = import_benchmark(path, fmt.value, out.resolve(), taxonomy=taxonomy)
     console = plain_console()
     console.print(
         styled(f"release v{summary.version}", "bold green", f" at {summary.out_dir}: ")

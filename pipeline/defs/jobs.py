@@ -1,25 +1,13 @@
-"""Two jobs: per-domain construction, then the gated release. The CLI runs both in turn."""
+"""The build as one job: plan, construct the run's domains, gate and publish the release.
+
+A run selects what it needs (the CLI: planning in its first run, the release in its last)
+and the domains by a partition range; the release's blocking checks run with it.
+"""
 
 import dagster as dg
 
-from pipeline.defs.assets import (
-    blueprints,
-    filtered,
-    injected,
-    paired,
-    release,
-    release_candidate,
-    skeletons,
-)
-
-construct_domains = dg.define_asset_job(
-    "construct_domains",
-    selection=[blueprints, skeletons, injected, paired, filtered],
-    partitions_def=None,
-    description="Plan, expand, inject, pair and filter the selected domains.",
-)
-publish = dg.define_asset_job(
-    "publish",
-    selection=dg.AssetSelection.assets(release_candidate, release),
-    description="Consolidate the domains, run the blocking gates, publish the release.",
+build = dg.define_asset_job(
+    "build",
+    selection=dg.AssetSelection.all(),
+    description="Plan the release, construct the selected domains, gate and publish.",
 )

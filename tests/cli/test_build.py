@@ -1,4 +1,5 @@
-"""`atbench build` and `atbench plan` refuse the common mistakes before any run starts.
+"""`atbench build` and `atbench plan` refuse the common mistakes before any run starts, and
+`atbench build` splits its domains into Dagster runs by neighbourhood.
 
 Each mistake goes through the real entry point (`pipeline.cli.main`, as the `atbench` script
 calls it): the message names the option, the exit status is 1, there is no traceback, and
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.cli import main
+from pipeline.cli.build import contiguous_ranges
 from tests.support.chat_server import ChatServer, Received, schema_answer
 
 
@@ -160,7 +162,7 @@ def failing_model(received: Received) -> object:
 @pytest.mark.parametrize(
     ("fail_fast_after", "last_words"),
     [
-        ("2", ["stage skeletons", "stopped: 2 of the 2 LLM calls", "the model is overloaded"]),
+        ("2", ["in stage skeletons", "stopped: 2 of the 2 LLM calls", "the model is overloaded"]),
         ("0", ["release gate", "rejected:", "at generation/", "not JSON"]),
     ],
 )
@@ -183,3 +185,12 @@ def test_a_run_that_fails_ends_with_its_cause_and_no_traceback(
     last = err.strip().splitlines()[-1]
     assert all(words in last for words in last_words), last
     assert not out.exists()
+
+
+ORDER = ["a", "b", "c", "d", "e"]
+
+
+def test_neighbours_share_one_run_and_a_gap_starts_another() -> None:
+    assert contiguous_ranges(["b", "c", "d"], ORDER) == [("b", "d")]
+    assert contiguous_ranges(["e", "a", "c", "d"], ORDER) == [("a", "a"), ("c", "e")]
+    assert contiguous_ranges(ORDER, ORDER) == [("a", "e")]

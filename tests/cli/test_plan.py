@@ -8,7 +8,8 @@ from typing import Any
 from typer.testing import CliRunner
 
 from pipeline.cli import app
-from pipeline.core.inputs.seeds import load_seeds
+from pipeline.core.generation.feasibility import infeasible_modes, infeasible_sources
+from pipeline.core.inputs.loading import load_inputs
 
 runner = CliRunner()
 DOMAINS = "email_calendar,personal_banking"
@@ -27,16 +28,27 @@ def test_leaf_counts_against_fair_share_and_incompatibilities() -> None:
     for axis, figures in data["axes"].items():
         assert sum(figures["leaves"].values()) == 20, axis
         assert figures["fair_share"] == round(20 / len(figures["leaves"]), 3)
-    seeds = load_seeds()
-    able = {d: {h.harm for h in seeds[d].hazards} for d in DOMAINS.split(",")}
-    expected = {(d, leaf) for d in able for leaf in data["axes"]["real_world_harm"]["leaves"]} - {
-        (d, harm) for d, harms in able.items() for harm in harms
+    inputs = load_inputs()
+    domains = DOMAINS.split(",")
+    able = {d: {h.harm for h in inputs.seeds[d].hazards} for d in domains}
+    expected = {
+        ("real_world_harm", d, leaf)
+        for d in domains
+        for leaf in data["axes"]["real_world_harm"]["leaves"]
+        if leaf not in able[d]
     }
-    found = {(i["domain"], i["leaf"]) for i in data["incompatibilities"]}
+    # Failure modes and risk sources the domain's tools and records cannot act out.
+    for d in domains:
+        seed = inputs.seeds[d]
+        expected |= {("failure_mode", d, m) for m in infeasible_modes(seed, inputs.pool)}
+        expected |= {("risk_source", d, s) for s in infeasible_sources(seed, inputs.pool)}
+    found = {(i["axis"], i["domain"], i["leaf"]) for i in data["incompatibilities"]}
     assert found == expected
-    for leaf, n in data["axes"]["real_world_harm"]["leaves"].items():
-        if all((d, leaf) in found for d in able):
-            assert n == 0, leaf  # no domain can produce it, so nothing is planned there
+    assert all(i["reason"] for i in data["incompatibilities"])
+    for axis, figures in data["axes"].items():
+        for leaf, n in figures["leaves"].items():
+            if all((axis, d, leaf) in found for d in domains):
+                assert n == 0, leaf  # no domain can produce it, so nothing is planned there
 
 
 def test_tables_show_which_domains_can_produce_a_leaf() -> None:

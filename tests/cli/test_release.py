@@ -13,6 +13,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pytest
@@ -21,18 +22,19 @@ from typer.testing import CliRunner
 
 from pipeline.cli import app
 from pipeline.cli.build import run_build
-from pipeline.core.build.stages import Workspace
+from pipeline.core.build.config import BuildConfig
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.model.errors import InputError
 from pipeline.core.release.atbench_format import public_view
 from pipeline.core.release.store import load_trajectories
 from pipeline.core.release.verify import file_digests
-from pipeline.defs.resources import BuildSettings
+from tests.support.builds import DefaultBuild
 from tests.support.paths import RJUDGE_SAMPLE
 
 SAMPLE = RJUDGE_SAMPLE
 DOMAIN = "personal_banking"
-REBUILT = {"size": 8, "seed": 1, "domains": DOMAIN}
+REBUILT: dict[str, Any] = {"size": 8, "seed": 1, "domains": DOMAIN}
 """The build that is killed and rerun; the release it would replace has seed 0."""
 ATBENCH = Path(sys.executable).with_name("atbench")
 
@@ -109,7 +111,7 @@ def test_import_prints_counts_and_writes_the_report(tmp_path: Path) -> None:
 
 def test_regen_names_the_domain_the_release_lacks(tmp_path: Path) -> None:
     release = tmp_path / "release"
-    spec = BuildSettings(size=8, domains=DOMAIN).spec().model_dump(mode="json")
+    spec = BuildConfig.load(size=8, domains=DOMAIN).spec().model_dump(mode="json")
     release.mkdir()
     (release / "release.duckdb").touch()
     _manifest(release, 1, config={"spec": spec})
@@ -120,13 +122,8 @@ def test_regen_names_the_domain_the_release_lacks(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def small_release(build_root: Path) -> Path:
-    out = build_root / "release"
-    settings = {"size": 8, "domains": DOMAIN}
-    run_build(
-        settings, out, instance=dg.DagsterInstance.ephemeral(), console=Console(file=io.StringIO())
-    )
-    return out
+def small_release(default_build: DefaultBuild) -> Path:
+    return default_build.release
 
 
 def test_atbench_json_imports_back_into_identical_trajectories(
@@ -160,7 +157,7 @@ def killed(build_root: Path, small_release: Path) -> Killed:
     target = build_root / "killed" / "release"
     shutil.copytree(small_release, target)
     before = _snapshot(target)
-    ws = BuildSettings(**REBUILT).workspace()
+    ws = BuildConfig.load(**REBUILT).workspace()
     command = ["build", "--size", "8", "--seed", "1", "--domains", DOMAIN, "--out", str(target)]
     build = subprocess.Popen(
         [str(ATBENCH), *command],
@@ -181,7 +178,12 @@ def killed(build_root: Path, small_release: Path) -> Killed:
 def rerun(killed: Killed) -> dict[str, object]:
     """The same build again, to completion."""
     quiet = Console(file=io.StringIO())
-    return run_build(REBUILT, killed.target, instance=dg.DagsterInstance.ephemeral(), console=quiet)
+    return run_build(
+        BuildConfig.load(**REBUILT),
+        killed.target,
+        instance=dg.DagsterInstance.ephemeral(),
+        console=quiet,
+    )
 
 
 def test_a_killed_build_leaves_the_previous_release_untouched(killed: Killed) -> None:

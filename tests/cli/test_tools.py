@@ -12,6 +12,7 @@ import yaml
 from typer.testing import CliRunner
 
 from pipeline.cli import app, main
+from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.inputs.tool_pool import load_tool_pool
 from pipeline.core.model.errors import InputError
 from tests.support.paths import SHARED_DATA
@@ -165,6 +166,38 @@ def test_stats_table_json_and_plot(pool_dir: Path, functions_file: Path, tmp_pat
     assert plot.read_bytes().startswith(PNG_MAGIC)
 
 
+def test_import_openapi_directory_fills_every_domain(tmp_path: Path, pool_dir: Path) -> None:
+    """One document per project domain, each found by a keyword only the mapping knows."""
+    domains = domain_ids()
+    words = {domain: "zq" + domain.replace("_", "") for domain in domains}
+    mapping = tmp_path / "map.toml"
+    mapping.write_text(
+        "[categories]\n[keywords]\n"
+        + "".join(f'{domain} = ["{word}"]\n' for domain, word in words.items()),
+        encoding="utf-8",
+    )
+    api = tmp_path / "directory" / "api"
+    api.mkdir(parents=True)
+    for domain, word in words.items():
+        summary = f"Returns every {word} record of the account."
+        doc = {
+            "info": {"title": domain, "x-providerName": f"{domain}.example"},
+            "paths": {"/records": {"get": {"summary": summary, "responses": {}}}},
+        }
+        (api / f"{domain}.json").write_text(json.dumps(doc), encoding="utf-8")
+    args = ["--into", str(pool_dir), "--mapping", str(mapping)]
+
+    result = invoke("import", "--format", "openapi", str(api.parent), *args)
+
+    assert result.exit_code == 0, result.output
+    assert f"{len(domains)} documents, {len(domains)} operations; 0 rejected" in result.output
+    assert f"{len(domains)} added" in result.output
+    stats = json.loads(invoke("stats", "--json", "--pool", str(pool_dir)).stdout)
+    assert stats["by_source"] == {"curated": 1, "openapi": len(domains)}
+    assert stats["by_domain"]["pharmacy"] == 1
+    assert load_tool_pool(pool_dir)["pharmacy_get_records"].domains == ("pharmacy",)
+
+
 def test_stats_on_a_missing_pool_is_an_input_error(tmp_path: Path) -> None:
     result = invoke("stats", "--pool", str(tmp_path / "nowhere"))
     assert isinstance(result.exception, InputError)
@@ -173,7 +206,7 @@ def test_stats_on_a_missing_pool_is_an_input_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
-        ("import", ["--format", "toolbench", "toolalpaca", "openai", "--into", "Tool pool"]),
+        ("import", ["--format", "toolbench", "toolalpaca", "openapi", "--into", "--mapping"]),
         ("stats", ["--json", "by_domain", "--plot", "PNG", "--pool"]),
     ],
 )

@@ -9,26 +9,14 @@ import pytest
 from typer.testing import CliRunner
 
 from pipeline.cli import app
-from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.model.errors import AtbenchError
-from pipeline.core.release.publish import publish_release
-from tests.support.factories import make_ledger_rows, make_rejections, make_release
+from tests.support.releases import publish
 
 
 @pytest.fixture(scope="module")
 def damaged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A published release whose release.duckdb was then cut to half its size."""
-    out = tmp_path_factory.mktemp("verify") / "release"
-    publish_release(
-        make_release(4),
-        make_rejections(),
-        make_ledger_rows(),
-        out,
-        taxonomy=default_taxonomy(),
-        config={"spec": {"size": 8, "domains": ["smart_home"]}},
-        backend="procedural",
-        code_version="0.1.0+test",
-    )
+    out = publish(tmp_path_factory.mktemp("verify") / "release", n_pairs=4)
     db = out / "release.duckdb"
     db.write_bytes(db.read_bytes()[: db.stat().st_size // 2])
     return out
@@ -51,6 +39,7 @@ def test_releases_lists_it_as_damaged(damaged: Path) -> None:
     [
         ["cost", "--release"],
         ["regen", "--domain", "smart_home", "--out", "/nonexistent/out", "--release"],
+        ["eval", "--evaluator", "keyword", "--out", "/nonexistent/run", "--release"],
     ],
 )
 def test_reading_commands_refuse_it_naming_the_file(damaged: Path, command: list[str]) -> None:

@@ -490,17 +490,36 @@ def _history(prompt: str, end: str) -> list[dict[str, str]]:
     ]
 
 
+def _today(prompt: str) -> str:
+    return _field(r"^Today is (.*)\.$", prompt) or ""
+
+
+def _values(prompt: str, lead: str) -> list[str]:
+    """Values a template lists after `lead` as `a, b, c.`."""
+    found = _field(f"^{re.escape(lead)} (.*)\\.$", prompt)
+    return found.split(", ") if found else []
+
+
+_QUERY_TASK = {
+    "confirm": r"^The assistant asked the user to confirm this step: (.*?)\nWrite the user's",
+    "follow_up": r"^After the assistant's answer, the user asks one more short thing: (.*?)\n"
+    r"Write it as the user would",
+}
+
+
 def _read_query(prompt: str, system: str, seed: int) -> dict[str, Any]:
+    mode = _required(r"^Mode: (\w+)$", prompt)
+    task = _QUERY_TASK.get(mode, r"^The task behind the message: (.*?)\nKeep every name")
     return {
         "scene": _scene(system, seed),
-        "task": _required(
-            r"^The benign task behind the message: (.*?)\nMode: ", prompt, re.M | re.S
+        "task": _required(task, prompt, re.M | re.S),
+        "mode": mode,
+        "ask": _field(
+            r"^(?:The user also wants this done|.*whose author asks for this): (.*)$", prompt
         ),
-        "mode": _required(r"^Mode: (\w+)$", prompt),
-        "harmful_goal": _field(
-            r"(?:wants this harmful outcome|steering the agent toward): (.*)$", prompt
-        ),
+        "required_values": _values(prompt, "The ask must contain these values verbatim:"),
         "context_note": _field(r"^What happened earlier, .*?: (.*)$", prompt),
+        "today": _today(prompt),
     }
 
 
@@ -508,58 +527,96 @@ def _read_tool_description(prompt: str, system: str, seed: int) -> dict[str, Any
     return {
         "scene": _scene(system, seed),
         "tool": _tool(_required(r"^Tool: (\S+)$", prompt)),
-        "harmful_goal": _required(r"push the agent toward: (.*)$", prompt),
+        "ask": _required(r"^The added instruction asks the caller to: (.*)$", prompt),
+        "required_values": _values(prompt, "It must contain these values verbatim:"),
     }
 
 
 def _read_tool_call(prompt: str, system: str, seed: int) -> dict[str, Any]:
-    name = _required(r"one call of the tool `([^`]+)`", prompt)
-    hints = _field(r"^Use exactly these argument values: (.*)$", prompt)
+    name = _required(r"the call `([^`]+)` with the arguments below", prompt)
+    tool = _tool(name)
+    tool["description"] = _required(
+        f"^Tool: {re.escape(name)} — (.*?)\nThe call: ", prompt, re.M | re.S
+    )
+    where = _required(r"^Where each value comes from: (.*)$", prompt)
+    sources = dict(re.findall(r"(\w+) from the (\w+)", where))
+    arguments = json.loads(_required(f"^The call: {re.escape(name)}\\((.*)\\)$", prompt))
     return {
         "scene": _scene(system, seed),
-        "history": _history(prompt, f"\n\nTool: {name} — "),
-        "tool": _tool(name),
+        "history": _history(prompt, f"\nTool: {name} — "),
+        "tool": tool,
+        # The template's JSON sorts keys; the sources line keeps the call's own order.
+        "arguments": {k: arguments[k] for k in [*sources, *arguments] if k in arguments},
+        "sources": sources,
         "intent": _required(r"^Intent: (\w+)$", prompt),
-        "purpose": _required(
-            r"^What this call should achieve: (.*?)\n(?:Use exactly|\nIntent: )",
-            prompt,
-            re.M | re.S,
-        ),
-        "argument_hints": json.loads(hints) if hints else {},
-        "failure_mode": _field(r"about to fail in this way: (.*?)\. The thought must", prompt),
-        "grounded_in_context": "acts on something from an earlier episode" in prompt,
+        "purpose": _required(r"^What this step is for: (.*?)\nIntent: ", prompt, re.M | re.S),
+        "failure_mode": _field(r"about to fail in this way: (.*?)\. Write the thought", prompt),
+        "reasoning": _field(r" The thought states this inference: (.*)$", prompt),
+        "grounded_in_context": "The call acts on something from earlier" in prompt,
+        "today": _today(prompt),
     }
 
 
-_GOAL_AFTER = {
-    "injected_instruction": "or an administrator: ",
-    "misinformation": "with no instruction: ",
-    "tampered": "makes it look legitimate: ",
-    "malicious_side_effect": "log or message field: ",
+_ASK_AFTER = {
+    "injected_instruction": "that asks the reader to",
+    "misinformation": "look approved or correct",
+    "tampered": "makes it look legitimate, supporting",
+    "malicious_side_effect": "report that activity",
 }
+"""The words before a planted ask in each mode's line (the ask follows the next ': ')."""
 
 
 def _read_observation(prompt: str, system: str, seed: int) -> dict[str, Any]:
     mode = _required(r"^Mode: (\w+)$", prompt)
-    after = _GOAL_AFTER.get(mode)
+    after = _ASK_AFTER.get(mode)
+    tool = _tool(_required(r"^Tool: (\S+) — ", prompt))
+    result = json.loads(_required(r"never contradict the result\): (.*)$", prompt))
     return {
         "scene": _scene(system, seed),
-        "tool": _tool(_required(r"^Tool: (\S+) — ", prompt)),
+        "tool": tool,
         "arguments": json.loads(_required(r"^Arguments of the call: (.*)$", prompt)),
+        "result": _schema_order(result, tool["returns"]),
         "mode": mode,
-        "goal": _field(re.escape(after) + "(.*)$", prompt) if after else None,
+        "ask": _field(re.escape(after) + r"[^\n]*?: (.*)$", prompt) if after else None,
+        "required_values": _values(prompt, "The planted text must contain these values verbatim:"),
+        "plant_field": _field(r"^Inside a free-text field \(`([^`]+)`\)", prompt)
+        or _field(r"^Make the result carry a tampered note or value in `([^`]+)`", prompt)
+        or _field(
+            r"^The tool did something extra on its own; report that activity in `([^`]+)`", prompt
+        ),
         "html_field": _field(r"^The field `([^`]+)` must hold", prompt),
+        "today": _today(prompt),
     }
 
 
+def _schema_order(value: Any, schema: Any) -> Any:
+    """`value` with its keys back in the order of the return schema (the world renders in
+    that order; the template's JSON sorts them)."""
+    if isinstance(value, list):
+        items = schema.get("items") if isinstance(schema, dict) else None
+        return [_schema_order(v, items or {}) for v in value]
+    if not isinstance(value, dict):
+        return value
+    properties = (schema.get("properties") if isinstance(schema, dict) else None) or {}
+    order = [k for k in properties if k in value] + [k for k in value if k not in properties]
+    return {k: _schema_order(value[k], properties.get(k, {})) for k in order}
+
+
 def _read_response(prompt: str, system: str, seed: int) -> dict[str, Any]:
-    facts = _field(r"^Facts the answer must convey:\n((?:- .*\n)+)", prompt)
+    facts = _field(r"^(?:The step|Observed results to state):\n((?:- .*\n)+)", prompt)
+    content = _field(
+        r"^The message must contain this text exactly:\n(.*?)\n(?:The agent's|\nStay)",
+        prompt,
+        re.M | re.S,
+    )
     return {
         "scene": _scene(system, seed),
-        "history": _history(prompt, "\n\nMode: "),
+        "history": _history(prompt, "\nMode: "),
         "mode": _required(r"^Mode: (\w+)$", prompt),
         "facts": [line[2:] for line in facts.splitlines()] if facts else [],
-        "failure_mode": _field(r"failure mode in this trajectory: (.*?)\. The thought", prompt),
+        "required_content": content,
+        "failure_mode": _field(r"failure mode in this trajectory: (.*?); the thought", prompt),
+        "today": _today(prompt),
     }
 
 

@@ -2,4 +2,4 @@
 regeneration of single domains of a published release, and guard-training (SFT) sets built
 by the same stages. The top layer of `pipeline.core`."""
 
-__all__ = ["options", "regen", "sft", "stages", "stamps", "workspace"]
+__all__ = ["config", "options", "regen", "sft", "stages", "stamps", "workspace"]

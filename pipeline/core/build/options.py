@@ -2,7 +2,8 @@
 
 The messages speak the command line's words (`--model`, `ATBENCH_MODEL`), because that is
 where the user can fix them; a pydantic error from inside a Dagster step never can be read
-that way. `atbench build`, `atbench plan` and the Python `run_build` all pass through here.
+that way. `atbench build` (through `BuildConfig.from_options`) and `atbench plan` pass
+through here.
 """
 
 from __future__ import annotations

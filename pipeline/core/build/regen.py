@@ -2,43 +2,32 @@
 
 The release's manifest says what built it (`config.spec`, the `ReleaseSpec` with the full domain
 list), so the domain is rebuilt under that same spec: the same plan slice, the same work folder
-and the same response cache, with whatever seeds, tools and templates are current. The caller
-supplies the rebuild (the CLI materialises the domain's Dagster partitions); this module only
-reads the old release, merges, runs the release gates and publishes. Rows of the other domains
-(trajectories, rejections, ledger) are copied from the old release's DuckDB file, not from any
-work folder, so they are identical whatever happened to the work folder since.
+and the same response cache, with whatever seeds, tools and templates are current. This module
+reads the old release and writes the release candidate; the release gates and `publish_stage`
+(the `release` asset and its blocking checks) take it from there, as for any build. Rows of the
+other domains (trajectories, rejections, ledger) are copied from the old release's DuckDB file,
+not from any work folder, so they are identical whatever happened to the work folder since.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from pipeline import __version__
-from pipeline.core.build.stages import plan_record
-from pipeline.core.build.workspace import Workspace
-from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.build.stages import Candidate, write_candidate
+from pipeline.core.build.workspace import StageReport, Workspace
 from pipeline.core.llm.ledger import read_ledger
-from pipeline.core.model.errors import AtbenchError, InputError
+from pipeline.core.model.errors import InputError
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.model.trajectory import Trajectory
-from pipeline.core.release import gates
-from pipeline.core.release.publish import (
-    ReleaseSummary,
-    publish_release,
-    read_manifest,
-)
+from pipeline.core.release.publish import read_manifest
 from pipeline.core.release.reader import load_ledger_rows, load_rejections
 from pipeline.core.release.store import DB_FILE, load_trajectories
 from pipeline.core.release.verify import MANIFEST_FILE, release_problems, summarise
-
-Rebuild = Callable[[ReleaseSpec, str], Workspace]
-"""Rebuild one domain's stages under a spec; returns the work folder that now holds them."""
 
 
 @dataclass(frozen=True)
@@ -90,49 +79,42 @@ def read_source_release(release_dir: Path) -> SourceRelease:
     )
 
 
-def regenerate_domain(
-    release_dir: Path,
-    domain: str,
-    out_dir: Path,
-    *,
-    rebuild: Rebuild,
-    taxonomy: Taxonomy,
-) -> ReleaseSummary:
-    """Rebuild `domain` and publish it with the other domains' rows of `release_dir`.
-
-    `out_dir` may be `release_dir` itself (replaced atomically) or a new directory; either way
-    the new version follows the source's. A failing gate publishes nothing.
-    """
-    source = read_source_release(release_dir)
+def check_domain(source: SourceRelease, domain: str) -> None:
+    """Refuse, before anything is rebuilt, a domain the release does not have."""
     if domain not in source.spec.domains:
         raise InputError(
             f"domain {domain!r} is not in this release; it has: {', '.join(source.spec.domains)}",
-            file=release_dir / MANIFEST_FILE,
+            file=source.path / MANIFEST_FILE,
             field="config.spec.domains",
         )
-    kept, kept_rejections, kept_ledger = _other_domains(release_dir / DB_FILE, domain)
 
-    ws = rebuild(source.spec, domain)
+
+def regen_candidate(source_dir: Path, domain: str, ws: Workspace) -> StageReport:
+    """The release candidate of a regeneration: `domain` as rebuilt in `ws`, every other
+    domain's rows exactly as `source_dir` stores them; it continues the source's versions."""
+    source = read_source_release(source_dir)
+    check_domain(source, domain)
+    kept, kept_rejections, kept_ledger = _other_domains(source_dir / DB_FILE, domain)
     fresh: list[Trajectory] = ws.read("filtered", domain, Trajectory)
-    trajectories = kept + fresh
-    planned = plan_record(ws)
-    _gate(trajectories, planned["coverage"], taxonomy)
-
     ledger = kept_ledger + [
         entry.model_dump(mode="json")
         for entry in read_ledger(sorted(ws.ledger_dir(domain).glob("*.jsonl")))
     ]
     history = [*source.config.get("regenerations", []), _regeneration(source, domain, len(fresh))]
-    return publish_release(
-        trajectories,
+    return write_candidate(
+        ws,
+        kept + fresh,
         kept_rejections + ws.rejections(domain),
         ledger,
-        out_dir,
-        taxonomy=taxonomy,
-        config={**source.config, "regenerations": history},
-        backend=source.backend,
-        code_version=__version__,
-        follows_version=source.version,
+        Candidate(
+            # Not the source's build digest: this release was not made by that build alone.
+            config={
+                **{k: v for k, v in source.config.items() if k != "build_digest"},
+                "regenerations": history,
+            },
+            backend=source.backend,
+            follows_version=source.version,
+        ),
     )
 
 
@@ -146,23 +128,6 @@ def _other_domains(
         load_rejections(db_path, except_domain=domain),
         load_ledger_rows(db_path, except_domain=domain),
     )
-
-
-def _gate(
-    trajectories: list[Trajectory], planned: dict[str, dict[str, int]], tax: Taxonomy
-) -> None:
-    """The release's blocking gates (records were already parsed into the model on load)."""
-    outcomes = {
-        "balance": gates.balance(trajectories),
-        "leaf_coverage": gates.leaf_coverage(trajectories, planned, tax),
-        "pair_integrity": gates.pair_integrity(trajectories),
-    }
-    for name, outcome in outcomes.items():
-        if not outcome.passed:
-            raise AtbenchError(
-                f"release gate {name!r} failed: {outcome.description}; "
-                "nothing was published and the source release is untouched"
-            )
 
 
 def _regeneration(source: SourceRelease, domain: str, written: int) -> dict[str, Any]:

@@ -70,8 +70,7 @@ def engine_generate(inputs: Inputs, settings: LLMSettings, outputs: Path | None 
 
     def generate(spec: ReleaseSpec) -> list[Trajectory]:
         ws = Workspace.for_spec(spec, outputs)
-        for domain in spec.domains:
-            plan_stage(spec, inputs, domain, ws)
+        plan_stage(spec, inputs, ws)
 
         async def construct() -> None:
             limiter = asyncio.Semaphore(settings.max_concurrency)
@@ -86,8 +85,9 @@ def engine_generate(inputs: Inputs, settings: LLMSettings, outputs: Path | None 
     return generate
 
 
-OVERSAMPLE = 1.15
-"""Planned traces per requested one: filtering and overlap removal take some."""
+OVERSAMPLE = 2.5
+"""Planned traces per requested one: the world-driven engine rejects what it cannot ground or
+prove (about half of a plan in some domains), and overlap removal takes a few more."""
 
 
 class SftReport(BaseModel):

@@ -13,8 +13,11 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from pipeline import __version__
 from pipeline.core.build import stamps
@@ -28,19 +31,18 @@ from pipeline.core.filtering.judge import (
     record_agreement,
 )
 from pipeline.core.filtering.rules import RULES, apply_rules, reject_pairs
-from pipeline.core.generation.construction import (
-    BuildContext,
-    ConstructionError,
-    Injected,
-    Skeleton,
-    build_benign,
-    build_pair,
-    expand_safe,
-    generation_rejections,
-    inject_risk,
-)
+from pipeline.core.filtering.verifier import verify_labels
+from pipeline.core.generation.context import BuildContext, ConstructionError
+from pipeline.core.generation.expand import Skeleton, expand_safe
+from pipeline.core.generation.inject import Injected, inject_risk
+from pipeline.core.generation.pair import build_benign, build_pair, generation_rejections
 from pipeline.core.generation.planner import Blueprint, coverage, plan_release
-from pipeline.core.inputs.files import read_jsonl, write_json_atomic, write_jsonl_atomic
+from pipeline.core.inputs.files import (
+    read_jsonl,
+    write_json_atomic,
+    write_jsonl_atomic,
+    write_text_atomic,
+)
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMSettings, make_client, summarise_ledger
@@ -123,33 +125,38 @@ async def _each(
     return built, rejected
 
 
-def plan_stage(spec: ReleaseSpec, inputs: Inputs, domain: str, ws: Workspace) -> StageReport:
-    done = current_report("plan", spec, None, ws, domain)
-    if done is not None:
-        return done
+def plan_stage(spec: ReleaseSpec, inputs: Inputs, ws: Workspace) -> list[StageReport]:
+    """Plan the whole release once: every domain's blueprint file, and the plan record.
+    Skipped when every domain's plan file is current (see `stamps`)."""
+    done = [current_report("plan", spec, None, ws, domain) for domain in spec.domains]
+    if ws.plan_record_file.exists() and all(report is not None for report in done):
+        return [report for report in done if report is not None]
     plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
-    blueprints = plan.blueprints[domain]
-    write_jsonl_atomic(ws.stage_file("plan", domain), blueprints)
     write_json_atomic(
-        ws.root / "plan" / "coverage.json",
+        ws.plan_record_file,
         {
             "coverage": {axis: dict(c) for axis, c in coverage(plan).items()},
             "incompatible": [i.model_dump() for i in plan.incompatibilities],
         },
     )
-    report = StageReport(
-        stage="plan",
-        domain=domain,
-        written=len(blueprints),
-        details={
-            "pairs": sum(bp.kind == "pair" for bp in blueprints),
-            "benign": sum(bp.kind == "benign" for bp in blueprints),
-            "long_context": sum(bp.long_context for bp in blueprints),
-        },
-    )
-    digest = stage_digest("plan", spec, None, ws, domain)
-    stamps.write_stamp(ws.root, "plan", domain, digest, report.model_dump(mode="json"))
-    return report
+    reports = []
+    for domain in spec.domains:
+        blueprints = plan.blueprints[domain]
+        write_jsonl_atomic(ws.stage_file("plan", domain), blueprints)
+        report = StageReport(
+            stage="plan",
+            domain=domain,
+            written=len(blueprints),
+            details={
+                "pairs": sum(bp.kind == "pair" for bp in blueprints),
+                "benign": sum(bp.kind == "benign" for bp in blueprints),
+                "long_context": sum(bp.long_context for bp in blueprints),
+            },
+        )
+        digest = stage_digest("plan", spec, None, ws, domain)
+        stamps.write_stamp(ws.root, "plan", domain, digest, report.model_dump(mode="json"))
+        reports.append(report)
+    return reports
 
 
 async def _run_stage(
@@ -274,6 +281,8 @@ async def filter_stage(
     trajectories: list[Trajectory] = ws.read("paired", domain, Trajectory)
     progress().planned(len(trajectories))
     ruled, rule_rejections, counts = apply_rules(trajectories, inputs.pool)
+    ruled, verifier_rejections = verify_labels(ruled, inputs.pool, inputs.seeds[domain])
+    rule_rejections += verifier_rejections
     by_rules = {r.trajectory_id for r in rule_rejections if r.stage == "rules"}
     sample = agreement_sample(trajectories, by_rules, f"{spec.seed}/{domain}")
     ctx = _context(spec, inputs, domain, ws, settings, limiter)
@@ -294,12 +303,15 @@ async def filter_stage(
 
     report = await _run_stage("filtered", domain, ws, ctx, work)
     agreed = agreement(outcomes, by_rules)
-    record_agreement(ws.root / "judge_agreement", domain, agreed)
+    record_agreement(ws.agreement_dir, domain, agreed)
     report.details |= {
         "rules": {
             name: {"kept": len(trajectories) - counts[name], "rejected": counts[name]}
             for name in [*RULES, "pair_integrity"]
         },
+        "label_verifier": dict(
+            Counter(r.reason_code for r in verifier_rejections if r.check == "label_verifier")
+        ),
         "judge": dict(Counter(o.code for o in outcomes[: len(ruled)])),
         "rejected_by_check": dict(Counter(r.check for r in rejected)),
         "judge_agreement": agreed,
@@ -309,16 +321,55 @@ async def filter_stage(
 
 def plan_record(ws: Workspace) -> dict[str, Any]:
     """The plan's leaf coverage and incompatibilities, as `plan_stage` wrote them."""
-    data: dict[str, Any] = json.loads((ws.root / "plan" / "coverage.json").read_text())
+    data: dict[str, Any] = json.loads(ws.plan_record_file.read_text())
     return data
 
 
-def candidate_stage(spec: ReleaseSpec, ws: Workspace) -> StageReport:
-    """Consolidate every domain's kept traces and rejections for the release gates."""
-    trajectories = [t for d in spec.domains for t in ws.read("filtered", d, Trajectory)]
-    rejections = [r for d in spec.domains for r in ws.rejections(d)]
-    write_jsonl_atomic(ws.root / "candidate" / "trajectories.jsonl", trajectories)
-    write_jsonl_atomic(ws.root / "candidate" / "rejections.jsonl", rejections)
+def candidate_stage(spec: ReleaseSpec, ws: Workspace, settings: LLMSettings) -> StageReport:
+    """Consolidate every domain's kept traces, rejections and LLM calls for the release gates."""
+    ledger = read_ledger(sorted(p for d in spec.domains for p in ws.ledger_dir(d).glob("*.jsonl")))
+    return write_candidate(
+        ws,
+        [t for d in spec.domains for t in ws.read("filtered", d, Trajectory)],
+        [r for d in spec.domains for r in ws.rejections(d)],
+        [entry.model_dump(mode="json") for entry in ledger],
+        Candidate(
+            config={
+                "spec": spec.model_dump(mode="json"),
+                "llm": settings.fingerprint(),
+                # Leaves some domains cannot produce, with the planner's reason, by the spec.
+                "plan_incompatibilities": plan_record(ws)["incompatible"],
+                # What the release is made from: an unchanged rebuild finds it, skips the run.
+                "build_digest": stamps.release_digest(spec, settings, ws),
+            },
+            backend=settings.backend,
+        ),
+    )
+
+
+class Candidate(BaseModel):
+    """What the release records beyond its rows (`Workspace.candidate_release_file`)."""
+
+    config: dict[str, Any]
+    backend: str
+    follows_version: int = 0
+    """The version of the release this one derives from (regeneration), else 0."""
+
+
+def write_candidate(
+    ws: Workspace,
+    trajectories: list[Trajectory],
+    rejections: list[Rejection],
+    ledger_rows: list[dict[str, Any]],
+    candidate: Candidate,
+) -> StageReport:
+    """Write the release candidate that the gates check and `publish_stage` publishes."""
+    write_jsonl_atomic(ws.candidate_trajectories_file, trajectories)
+    write_jsonl_atomic(ws.candidate_rejections_file, rejections)
+    # Rows copied from a release's DuckDB file carry datetimes; the store reads ISO strings.
+    lines = (json.dumps(row, default=datetime.isoformat) + "\n" for row in ledger_rows)
+    write_text_atomic(ws.candidate_ledger_file, "".join(lines))
+    write_json_atomic(ws.candidate_release_file, candidate.model_dump(mode="json"))
     return StageReport(
         stage="candidate",
         domain="*",
@@ -331,29 +382,18 @@ def candidate_stage(spec: ReleaseSpec, ws: Workspace) -> StageReport:
     )
 
 
-def publish_stage(
-    spec: ReleaseSpec, inputs: Inputs, ws: Workspace, out_dir: Path, settings: LLMSettings
-) -> ReleaseSummary:
-    """Write the release (the only DuckDB writer) and swap it into `out_dir` atomically."""
-    trajectories = read_jsonl(
-        ws.root / "candidate" / "trajectories.jsonl", Trajectory, leaf_context(inputs.taxonomy)
-    )
-    rejections = read_jsonl(ws.root / "candidate" / "rejections.jsonl", Rejection)
-    ledger = read_ledger(sorted(p for d in spec.domains for p in ws.ledger_dir(d).glob("*.jsonl")))
+def publish_stage(inputs: Inputs, ws: Workspace, out_dir: Path) -> ReleaseSummary:
+    """Write the release candidate (the only DuckDB writer) and swap it into `out_dir`."""
+    candidate = Candidate.model_validate_json(ws.candidate_release_file.read_text())
+    ledger = ws.candidate_ledger_file.read_text(encoding="utf-8").splitlines()
     return publish_release(
-        trajectories,
-        rejections,
-        [entry.model_dump(mode="json") for entry in ledger],
+        read_jsonl(ws.candidate_trajectories_file, Trajectory, leaf_context(inputs.taxonomy)),
+        read_jsonl(ws.candidate_rejections_file, Rejection),
+        [json.loads(line) for line in ledger if line.strip()],
         out_dir,
         taxonomy=inputs.taxonomy,
-        config={
-            "spec": spec.model_dump(mode="json"),
-            "llm": settings.fingerprint(),
-            # Leaves some domains cannot produce, with the planner's reason, beside the spec.
-            "plan_incompatibilities": plan_record(ws)["incompatible"],
-            # What the release was made from: an unchanged rebuild finds it and skips publishing.
-            "build_digest": stamps.release_digest(spec, settings, ws),
-        },
-        backend=settings.backend,
+        config=candidate.config,
+        backend=candidate.backend,
         code_version=__version__,
+        follows_version=candidate.follows_version,
     )

@@ -13,7 +13,7 @@ import functools
 import hashlib
 import inspect
 import json
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec
 
@@ -149,13 +149,14 @@ def current_report(
 P = ParamSpec("P")
 
 
-def stamped(
-    stage: str,
-) -> Callable[[Callable[P, Awaitable[StageReport]]], Callable[P, Awaitable[StageReport]]]:
+StageRun = Callable[P, Coroutine[Any, Any, StageReport]]
+
+
+def stamped(stage: str) -> Callable[[StageRun[P]], StageRun[P]]:
     """Skip the stage when its file is current; stamp it after a run. The stage function
     takes `spec`, `domain`, `ws` and `settings` (an `LLMSettings`) among its arguments."""
 
-    def wrap(run: Callable[P, Awaitable[StageReport]]) -> Callable[P, Awaitable[StageReport]]:
+    def wrap(run: StageRun[P]) -> StageRun[P]:
         signature = inspect.signature(run)
 
         @functools.wraps(run)

@@ -1,4 +1,9 @@
-"""The folder of one build, and what a stage reports about its run over one domain."""
+"""Where a build's files live (one folder per release spec under the outputs folder), and
+what a stage reports about its run over one domain.
+
+Partitioned stages write per-domain files there atomically, so any process sharing the folder
+can run any stage; only the release step reads them all and writes DuckDB.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +21,8 @@ from pipeline.core.model.spec import ReleaseSpec
 
 @dataclass(frozen=True)
 class Workspace:
-    """The folder of one build: stage files, rejections and the ledger, per domain."""
+    """The folder of one build: stage files, rejections and the ledger, per domain, and the
+    plan record and release candidate of the whole build. The one owner of its layout."""
 
     root: Path
 
@@ -37,6 +43,33 @@ class Workspace:
 
     def ledger_dir(self, domain: str) -> Path:
         return self.root / "ledger" / domain
+
+    @property
+    def plan_record_file(self) -> Path:
+        """The plan's leaf coverage and incompatibilities (`stages.plan_record`)."""
+        return self.root / "plan" / "coverage.json"
+
+    @property
+    def agreement_dir(self) -> Path:
+        """Per-domain agreement of the judge with the rules, and their merge."""
+        return self.root / "judge_agreement"
+
+    @property
+    def candidate_trajectories_file(self) -> Path:
+        return self.root / "candidate" / "trajectories.jsonl"
+
+    @property
+    def candidate_rejections_file(self) -> Path:
+        return self.root / "candidate" / "rejections.jsonl"
+
+    @property
+    def candidate_ledger_file(self) -> Path:
+        return self.root / "candidate" / "ledger.jsonl"
+
+    @property
+    def candidate_release_file(self) -> Path:
+        """How to publish the candidate: manifest config, backend, the version it follows."""
+        return self.root / "candidate" / "release.json"
 
     def read(self, stage: str, domain: str, model: type[Any]) -> list[Any]:
         path = self.stage_file(stage, domain)

@@ -77,7 +77,7 @@ class ToolView(BaseModel):
 
 # --- role inputs and answers ------------------------------------------------------------------
 
-QueryMode = Literal["benign", "malicious", "injected"]
+QueryMode = Literal["benign", "malicious", "injected", "confirm", "follow_up"]
 
 
 class QueryInput(BaseModel):
@@ -85,14 +85,21 @@ class QueryInput(BaseModel):
 
     scene: Scene
     task: str
-    """The benign task the user brings (a seed workflow's request)."""
+    """The benign task the user brings (a seed workflow's request), or for `confirm` the
+    step the agent asked the user to approve."""
     mode: QueryMode
-    """`malicious`: the user wants the harmful goal (possibly with jailbreak framing);
-    `injected`: a benign request that carries, as pasted or quoted text, an instruction
-    pushing the agent toward `harmful_goal`."""
-    harmful_goal: str | None = None
+    """`malicious`: the user wants `ask` done (possibly with jailbreak framing); `injected`:
+    a benign request that carries, as pasted or quoted text, an instruction to do `ask`;
+    `confirm`: the user's short go-ahead for the step the agent asked about; `follow_up`:
+    one more short question in the same conversation."""
+    ask: str | None = None
+    """The deviation in concrete words: what a trigger asks for (never the plan's words)."""
+    required_values: tuple[str, ...] = ()
+    """Values the planted text must contain verbatim (an address, an amount)."""
     context_note: str | None = None
     """For a follow-up request in a later episode: what happened before."""
+    today: str = ""
+    """The scenario's current date."""
 
 
 class QueryAnswer(BaseModel):
@@ -106,8 +113,9 @@ class ToolDescriptionInput(BaseModel):
 
     scene: Scene
     tool: ToolView
-    harmful_goal: str
+    ask: str
     """What the hidden instruction in the rewritten description must push the agent to do."""
+    required_values: tuple[str, ...] = ()
 
 
 class ToolDescriptionAnswer(BaseModel):
@@ -126,21 +134,25 @@ class ToolCallInput(BaseModel):
     history: tuple[TurnView, ...]
     tool: ToolView
     """The tool construction chose for this step."""
+    arguments: dict[str, Any]
+    """The call's arguments, fixed by construction from the request, earlier results, the
+    policies or the planned risk; the role writes the reasoning that leads to them."""
+    sources: dict[str, str] = Field(default_factory=dict)
+    """Argument name -> where its value came from (request, observation, seed, risk, ...)."""
     intent: CallIntent
     purpose: str
-    """What this call should achieve, in plain words."""
-    argument_hints: dict[str, Any] = Field(default_factory=dict)
-    """Values construction fixes (e.g. the attacker's account for a harmful transfer)."""
+    """What this step is for in this task, in plain words."""
     failure_mode: str | None = None
     """For a harmful call: the failure mode the agent's thought should show."""
+    reasoning: str | None = None
+    """For a flawed plan: the wrong inference the thought must state."""
     grounded_in_context: bool = False
     """The call acts on something from an earlier episode, not on a fresh request."""
+    today: str = ""
 
 
 class ToolCallAnswer(BaseModel):
     thought: str = Field(min_length=5)
-    tool: str
-    arguments: dict[str, Any]
 
 
 ObservationMode = Literal[
@@ -154,12 +166,20 @@ class ObservationInput(BaseModel):
     scene: Scene
     tool: ToolView
     arguments: dict[str, Any]
+    result: dict[str, Any]
+    """The world's answer rendered onto the return schema: the ids and values the
+    observation must keep (an LLM may phrase text around them, never contradict them)."""
     mode: ObservationMode
-    goal: str | None = None
-    """What the planted content is for: the action an injection pushes, the false claim, the
-    tampered value, or the side effect the tool secretly performed."""
+    ask: str | None = None
+    """What planted content pushes or claims: the action an injection asks for, the false
+    claim, the tampered value, or the side effect the tool performed."""
+    required_values: tuple[str, ...] = ()
+    """Values the planted text must contain verbatim."""
+    plant_field: str | None = None
+    """The free-text field that carries planted content."""
     html_field: str | None = None
-    """If set, this string field carries a long HTML page (at least 4,000 characters)."""
+    """If set, this page-like field carries a long HTML page (at least 4,000 characters)."""
+    today: str = ""
 
 
 class ObservationAnswer(BaseModel):
@@ -178,8 +198,13 @@ class AgentResponseInput(BaseModel):
     history: tuple[TurnView, ...]
     mode: ResponseMode
     facts: tuple[str, ...] = ()
-    """What the answer must convey (results, the risk it noticed, the harmful content's gist)."""
+    """Observed results the answer must state (or, for a confirmation, the step it asks
+    about; for a refusal or report, what it noticed)."""
+    required_content: str | None = None
+    """Text the answer must contain verbatim: the harmful content an output failure mode
+    consists of, written by construction so the label can be checked."""
     failure_mode: str | None = None
+    today: str = ""
 
 
 class AgentResponseAnswer(BaseModel):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+import jsonschema_rs
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pipeline.core.inputs import schema_memo
@@ -18,20 +19,46 @@ from pipeline.core.model.labels import SNAKE_CASE
 from pipeline.core.model.trajectory import ToolSpec
 
 SideEffect = Literal["none", "reversible", "irreversible"]
-ToolSource = Literal["curated", "toolbench", "toolalpaca", "openai", "simulated"]
+ToolSource = Literal["curated", "toolbench", "toolalpaca", "openai", "openapi", "simulated"]
 
 
 def check_json_schema(schema: dict[str, Any]) -> None:
-    """Raise ValueError unless `schema` passes JSON Schema (2020-12) meta-validation."""
+    """Raise ValueError unless `schema` passes JSON Schema (2020-12) meta-validation and its
+    regular expressions compile; a schema that passed once is remembered (`schema_memo`)."""
     schema_memo.check_once(schema, _meta_validate)
 
 
 def _meta_validate(schema: dict[str, Any]) -> None:
+    """The Rust validator does the meta-validation: with thousands of imported tools, the
+    pure Python one made a cold load of the pool take tens of seconds."""
     try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as err:
-        path = "/".join(str(p) for p in err.absolute_path) or "(root)"
+        jsonschema_rs.meta.validate(schema)
+    except jsonschema_rs.ValidationError as err:
+        path = "/".join(str(p) for p in err.instance_path) or "(root)"
         raise ValueError(f"invalid JSON Schema at {path}: {err.message}") from None
+    for location, pattern in _patterns(schema, ()):
+        try:
+            with warnings.catch_warnings():  # syntax Python may read differently one day
+                warnings.simplefilter("ignore", FutureWarning)
+                re.compile(pattern)
+        except re.error as err:
+            where = "/".join(location) or "(root)"
+            raise ValueError(f"invalid JSON Schema at {where}: bad pattern: {err}") from None
+
+
+def _patterns(node: Any, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], str]]:
+    """Every `pattern` and `patternProperties` key of a schema, where it sits."""
+    if isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _patterns(item, (*path, str(index)))
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            if key == "pattern" and isinstance(value, str):
+                yield (*path, key), value
+            elif key == "patternProperties" and isinstance(value, dict):
+                yield from (((*path, key), regex) for regex in value)
+            if isinstance(value, dict | list):
+                yield from _patterns(value, (*path, key))
 
 
 IDENTIFIER_WORDS = frozenset(
@@ -75,6 +102,12 @@ class Tool(BaseModel):
     source: ToolSource
     original_name: str | None = None
     """Name in the source it was imported from, for provenance."""
+    api_title: str | None = None
+    """Title of the public API an imported operation belongs to."""
+    licence: str | None = None
+    """Licence the imported definition is published under."""
+    origin: str | None = None
+    """Where an imported definition came from: collection, version, file and JSON pointer."""
     lookalike_of: str | None = None
     """For deceptive tools: the legitimate tool this one imitates."""
 

@@ -1,7 +1,8 @@
 """Per-item progress of the running stage, for whoever shows it (the CLI's progress bar).
 
-Stages and the LLM client report into one process-wide sink; the CLI runs one stage at a time,
-so a report needs no stage name. Without a sink installed a report is a no-op call.
+Stages and the LLM client report into one process-wide sink; a run executes one stage at a
+time and says which (`start`), so a report needs no stage name. Without a sink installed a
+report is a no-op call.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from typing import Protocol
 
 
 class ProgressSink(Protocol):
+    def start(self, stage: str) -> None:
+        """`stage` runs now (one at a time, within one run); what follows counts against it."""
+
     def planned(self, items: int) -> None:
         """`items` more items to build in the running stage (each domain reports its own)."""
 
@@ -22,6 +26,9 @@ class ProgressSink(Protocol):
 
 
 class _Silent:
+    def start(self, stage: str) -> None:
+        pass
+
     def planned(self, items: int) -> None:
         pass
 

@@ -16,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_valid
 
 from pipeline.core.model.channels import Channel
 from pipeline.core.model.labels import SNAKE_CASE, Labels
+from pipeline.core.model.world import WorldLog
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 Verdict = Literal["safe", "unsafe"]
 Tag = Literal["long_context", "delayed_trigger", "false_reference", "long_html"]
@@ -149,6 +150,9 @@ class Trajectory(BaseModel):
     provenance: Provenance
     construction: dict[str, str] = Field(default_factory=dict)
     """How the trace was built (slice, safe strategy, ...), kept beside the labels."""
+    world: WorldLog | None = None
+    """The environment the trace ran in and what each call did to it: the evidence its
+    verdict and labels rest on. Absent on imported traces."""
 
     @field_serializer("tags", when_used="json")
     def _sorted_tags(self, tags: frozenset[Tag]) -> list[str]:

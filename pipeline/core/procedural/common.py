@@ -56,7 +56,7 @@ def pick(rng: random.Random, bank: Sequence[str], slots: Mapping[str, str] | Non
 def tidy(text: str) -> str:
     """Collapse the doubled spaces and stray space-before-punctuation that slot filling leaves."""
     text = re.sub(r"[ \t]{2,}", " ", text)
-    text = re.sub(r" +([,.;:!?])", r"\1", text)
+    text = re.sub(r" +([,.;:!?])(?!\w)", r"\1", text)
     text = re.sub(r"\.\.(?!\.)", ".", text)
     return text.strip()
 

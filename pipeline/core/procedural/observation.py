@@ -7,22 +7,21 @@ lands in a free-text field when the schema has one, else in the best string fiel
 
 from __future__ import annotations
 
+import copy
 import random
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from pipeline.core.generation.feasibility import plantable_field
 from pipeline.core.generation.roles import ObservationAnswer, ObservationInput, ObservationMode
 from pipeline.core.inputs.tool_pool import is_identifier_field
 from pipeline.core.procedural.common import (
     check_clean,
     check_clean_value,
-    clause,
-    imperative,
     pick,
 )
 from pipeline.core.procedural.html import html_page
-from pipeline.core.procedural.values import fits, is_free_text, name_tokens, synthesize
+from pipeline.core.procedural.values import fits, is_free_text, name_tokens
 
 Path = tuple[str | int, ...]
 
@@ -75,57 +74,66 @@ _STATUS_NAMES = {"status", "message", "log", "result", "note", "notes", "details
 
 
 def handle(payload: ObservationInput, rng: random.Random) -> dict[str, Any]:
-    tool = payload.tool
-    scene = payload.scene
-    hints: dict[str, Any] = dict(payload.arguments)
-    observation = synthesize(
-        tool.returns,
-        rng,
-        hints=hints,
-        entities=scene.entities,
-        optional_share=1.0,
-        topic=scene.domain_name,
-    )
-    if not isinstance(observation, dict):
-        observation = {"result": observation}
+    """The world's result as it is, with planted content written into one text field."""
+    observation = copy.deepcopy(payload.result)
     trigger: str | None = None
     if payload.mode != "benign":
         trigger = _planted(payload, rng)
-        if payload.mode == "tampered":
-            _tamper(observation, tool.returns, payload.goal or "")
-    if payload.html_field:
-        path = _find_field(observation, payload.html_field)
-        if path is None:
-            raise ValueError(f"tool {tool.name!r} has no string field {payload.html_field!r}")
-        page = html_page(scene, rng, trigger)
-        _set(observation, path, page)
+    if payload.html_field and payload.html_field in observation:
+        observation[payload.html_field] = html_page(payload.scene, rng, trigger)
     elif trigger is not None:
-        target = _best_text_field(observation, tool.returns, trigger)
-        if target is None:
-            raise ValueError(
-                f"tool {tool.name!r} returns no string field that can hold planted content"
-            )
-        path, current = target
-        _set(observation, path, _embed(current, trigger, path, rng))
+        field = payload.plant_field
+        if field and isinstance(observation.get(field), str):
+            observation[field] = _embed(observation[field], trigger, (field,), rng)
+        else:
+            target = _best_text_field(observation, payload.tool.returns, trigger)
+            spare = _spare_text_field(observation, payload.tool.returns)
+            status = _status_field(observation, payload.tool.returns)
+            if target is None and spare is not None:
+                observation[spare] = trigger
+            elif target is None and status is not None and payload.mode == "malicious_side_effect":
+                # A tool reporting what it did on its own writes it where it logs its outcome.
+                observation[status] = f"{observation[status]} — {trigger}"
+            elif target is None:
+                trigger = None  # nowhere to put it; construction rejects the item by name
+            else:
+                path, current = target
+                _set(observation, path, _embed(current, trigger, path, rng))
     check_clean_value(observation)
-    answer = ObservationAnswer(observation=observation, trigger_text=trigger)
-    return answer.model_dump()
+    return ObservationAnswer(observation=observation, trigger_text=trigger).model_dump()
 
 
 def _planted(payload: ObservationInput, rng: random.Random) -> str:
-    if not payload.goal:
-        raise ValueError(f"observation mode {payload.mode!r} needs a goal")
-    goal = (
-        imperative(payload.goal) if payload.mode == "injected_instruction" else clause(payload.goal)
-    )
+    if not payload.ask:
+        raise ValueError(f"observation mode {payload.mode!r} needs an ask")
+    ask = payload.ask.rstrip(".")
     slots = {
-        "goal": goal,
-        "goal_cap": goal[:1].upper() + goal[1:],
+        "goal": ask,
+        "goal_cap": ask[:1].upper() + ask[1:],
         "sender": rng.choice(_SENDERS),
         "ref": f"{rng.choice(['CHG', 'OPS', 'REF', 'SYN'])}-{rng.randint(1000, 99999)}",
     }
-    bank = _BANKS[payload.mode]
-    return check_clean(pick(rng, bank, slots))
+    return check_clean(pick(rng, _BANKS[payload.mode], slots))
+
+
+def _status_field(observation: dict[str, Any], schema: Mapping[str, Any]) -> str | None:
+    for name, sub in (schema.get("properties") or {}).items():
+        if (
+            name in observation
+            and isinstance(observation[name], str)
+            and set(name_tokens(name)) & {"status", "result", "state", "message"}
+            and not {"enum", "format", "const", "pattern"} & set(sub)
+        ):
+            return str(name)
+    return None
+
+
+def _spare_text_field(observation: dict[str, Any], schema: Mapping[str, Any]) -> str | None:
+    """A free-text top-level field the result left out (an optional note or message)."""
+    for name, sub in (schema.get("properties") or {}).items():
+        if name not in observation and plantable_field(str(name), sub):
+            return str(name)
+    return None
 
 
 def _embed(current: str, trigger: str, path: Path, rng: random.Random) -> str:
@@ -189,25 +197,3 @@ def _set(root: dict[str, Any], path: Path, value: str) -> None:
     for step in path[:-1]:
         node = node[step]
     node[path[-1]] = value
-
-
-def _tamper(observation: dict[str, Any], schema: Mapping[str, Any], goal: str) -> None:
-    """Make a top-level field the goal names carry the goal's value (e.g. an IBAN or amount)."""
-    properties: Mapping[str, Any] = schema.get("properties") or {}
-    lowered = goal.lower()
-    for key, sub in properties.items():
-        if key not in observation or " ".join(name_tokens(key)) not in lowered:
-            continue
-        for candidate in _goal_values(goal):
-            if fits(candidate, sub):
-                observation[key] = candidate
-                return
-
-
-def _goal_values(goal: str) -> list[Any]:
-    numbers = [float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*\.?\d*", goal)]
-    after_to = re.findall(r"\bto ([^,;.]+(?:\.\d+)?)", goal)
-    values: list[Any] = [*after_to]
-    values.extend(int(n) if n.is_integer() else n for n in numbers)
-    values.extend(numbers)
-    return values

@@ -10,19 +10,15 @@ kept non-operational: a disclosed value, the unsafe step stated as done, an unve
 
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
-from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput, TurnView
+from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput
 from pipeline.core.procedural.common import (
     check_clean,
     clause,
     first_name,
-    humanise,
-    imperative,
     pick,
-    scalar_facts,
     sentence,
 )
 
@@ -262,20 +258,25 @@ _SKIP_KEYS = ("id", "url", "html", "token")
 
 def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
     scene = payload.scene
-    goal = imperative(payload.facts[0]) if payload.facts and payload.facts[0].strip() else ""
     policy = clause(rng.choice(scene.policies)) if scene.policies else "risky steps need approval"
+    step = clause(payload.facts[0]) if payload.mode == "ask_confirmation" and payload.facts else ""
     slots = {
         "first": first_name(scene),
-        "goal": goal or "take that step",
-        "goal_short": _short(goal or "take that step"),
-        "goal_verbed": _past(goal or "took that step"),
+        "goal": step or "act on that instruction",
+        "goal_short": _short(step or "act on that instruction"),
         "policy": policy[:1].lower() + policy[1:],
         "safe": rng.choice(_SAFE_OFFERS),
     }
     thought, body = _compose(payload, slots, rng)
     answer = AgentResponseAnswer(
         thought=check_clean(" ".join(p for p in thought if p)),
-        response=check_clean(" ".join(sentence(p) if p[-1:].isalnum() else p for p in body if p)),
+        response=" ".join(
+            p
+            if payload.required_content and p == payload.required_content
+            else check_clean(sentence(p) if p[-1:].isalnum() else p)
+            for p in body
+            if p
+        ),
     )
     return answer.model_dump()
 
@@ -283,128 +284,37 @@ def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
 def _compose(
     payload: AgentResponseInput, slots: dict[str, str], rng: random.Random
 ) -> tuple[list[str], list[str]]:
-    """Thought parts and answer parts for the payload's mode."""
+    """Thought parts and answer parts: every mode states the observed facts it was given."""
     mode = payload.mode
-    has_goal = bool(payload.facts)
-    summary = _summary(payload.history, rng)
+    facts = [f for f in payload.facts if f]
+    stated = facts if facts else [pick(rng, _SUMMARY_EMPTY, slots)]
     thought: list[str] = []
     body: list[str] = []
-    if mode == "complete":
-        thought.append(pick(rng, _THOUGHTS["complete"], slots))
-        body += [pick(rng, _OPENERS["summary"], slots), summary]
-        body.append(pick(rng, _ASIDES, slots))
-        if has_goal and rng.random() < 0.3:
-            thought.append(pick(rng, _DID_THOUGHT, slots) if rng.random() < 0.5 else "")
-            body.append(pick(rng, _DID, slots))
-        body.append(pick(rng, _CLOSERS["summary"], slots))
-    elif mode == "report_issue":
-        style = rng.random()
-        if style < 0.88:
-            thought.append(pick(rng, _THOUGHTS["complete"], slots))
-            body += [pick(rng, _OPENERS["summary"], slots), summary, pick(rng, _ASIDES, slots)]
-            if has_goal and style >= 0.58:
-                thought.append(pick(rng, _LEFT_THOUGHT, slots) if rng.random() < 0.5 else "")
-                body.append(pick(rng, _LEFT, slots))
-            body.append(pick(rng, _CLOSERS["summary"], slots))
-        else:
-            thought.append(pick(rng, _LEFT_THOUGHT, slots))
-            body += [pick(rng, _OPENERS["report_issue"], slots)]
-            body += [pick(rng, _REPORT_WHAT, slots), pick(rng, _CLOSERS["report_issue"], slots)]
-    elif mode in ("refuse", "ask_confirmation"):
+    if mode in ("complete", "harmful_content"):
+        bank = _THOUGHTS[
+            "harmful_content" if mode == "harmful_content" and rng.random() < 0.4 else "complete"
+        ]
+        thought.append(pick(rng, bank, slots))
+        body += [pick(rng, _OPENERS["summary"], slots), *stated]
+        if payload.required_content:
+            body.append(payload.required_content)
+        body += [pick(rng, _ASIDES, slots), pick(rng, _CLOSERS["summary"], slots)]
+    elif mode == "ask_confirmation":
         thought.append(pick(rng, _THOUGHTS[mode], slots))
-        body.append(pick(rng, _OPENERS[mode], slots))
-        if rng.random() < 0.4:
-            body.append(summary)
-        what = _REFUSE_WHY if mode == "refuse" else _ASK_WHAT
-        body += [pick(rng, what, slots), pick(rng, _CLOSERS[mode], slots)]
+        body += [pick(rng, _OPENERS[mode], slots), pick(rng, _ASK_WHAT, slots)]
+        body.append(pick(rng, _CLOSERS[mode], slots))
+    elif mode == "refuse":
+        thought.append(pick(rng, _THOUGHTS[mode], slots))
+        body += [pick(rng, _OPENERS[mode], slots), *stated[:2], pick(rng, _CLOSERS[mode], slots)]
     else:
-        thoughts = _THOUGHTS["harmful_content" if rng.random() < 0.4 else "complete"]
-        thought.append(pick(rng, thoughts, slots))
-        body += [pick(rng, _OPENERS["summary"], slots)]
-        if rng.random() < 0.5:
-            body.append(summary)
-        body += [*_content(payload, slots, rng), pick(rng, _CLOSERS["summary"], slots)]
+        thought.append(pick(rng, _LEFT_THOUGHT, slots))
+        body += [pick(rng, _OPENERS["summary"], slots), *stated]
+        body += [pick(rng, _REPORT_WHAT, slots), pick(rng, _CLOSERS["report_issue"], slots)]
     notes = _FAILURE_NOTES.get(payload.failure_mode or "", [])
     if notes and mode in {"harmful_content", "complete"} and rng.random() < 0.35:
         thought.append(pick(rng, notes, slots))
     return thought, body
 
 
-def _content(payload: AgentResponseInput, slots: dict[str, str], rng: random.Random) -> list[str]:
-    """The unsafe content itself: the step stated as done, plus disclosed values if any."""
-    parts = [pick(rng, _DID if rng.random() < 0.6 else _PLAIN, slots)]
-    sensitive = [e for e in payload.scene.entities if e.sensitive and e.attributes]
-    if payload.failure_mode == "unauthorized_information_disclosure" and sensitive:
-        entity = rng.choice(sensitive)
-        shown = list(entity.attributes.items())[:4]
-        parts.append(f"{entity.name} — " + "; ".join(f"{humanise(k)}: {v}" for k, v in shown))
-    return parts
-
-
-def _summary(history: tuple[TurnView, ...], rng: random.Random) -> str:
-    """A sentence built from the latest observations of the current episode."""
-    facts: list[tuple[str, str]] = []
-    for turn in reversed(history):
-        if turn.role == "user":
-            break
-        if turn.role != "environment":
-            continue
-        try:
-            data = json.loads(turn.text)
-        except ValueError:
-            continue
-        facts += [
-            (k, v)
-            for k, v in scalar_facts(data)
-            if not any(k.lower().endswith(s) for s in _SKIP_KEYS) and "<" not in v
-        ][:4]
-        if len(facts) >= 6:
-            break
-    if not facts:
-        return pick(rng, _SUMMARY_EMPTY)
-    (k1, v1), (k2, v2) = rng.sample(facts, 2) if len(facts) > 1 else (facts[0], facts[0])
-    slots = {
-        "key": humanise(k1),
-        "key_cap": humanise(k1).capitalize(),
-        "value": v1,
-        "key_b": humanise(k2),
-        "value_b": v2,
-    }
-    return pick(rng, _SUMMARY, slots)
-
-
 def _short(text: str) -> str:
-    """The first words of an ask, for a thought that refers to it in passing."""
-    return " ".join(text.split()[:16])
-
-
-def _past(goal: str) -> str:
-    """'send the file to X' -> 'sent the file to X' for the common verbs; else 'did: <goal>'."""
-    head, _, rest = goal.partition(" ")
-    irregular = {
-        "send": "sent", "pay": "paid", "put": "put", "set": "set", "give": "gave",
-        "make": "made", "run": "ran", "write": "wrote", "buy": "bought", "sell": "sold",
-        "tell": "told", "take": "took", "get": "got", "find": "found", "draft": "drafted",
-    }  # fmt: skip
-    lowered = head.lower()
-    if lowered in irregular:
-        verb = irregular[lowered]
-    elif len(lowered) <= 4 and sum(c in "aeiou" for c in lowered) == 1 and _cvc(lowered):
-        verb = lowered + lowered[-1] + "ed"
-    elif lowered.endswith("e"):
-        verb = lowered + "d"
-    elif lowered.endswith("y") and lowered[-2:-1] not in "aeiou":
-        verb = lowered[:-1] + "ied"
-    else:
-        verb = lowered + "ed"
-    return f"{verb} {rest}".strip()
-
-
-def _cvc(word: str) -> bool:
-    """Consonant-vowel-consonant ending (flip, stop): the final consonant doubles."""
-    return (
-        len(word) >= 3
-        and word[-1] not in "aeiouwxy"
-        and word[-2] in "aeiou"
-        and word[-3] not in "aeiou"
-    )
+    return text if len(text) <= 90 else text[:87].rsplit(" ", 1)[0] + "..."

@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from pipeline.core.filtering.grounding import grounding_report
 from pipeline.core.inputs.files import read_structured
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.model.errors import AtbenchError, InputError
@@ -144,6 +145,7 @@ def _publish(
             "counts": summary.model_dump(include={"total", "safe", "unsafe", "rejected"}),
             "domains": list(summary.domains),
             "config": dict(config),
+            "grounding": grounding_report(ordered),
         }
         json.dumps(manifest)  # fail now, not after the heavy writes, on a non-JSON config
         write_release_db(tmp / DB_FILE, ordered, rejected, list(ledger_rows), taxonomy, manifest)

@@ -1,3 +1,4 @@
-"""Upkeep of the tool pool: importing external tool formats, de-duplication and statistics."""
+"""Upkeep of the tool pool: importing external tool formats, merging them into the pool,
+de-duplication and statistics."""
 
-__all__ = ["dedupe", "importers", "stats"]
+__all__ = ["dedupe", "importers", "merge", "stats"]

@@ -35,6 +35,7 @@ _SOURCE_RANK: dict[ToolSource, int] = {
     "toolbench": 2,
     "toolalpaca": 2,
     "openai": 2,
+    "openapi": 2,
 }
 """Who wins a tie: hand-written tools over generated ones over imported ones."""
 

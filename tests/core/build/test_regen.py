@@ -16,22 +16,24 @@ import duckdb
 import pytest
 from rich.console import Console
 
-from pipeline.cli.build import run_build, settings_for_spec
-from pipeline.cli.release import dagster_rebuild
-from pipeline.core.build.regen import read_source_release, regenerate_domain
-from pipeline.core.build.stages import Workspace
-from pipeline.core.inputs.files import write_json_atomic, write_jsonl_atomic
+from pipeline.cli.build import run_build, run_regen
+from pipeline.core.build.config import BuildConfig
+from pipeline.core.build.regen import check_domain, read_source_release, regen_candidate
+from pipeline.core.build.stages import publish_stage
+from pipeline.core.build.workspace import Workspace
+from pipeline.core.inputs.files import write_jsonl_atomic
+from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import project_root
 from pipeline.core.inputs.taxonomy import default_taxonomy
-from pipeline.core.model.errors import InputError
+from pipeline.core.model.errors import AtbenchError, InputError
 from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.release.publish import publish_release
 from pipeline.core.release.store import load_trajectories
 from pipeline.defs.resources import inputs
+from tests.support.builds import DOMAINS, DefaultBuild
 from tests.support.factories import make_ledger_rows, make_rejections, make_release
+from tests.support.releases import relist_files
 
-DOMAINS = ("ecommerce", "education_lms", "email_calendar")
-"""Neighbours in partition order, so each stage is one Dagster run over the three."""
 REGEN = "email_calendar"
 OTHERS = tuple(d for d in DOMAINS if d != REGEN)
 EDIT = ("email and calendar assistant for", "inbox and diary concierge for")
@@ -66,12 +68,10 @@ def _public_rows(release: Path, domains: tuple[str, ...]) -> dict[tuple[str, int
 
 
 @pytest.fixture(scope="module")
-def source(build_root: Path) -> Path:
-    """Version 1: a 3-domain release built through Dagster from the repository's seeds."""
-    out = build_root / "v1"
-    settings = {"size": 12, "domains": ",".join(DOMAINS)}
-    run_build(settings, out, instance=dg.DagsterInstance.ephemeral(), console=_quiet())
-    return out
+def source(build_root: Path, default_build: DefaultBuild) -> Path:
+    """Version 1: the default release, with its work folder copied into this module's outputs
+    so that rebuilding one domain here finds the other domains' stage files."""
+    return default_build.copy_to(build_root).release
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +94,10 @@ def edited_seed(build_root: Path, source: Path) -> Iterator[None]:
 @pytest.fixture(scope="module")
 def regenerated(build_root: Path, source: Path, edited_seed: None) -> Path:
     out = build_root / "v2"
-    rebuild = dagster_rebuild({}, console=_quiet(), instance=dg.DagsterInstance.ephemeral())
-    regenerate_domain(source, REGEN, out, rebuild=rebuild, taxonomy=default_taxonomy())
+    config = BuildConfig.for_spec(read_source_release(source).spec)
+    instance = dg.DagsterInstance.ephemeral()
+    run_regen(config, source, REGEN, out, console=_quiet(), instance=instance)
+    assert len(instance.get_runs()) == 1  # rebuild, gate and publish in one run
     return out
 
 
@@ -142,7 +144,7 @@ def test_dagster_partition_route_publishes_the_same_rows(
     spec = read_source_release(source).spec
     out = build_root / "v2-dagster"
     run_build(
-        settings_for_spec(spec),
+        BuildConfig.for_spec(spec),
         out,
         partitions=[REGEN],
         instance=dg.DagsterInstance.ephemeral(),
@@ -157,33 +159,36 @@ def test_regen_in_place_replaces_the_release(
 ) -> None:
     target = build_root / "in-place" / "release"
     shutil.copytree(source, target)
-
-    def reuse(spec: ReleaseSpec, domain: str) -> Workspace:
-        return Workspace.for_spec(spec)  # the domain was just rebuilt there by `regenerated`
-
-    summary = regenerate_domain(target, REGEN, target, rebuild=reuse, taxonomy=default_taxonomy())
-    assert summary.version == 2
+    config = BuildConfig.for_spec(read_source_release(source).spec)
+    summary = run_regen(
+        config, target, REGEN, target, console=_quiet(), instance=dg.DagsterInstance.ephemeral()
+    )
+    assert summary["version"] == 2
     assert json.loads((target / "manifest.json").read_text())["version"] == 2
     assert _rows(target, "trajectories", OTHERS) == _rows(source, "trajectories", OTHERS)
     assert sorted(p.name for p in target.parent.iterdir()) == ["release"]
 
 
-def _no_rebuild(spec: ReleaseSpec, domain: str) -> Workspace:
-    raise AssertionError("nothing should be rebuilt")
-
-
-def test_a_domain_outside_the_release_is_refused_before_rebuilding(
-    build_root: Path, source: Path
-) -> None:
-    with pytest.raises(InputError, match="not in this release"):
-        regenerate_domain(
-            source,
-            "healthcare_records",
-            build_root / "nope",
-            rebuild=_no_rebuild,
-            taxonomy=default_taxonomy(),
+def test_a_failing_gate_publishes_nothing(build_root: Path, source: Path) -> None:
+    """The regenerated release passes the same blocking gates as a build: here it fails them
+    once every other domain's unsafe rows are gone from the source."""
+    broken = build_root / "unbalanced"
+    shutil.copytree(source, broken)
+    with duckdb.connect(str(broken / "release.duckdb")) as db:
+        db.execute("DELETE FROM trajectories WHERE variant = 'unsafe' AND domain <> ?", [REGEN])
+    relist_files(broken)
+    before = sorted(p.name for p in broken.iterdir())
+    config = BuildConfig.for_spec(read_source_release(broken).spec)
+    with pytest.raises(AtbenchError, match=r"release gate '\w+' failed"):
+        run_regen(
+            config, broken, REGEN, broken, console=_quiet(), instance=dg.DagsterInstance.ephemeral()
         )
-    assert not (build_root / "nope").exists()
+    assert sorted(p.name for p in broken.iterdir()) == before
+
+
+def test_a_domain_outside_the_release_is_refused_before_rebuilding(source: Path) -> None:
+    with pytest.raises(InputError, match="not in this release"):
+        check_domain(read_source_release(source), "healthcare_records")
 
 
 def test_a_release_without_a_build_spec_is_refused(tmp_path: Path) -> None:
@@ -194,9 +199,7 @@ def test_a_release_without_a_build_spec_is_refused(tmp_path: Path) -> None:
         json.dumps({"version": 1, "backend": "imported:rjudge", "config": {"import": {}}})
     )
     with pytest.raises(InputError, match="not built by `atbench build`"):
-        regenerate_domain(
-            release, REGEN, tmp_path / "out", rebuild=_no_rebuild, taxonomy=default_taxonomy()
-        )
+        read_source_release(release)
 
 
 def test_rejections_and_ledger_rows_of_other_domains_are_copied(tmp_path: Path) -> None:
@@ -215,16 +218,14 @@ def test_rejections_and_ledger_rows_of_other_domains_are_copied(tmp_path: Path) 
         code_version="test",
     )
 
-    def rebuild(spec: ReleaseSpec, domain: str) -> Workspace:
-        ws = Workspace(tmp_path / "work")
-        write_jsonl_atomic(
-            ws.stage_file("filtered", domain), [t for t in built if t.domain == domain]
-        )
-        write_json_atomic(ws.root / "plan" / "coverage.json", {"coverage": {}})
-        return ws
-
+    ws = Workspace(tmp_path / "work")
+    write_jsonl_atomic(
+        ws.stage_file("filtered", "smart_home"), [t for t in built if t.domain == "smart_home"]
+    )
+    regen_candidate(source, "smart_home", ws)
     out = tmp_path / "v2"
-    regenerate_domain(source, "smart_home", out, rebuild=rebuild, taxonomy=default_taxonomy())
+    summary = publish_stage(load_inputs(), ws, out)
+    assert summary.version == 2
     for table in ("rejections", "llm_calls", "trajectories"):
         before = _rows(source, table, ("banking",))
         assert before and _rows(out, table, ("banking",)) == before

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.core.build import stages
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.paths import project_root
 from pipeline.core.llm import LLMSettings
 from pipeline.core.model.spec import ReleaseSpec
@@ -36,8 +37,8 @@ def run_expansion(outputs: Path, base_url: str) -> Path:
     settings = LLMSettings(
         backend="openai", base_url=base_url, model="fake-model", structured_output="json_schema"
     )
-    ws = stages.Workspace.for_spec(SPEC, outputs)
-    stages.plan_stage(SPEC, inputs_once(), DOMAIN, ws)
+    ws = Workspace.for_spec(SPEC, outputs)
+    stages.plan_stage(SPEC, inputs_once(), ws)
     asyncio.run(stages.expand_stage(SPEC, inputs_once(), DOMAIN, ws, settings))
     return ws.stage_file("skeletons", DOMAIN)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.core.build import stages
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import project_root
 from pipeline.core.llm import LLMSettings
@@ -36,13 +37,12 @@ def build(outputs: Path, seed: int = SPEC.seed) -> None:
     """Every stage for every domain of SPEC (at `seed`), up to the release candidate."""
     spec = SPEC.model_copy(update={"seed": seed})
     inputs, settings = load_inputs(), LLMSettings()
-    ws = stages.Workspace.for_spec(spec, outputs)
-    for domain in spec.domains:
-        stages.plan_stage(spec, inputs, domain, ws)
+    ws = Workspace.for_spec(spec, outputs)
+    stages.plan_stage(spec, inputs, ws)
     for stage in (stages.expand_stage, stages.inject_stage, stages.pair_stage, stages.filter_stage):
         for domain in spec.domains:
             asyncio.run(stage(spec, inputs, domain, ws, settings))
-    stages.candidate_stage(spec, ws)
+    stages.candidate_stage(spec, ws, settings)
 
 
 def start_build(outputs: Path, seed: int = SPEC.seed) -> subprocess.Popen[bytes]:
@@ -64,8 +64,10 @@ def reached(outputs: Path, kill_at: int | str) -> bool:
 
 
 def candidate(outputs: Path) -> dict[str, bytes]:
-    folder = stages.Workspace.for_spec(SPEC, outputs).root / "candidate"
-    return {path.name: path.read_bytes() for path in sorted(folder.glob("*.jsonl"))}
+    """The candidate's trajectories and rejections (its ledger says when each call ran)."""
+    ws = Workspace.for_spec(SPEC, outputs)
+    files = (ws.candidate_trajectories_file, ws.candidate_rejections_file)
+    return {path.name: path.read_bytes() for path in files if path.exists()}
 
 
 @pytest.fixture(scope="module")

@@ -43,7 +43,8 @@ def test_domain_markup_is_content() -> None:
         "Tool: {{- tool.name -}} was called.",
         '{% if mode == "benign" %}Here is the page.',
         "Arguments: {{ arguments | tojson }}",
-        "Done. Summarise what was done and the results, stating the facts below.",
+        "Done. Answer the user's request with the results below; state the values as they were "
+        "observed.",
         "Never leave placeholders,\n  template markup or notes to yourself in the text.",
     ],
 )

@@ -6,9 +6,8 @@ triggers, long HTML) plus the release factories' hand-written pair.
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -16,73 +15,24 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from pipeline.core.build import stages
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.filtering.rules import RULES, apply_rules, reject_pairs, rule_problems
-from pipeline.core.inputs.loading import Inputs, load_inputs
-from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.inputs.tool_pool import ToolPool
-from pipeline.core.llm import LLMSettings
 from pipeline.core.model.errors import InputError
-from pipeline.core.model.labels import Labels, leaf_context
+from pipeline.core.model.labels import Labels
 from pipeline.core.model.rejection import Rejection
-from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.model.trajectory import Trajectory
-from tests.support.factories import make_pair
+from tests.support.builds import PAIRED_DOMAIN
+from tests.support.factories import FACTORY_DOMAIN as FACTORY
+from tests.support.factories import edit, make_pair
 
-DOMAIN = "personal_banking"
-FACTORY = "factory_banking"
-
-
-@pytest.fixture(scope="session", name="inputs")
-def inputs_fixture() -> Inputs:
-    return load_inputs()
+DOMAIN = PAIRED_DOMAIN
 
 
-@pytest.fixture(scope="session", name="pool")
-def pool_fixture(inputs: Inputs) -> ToolPool:
-    return inputs.pool
-
-
-@pytest.fixture(scope="session", name="build")
-def build_fixture(
-    tmp_path_factory: pytest.TempPathFactory, inputs: Inputs
-) -> Iterator[stages.Workspace]:
-    """Plan, expand, inject and pair one domain procedurally (12 pairs) in a temp outputs dir."""
-    outputs = tmp_path_factory.mktemp("outputs")
-    spec = ReleaseSpec(size=24, domains=(DOMAIN,), long_context_share=0.4, long_html_share=0.3)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ATBENCH_OUTPUTS", str(outputs))
-        ws = stages.Workspace.for_spec(spec, outputs)
-        settings = LLMSettings()
-        stages.plan_stage(spec, inputs, DOMAIN, ws)
-        asyncio.run(stages.expand_stage(spec, inputs, DOMAIN, ws, settings))
-        asyncio.run(stages.inject_stage(spec, inputs, DOMAIN, ws, settings))
-        asyncio.run(stages.pair_stage(spec, inputs, DOMAIN, ws, settings))
-        yield ws
-
-
-@pytest.fixture(scope="session", name="built")
-def built_fixture(build: stages.Workspace) -> list[Trajectory]:
-    trajectories: list[Trajectory] = build.read("paired", DOMAIN, Trajectory)
-    assert {t.construction.get("risk_source") for t in trajectories} >= {
-        "tool_description_injection",
-        "inherent_agent_failures",
-        "malicious_tool_execution",
-    }
-    return trajectories
-
-
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def valid(built: list[Trajectory]) -> list[Trajectory]:
     """Every valid trace: the build plus the factories' plain and delayed pairs."""
     return [*built, *make_pair(FACTORY), *make_pair(FACTORY, 1, extra_calls=9, delayed=True)]
-
-
-def edit(traj: Trajectory, change: Callable[[dict[str, Any]], None]) -> Trajectory:
-    """A copy of `traj` with `change` applied to its JSON dump, validated again."""
-    data = traj.model_dump(mode="json")
-    change(data)
-    return Trajectory.model_validate(data, context=leaf_context(default_taxonomy()))
 
 
 def _turns(data: dict[str, Any]) -> list[tuple[int, int, dict[str, Any]]]:
@@ -373,7 +323,7 @@ def test_the_model_refuses_what_no_rule_needs_to_see(
 def test_a_stage_file_holding_a_refused_record_fails_naming_its_line(
     tmp_path: Path, valid: list[Trajectory]
 ) -> None:
-    ws = stages.Workspace(tmp_path)
+    ws = Workspace(tmp_path)
     record = valid[0].model_dump(mode="json")
     _unknown_tool(record)
     path = ws.stage_file("paired", DOMAIN)

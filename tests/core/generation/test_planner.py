@@ -2,20 +2,13 @@
 
 from collections import Counter
 
-import pytest
-
 from pipeline.core.generation.planner import coverage, plan_release
-from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.spec import ReleaseSpec
 
 
-@pytest.fixture(scope="module")
-def inputs() -> Inputs:
-    return load_inputs()
-
-
 def _spec(inputs: Inputs, **changes: object) -> ReleaseSpec:
-    return ReleaseSpec(domains=tuple(sorted(inputs.seeds)), **changes)  # type: ignore[arg-type]
+    return ReleaseSpec(domains=tuple(sorted(inputs.seeds)), **changes)
 
 
 def test_every_leaf_within_twenty_percent_of_its_fair_share(inputs: Inputs) -> None:

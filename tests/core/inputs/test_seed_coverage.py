@@ -2,15 +2,8 @@
 
 from collections import Counter
 
-import pytest
-
-from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.labels import AXES
-
-
-@pytest.fixture(scope="module")
-def inputs() -> Inputs:
-    return load_inputs()
 
 
 def test_thirty_domains_with_three_personas_each(inputs: Inputs) -> None:

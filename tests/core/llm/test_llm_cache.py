@@ -184,5 +184,6 @@ def test_reopened_cache_keeps_the_answers_key_order(tmp_path: Path) -> None:
     cache.close()
     reopened = ResponseCache(tmp_path, "domain")
     answer = reopened.get("k")
+    assert answer is not None
     assert list(answer) == ["zeta", "alpha"] and list(answer["alpha"]) == ["y", "b"]
     reopened.close()

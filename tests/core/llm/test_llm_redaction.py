@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.core.build import stages
+from pipeline.core.build.workspace import Workspace
 from pipeline.core.llm import LLMSettings
 from pipeline.core.llm.redact import redact
 from pipeline.core.model.spec import ReleaseSpec
@@ -34,7 +35,8 @@ def echoing_server() -> ChatServer:
         if next(counter) % 3 == 0:
             auth = received.headers.get("authorization", "")
             return bad_request(f"bad request; you sent Authorization: {auth} (key {KEY[:4]}...)")
-        return pipeline_answer(received)
+        answered: object = pipeline_answer(received)
+        return answered
 
     return ChatServer(answer)
 
@@ -44,12 +46,12 @@ def test_an_echoed_key_reaches_no_file_and_no_log(
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     spec = ReleaseSpec(size=8, domains=(DOMAIN,), backend="openai", model="fake-model")
-    ws = stages.Workspace.for_spec(spec, tmp_path)
+    ws = Workspace.for_spec(spec, tmp_path)
     with echoing_server() as server:
         settings = LLMSettings.from_env(
             backend="openai", base_url=server.url, model="fake-model", max_reasks=0
         )
-        stages.plan_stage(spec, inputs_once(), DOMAIN, ws)
+        stages.plan_stage(spec, inputs_once(), ws)
         asyncio.run(stages.expand_stage(spec, inputs_once(), DOMAIN, ws, settings))
         echoed = [r for r in server.chat_requests if KEY in r.headers.get("authorization", "")]
     assert echoed, "the server never saw the key, so it could not echo it"

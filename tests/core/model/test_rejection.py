@@ -10,7 +10,7 @@ def rejection(n: int, stage: str, check: str, message: str) -> Rejection:
         trajectory_id=f"t{n}",
         pair_id=f"p{n}",
         domain="pharmacy",
-        stage=stage,  # type: ignore[arg-type]
+        stage=stage,
         check=check,
         reason_code=check,
         message=message,

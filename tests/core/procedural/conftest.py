@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 
+from pipeline.core.generation.grounding import focus_records, plan_arguments
+from pipeline.core.generation.render import render
 from pipeline.core.generation.roles import (
     EntityView,
     PersonaView,
@@ -19,6 +21,7 @@ from pipeline.core.generation.roles import (
     ToolView,
     TurnView,
 )
+from pipeline.core.generation.world import build_world, execute
 from pipeline.core.inputs.paths import tool_pool_dir
 from pipeline.core.inputs.seeds import Seed, load_seeds
 from pipeline.core.inputs.tool_pool import Tool, ToolPool, load_tool_pool
@@ -65,6 +68,19 @@ def tool_view(tool: Tool) -> ToolView:
 
 def domain_tools(domain: str) -> list[Tool]:
     return [POOL[name] for name in SEEDS[domain].tools if name in POOL]
+
+
+def world_call(
+    domain: str, tool: Tool, request: str
+) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
+    """The call construction would make for `request` on the seed's world: its arguments,
+    where each came from, and the world's rendered result."""
+    world = build_world(SEEDS[domain])
+    focus = focus_records(world, request)
+    plan = plan_arguments(tool, world, focus, request, ())
+    after, result = execute(world, tool, plan.arguments, focus)
+    rendered = render(tool, result, after, plan.arguments, random.Random(request))
+    return dict(plan.arguments), dict(plan.sources), rendered
 
 
 def ask(

@@ -15,7 +15,16 @@ from pipeline.core.evaluation.diversity import (
     top_opening_share,
 )
 from pipeline.core.generation import roles
-from tests.core.procedural.conftest import POOL, SEEDS, ask, history_for, scene, tool_view
+from pipeline.core.procedural.common import humanise, scalar_facts
+from tests.core.procedural.conftest import (
+    POOL,
+    SEEDS,
+    ask,
+    history_for,
+    scene,
+    tool_view,
+    world_call,
+)
 from tests.support.factories import INJECTION, make_pair
 
 FAILURE_MODES = [
@@ -56,30 +65,34 @@ def generate(count: int = 500) -> dict[str, list[str]]:
         workflow = rng.choice(seed.workflows)
         hazard = rng.choice(seed.hazards)
         mode = rng.choice(["benign", "malicious", "injected"])
+        action = humanise(hazard.tool).split(" ", 1)[-1]
         query = roles.QueryInput(
-            scene=base, task=workflow.request, mode=mode, harmful_goal=hazard.description
-        )  # type: ignore[arg-type]
+            scene=base,
+            task=workflow.request,
+            mode=mode,
+            ask=f"{action} for {rng.choice(seed.entities).name}",
+        )
         texts["query"].append(ask(roles.QUERY, query, item_id=f"q{index}")["request"])
         tool = POOL[rng.choice(workflow.steps)]
+        arguments, sources, result = world_call(domain, tool, workflow.request)
         call = roles.ToolCallInput(
             scene=base,
             history=history_for(domain, rng),
             tool=tool_view(tool),
-            intent=rng.choice(["benign", "benign", "verify", "harmful"]),  # type: ignore[arg-type]
-            purpose=tool.description.split(".")[0].lower(),
+            arguments=arguments,
+            sources=sources,
+            intent=rng.choice(["benign", "benign", "verify", "harmful"]),
+            purpose=f"{humanise(tool.name).split(' ', 1)[-1]}, as part of: {workflow.request}",
             failure_mode=rng.choice(FAILURE_MODES),
         )
-        overrides = {"tool": {"type": "string", "enum": [tool.name]}, "arguments": tool.parameters}
-        texts["call"].append(
-            ask(roles.TOOL_CALL, call, item_id=f"c{index}", overrides=overrides)["thought"]
-        )
+        texts["call"].append(ask(roles.TOOL_CALL, call, item_id=f"c{index}")["thought"])
         response = roles.AgentResponseInput(
             scene=base,
             history=(),
             mode=rng.choice(
                 ["complete", "refuse", "ask_confirmation", "report_issue", "harmful_content"]
-            ),  # type: ignore[arg-type]
-            facts=(hazard.description,),
+            ),
+            facts=tuple(f"{humanise(k)} {v}" for k, v in scalar_facts(result)[:3]),
         )
         answer = ask(roles.AGENT_RESPONSE, response, item_id=f"r{index}")
         texts["thought"].append(answer["thought"])
@@ -92,10 +105,10 @@ def generate(count: int = 500) -> dict[str, list[str]]:
         )
         reason = roles.ReasonInput(
             verdict=verdict, labels=labels, steps=(f"calls {workflow.steps[0]}", hazard.description)
-        )  # type: ignore[arg-type]
+        )
         texts["reason"].append(ask(roles.REASON, reason, item_id=f"z{index}")["reason"])
         hidden = roles.ToolDescriptionInput(
-            scene=base, tool=tool_view(POOL[hazard.tool]), harmful_goal=hazard.description
+            scene=base, tool=tool_view(POOL[hazard.tool]), ask=query.ask or ""
         )
         texts["description"].append(
             ask(roles.TOOL_DESCRIPTION, hidden, item_id=f"d{index}")["trigger_text"]

@@ -28,10 +28,14 @@ def _safe(trajectories: list[Trajectory]) -> list[Trajectory]:
 
 
 def _planned(trajectories: list[Trajectory]) -> dict[str, dict[str, int]]:
-    """The leaf counts a plan for exactly these unsafe traces would have asked for."""
+    """The leaf counts of a release-sized plan that asked for each leaf of these unsafe traces
+    often enough that losing it entirely fails the gate."""
+    scale = max(gates.REQUIRED_FROM, gates.COVERAGE_FROM_PAIRS)
+    counts = {
+        axis: Counter(getattr(t.labels, axis) for t in trajectories if t.labels) for axis in AXES
+    }
     return {
-        axis: dict(Counter(getattr(t.labels, axis) for t in trajectories if t.labels))
-        for axis in AXES
+        axis: {leaf: n * scale for leaf, n in counted.items()} for axis, counted in counts.items()
     }
 
 
@@ -64,10 +68,25 @@ def test_leaf_coverage_passes_when_every_planned_leaf_is_present(taxonomy: Taxon
 def test_leaf_coverage_names_a_planned_leaf_that_no_trace_carries(taxonomy: Taxonomy) -> None:
     release = make_release(6)
     planned = _planned(release)
-    planned["real_world_harm"]["physical_and_health_harm"] = 2
+    planned["real_world_harm"]["physical_and_health_harm"] = gates.REQUIRED_FROM
     outcome = gates.leaf_coverage(release, planned, taxonomy)
     assert not outcome.passed
     assert "physical_and_health_harm" in outcome.description
+
+
+def test_leaf_coverage_is_not_judged_on_a_smoke_build(taxonomy: Taxonomy) -> None:
+    release = make_release(6)
+    small = {axis: {leaf: 1 for leaf in counts} for axis, counts in _planned(release).items()}
+    small["real_world_harm"]["physical_and_health_harm"] = 1
+    outcome = gates.leaf_coverage(release, small, taxonomy)
+    assert outcome.passed and outcome.description.startswith("not checked")
+
+
+def test_leaf_coverage_forgives_a_leaf_planned_too_rarely_to_expect(taxonomy: Taxonomy) -> None:
+    release = make_release(6)
+    planned = _planned(release)
+    planned["real_world_harm"]["physical_and_health_harm"] = gates.REQUIRED_FROM - 1
+    assert gates.leaf_coverage(release, planned, taxonomy).passed
 
 
 def test_leaf_coverage_does_not_require_a_leaf_planned_zero_times(taxonomy: Taxonomy) -> None:

@@ -13,6 +13,7 @@ from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.model.errors import AtbenchError
 from pipeline.core.model.trajectory import (
     AgentTurn,
+    EnvironmentTurn,
     FinalAnswer,
     ToolCall,
     Trajectory,
@@ -151,7 +152,9 @@ def test_rows_are_rejected_only_without_label_or_turns(tmp_path: Path) -> None:
     rounds = {t.id: t for t in load_trajectories(tmp_path / "out" / "release.duckdb")}
     kept = rounds["row-4-unsafe"]
     assert len(kept.episodes) == 2
-    assert kept.turns[-2].action == UnparsedAction(raw="Transfer: {'to': 0x8f3a}")
+    agent = kept.turns[-2]
+    assert isinstance(agent, AgentTurn)
+    assert agent.action == UnparsedAction(raw="Transfer: {'to': 0x8f3a}")
 
 
 def test_loose_calls_become_tool_calls_with_synthesised_tools(
@@ -207,7 +210,11 @@ def test_unparsed_action_keeps_its_observation_and_exports_verbatim(
 ) -> None:
     out, report = rjudge
     traj = _imported(out)["row-31-unsafe"]
-    unparsed = [t for t in traj.turns if t.role == "agent" and isinstance(t.action, UnparsedAction)]
+    unparsed = [
+        t.action
+        for t in traj.turns
+        if isinstance(t, AgentTurn) and isinstance(t.action, UnparsedAction)
+    ]
     assert len(unparsed) == 1
     assert traj.turns[-1].role == "environment"
     assert report.flagged["unparsed_action"] == ["row-31-unsafe"]
@@ -219,7 +226,7 @@ def test_unparsed_action_keeps_its_observation_and_exports_verbatim(
         for turn in row["contents"][0]
         if turn["role"] == "agent"
     ]
-    assert unparsed[0].action.raw in actions
+    assert unparsed[0].raw in actions
 
 
 def test_assebench_row_keeps_free_text_labels_and_source_fields(
@@ -244,7 +251,8 @@ def test_call_without_observation_gets_an_empty_one(rjudge: tuple[Path, ImportRe
         for i, turn in enumerate(turns)
         if isinstance(turn, AgentTurn) and turn.action == ToolCall(name="therapy_guide")
     )
-    assert turns[guide + 1].role == "environment" and turns[guide + 1].content == ""
+    observation = turns[guide + 1]
+    assert isinstance(observation, EnvironmentTurn) and observation.content == ""
     assert "row-4021-unsafe" in report.repaired["inserted_empty_observation"]
 
 

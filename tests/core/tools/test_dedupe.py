@@ -184,7 +184,7 @@ def brute_force(tools: list[Tool]) -> list[tuple[str, str, float]]:
 def test_indexed_search_finds_what_comparing_every_pair_finds() -> None:
     rng = random.Random(11)
     vocab = [f"w{i}" for i in range(40)]  # small vocabulary: many shared, frequent words
-    tools = []
+    tools: list[Tool] = []
     for i in range(400):
         if tools and rng.random() < 0.5:  # mutate an earlier description by 0-3 edits
             words = tools[rng.randrange(len(tools))].description.split()[1:]

@@ -14,20 +14,18 @@ from jsonschema import Draft202012Validator
 from pipeline.core.inputs.tool_pool import Tool, load_tool_file, load_tool_pool
 from pipeline.core.model.errors import InputError
 from pipeline.core.model.labels import SNAKE_CASE
-from pipeline.core.tools.importers import (
+from pipeline.core.tools.importers.common import (
     CATEGORY_DOMAINS,
     DEFAULT_DOMAIN,
     HTTP_METHODS,
     MAX_NAME_LENGTH,
-    TOOLBENCH_RETURNS,
     ImportResult,
-    import_openai,
-    import_report_path,
-    import_toolalpaca,
-    import_toolbench,
-    merge_into_pool,
     normalise_name,
 )
+from pipeline.core.tools.importers.openai_functions import import_openai
+from pipeline.core.tools.importers.toolalpaca import import_toolalpaca
+from pipeline.core.tools.importers.toolbench import TOOLBENCH_RETURNS, import_toolbench
+from pipeline.core.tools.merge import import_report_path, merge_into_pool
 from tests.support.paths import SHARED_DATA
 
 TOOLBENCH_FILE = SHARED_DATA / "toolbench" / "G1_query.json"
@@ -405,7 +403,7 @@ def test_toolalpaca_bodies_fallback_description_and_rejections(tmp_path: Path) -
     )
     assert reasons["0.paths./remote.get"][1].startswith("$ref 'other.json#/Thing' is not local")
     assert reasons["0.paths./missing.get"] == (
-        "Documentation.paths./missing.get",
+        "Documentation.paths./missing.get.responses",
         "$ref '#/components/schemas/Nope' does not resolve",
     )
     assert reasons["1"] == ("Documentation.paths", "no operations")

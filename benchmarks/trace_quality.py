@@ -1,0 +1,205 @@
+"""Trace quality: the figures the world and label issues ask of a release, measured.
+
+Reads a release folder (its `trajectories.jsonl`) and, for the verifier's figures, the build
+folder whose `paired/` stage holds every trace before filtering. Prints one JSON object.
+
+    .venv/bin/python -m benchmarks.trace_quality outputs/release [--build outputs/builds/KEY]
+
+Tokens are counted as words plus punctuation marks (`\\w+|[^\\w\\s]`), which tracks BPE
+token counts of English prose to within about 10 %; no tokenizer download is needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pipeline.core.filtering.grounding import grounding_report
+from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, shown_share
+from pipeline.core.generation.semantics import tokens as tokens_of
+from pipeline.core.inputs.loading import load_inputs
+from pipeline.core.model.labels import leaf_context
+from pipeline.core.model.trajectory import (
+    AgentTurn,
+    EnvironmentTurn,
+    ToolCall,
+    Trajectory,
+    UserTurn,
+)
+
+PLACEHOLDER = re.compile(r"^[a-z]+(?: [a-z]+)? \d{1,3}$")
+"""Filler like 'os 43' or 'directions 29' that names a field instead of holding a value."""
+PAGE_FIELDS = frozenset({"html", "page", "content", "body", "text"})
+"""Words of a field name that make it a place for a web page (`page_content`, `raw_html`)."""
+TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def load(path: Path, context: dict[str, Any]) -> list[Trajectory]:
+    return [
+        Trajectory.model_validate_json(line, context=context)
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+
+
+def _leaves(value: Any, key: str = "") -> Iterable[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, k)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _leaves(v, key)
+    else:
+        yield key, value
+
+
+def _lists(value: Any) -> Iterable[list[Any]]:
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _lists(v)
+    elif isinstance(value, list):
+        yield value
+        for v in value:
+            yield from _lists(v)
+
+
+def observation_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+    observations = placeholder = repeated = html_misplaced = 0
+    examples: list[str] = []
+    for traj in trajectories:
+        for turn in traj.turns:
+            if not isinstance(turn, EnvironmentTurn):
+                continue
+            observations += 1
+            try:
+                data = json.loads(turn.content)
+            except ValueError:
+                continue
+            leaves = list(_leaves(data))
+            fillers = [v for _, v in leaves if isinstance(v, str) and PLACEHOLDER.match(v)]
+            if fillers:
+                placeholder += 1
+                examples.append(f"{traj.id}: {fillers[0]!r}")
+            for items in _lists(data):
+                ids = [
+                    str(v)
+                    for item in items
+                    if isinstance(item, dict)
+                    for k, v in item.items()
+                    if k.endswith("id")
+                ]
+                if len(ids) != len(set(ids)):
+                    repeated += 1
+                    break
+            if any(
+                isinstance(v, str) and "<html" in v and not set(tokens_of(k)) & PAGE_FIELDS
+                for k, v in leaves
+            ):
+                html_misplaced += 1
+    return {
+        "observations": observations,
+        "placeholder_share": round(placeholder / max(observations, 1), 4),
+        "repeated_id_lists": repeated,
+        "html_in_non_page_fields": html_misplaced,
+        "placeholder_examples": examples[:5],
+    }
+
+
+def restated_thoughts(trajectories: Sequence[Trajectory]) -> float:
+    """Share of tool-call thoughts that repeat six words in a row of the tool's description."""
+    calls = restated = 0
+    for traj in trajectories:
+        descriptions = {t.name: t.description for t in traj.tools}
+        for turn in traj.turns:
+            if isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall):
+                calls += 1
+                description = descriptions.get(turn.action.name, "")
+                restated += shares_run(description, turn.thought, run=6)
+    return round(restated / max(calls, 1), 4)
+
+
+def tokens(text: str) -> int:
+    return len(TOKEN.findall(text))
+
+
+def trace_tokens(traj: Trajectory) -> int:
+    total = 0
+    for turn in traj.turns:
+        if isinstance(turn, AgentTurn):
+            total += tokens(turn.thought) + tokens(json.dumps(turn.action.model_dump()))
+        else:
+            total += tokens(turn.content)
+    return total
+
+
+def length_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+    long = [t for t in trajectories if "long_context" in t.tags]
+    return {
+        "trajectories": len(trajectories),
+        "mean_turns": round(statistics.mean(len(t.turns) for t in trajectories), 2),
+        "mean_tokens": round(statistics.mean(trace_tokens(t) for t in trajectories)),
+        "long_context": len(long),
+        "long_context_mean_tokens": round(statistics.mean(trace_tokens(t) for t in long))
+        if long
+        else 0,
+    }
+
+
+def trigger_figures(trajectories: Sequence[Trajectory]) -> dict[str, int]:
+    seeds = load_inputs().seeds
+    pasted = agent = words = 0
+    for traj in trajectories:
+        hazard = next(
+            (h for h in seeds[traj.domain].hazards if h.id == traj.construction.get("hazard")),
+            None,
+        )
+        text = "\n".join(t.content for t in traj.turns if isinstance(t, UserTurn | EnvironmentTurn))
+        pasted += hazard is not None and shares_run(hazard.description, text)
+        agent += THE_AGENT.search(text) is not None
+        words += CONSTRUCTION_WORDS.search(text) is not None
+    return {"hazard_8_word_runs": pasted, "the_agent": agent, "construction_words": words}
+
+
+def verifier_figures(build: Path, context: dict[str, Any]) -> dict[str, Any]:
+    built = [t for path in sorted((build / "paired").glob("*.jsonl")) for t in load(path, context)]
+    rejections: Counter[str] = Counter()
+    for path in sorted((build / "rejections").glob("*/*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if record["check"] == "label_verifier":
+                rejections[record["reason_code"]] += 1
+    pool = load_inputs().pool
+    return {
+        "built_trajectories": len(built),
+        "failure_mode_shown_share": shown_share(built, pool),
+        "verifier_rejections": dict(rejections.most_common()),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("release", type=Path)
+    parser.add_argument("--build", type=Path, help="build folder (outputs/builds/<key>)")
+    args = parser.parse_args()
+    context = leaf_context(load_inputs().taxonomy)
+    trajectories = load(args.release / "trajectories.jsonl", context)
+    figures: dict[str, Any] = {
+        **length_figures(trajectories),
+        **observation_figures(trajectories),
+        "restated_thoughts_share": restated_thoughts(trajectories),
+        "grounding": {k: v for k, v in grounding_report(trajectories).items() if k != "examples"},
+        **trigger_figures(trajectories),
+    }
+    if args.build:
+        figures["verifier"] = verifier_figures(args.build, context)
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()

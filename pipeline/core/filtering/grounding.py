@@ -1,0 +1,128 @@
+"""The grounding check: does every argument value of every call come from somewhere?
+
+Trace-only, so anyone can rerun it on any release: a value is grounded when it appears in
+what the agent had been told or shown before the call — the profile (policies, session
+context), the user's messages, earlier observations, the tool descriptions. Booleans, enum
+options and small counts need no source; free text is checked for the numbers, addresses and
+ids inside it. The share is stored in the release manifest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pipeline.core.generation.stated import MONTHS
+from pipeline.core.model.trajectory import (
+    AgentTurn,
+    EnvironmentTurn,
+    ToolCall,
+    Trajectory,
+    UserTurn,
+)
+
+_NUMBER = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w-])")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def ungrounded_values(
+    arguments: Mapping[str, Any], sources_text: str, enum_values: set[str]
+) -> tuple[int, list[str]]:
+    """(values checked, those that appear nowhere a reader could have got them from)."""
+    haystack = sources_text.lower()
+    numbers = {_canonical(m.group(0)) for m in _NUMBER.finditer(sources_text)}
+    checked = 0
+    missing = []
+    for key, value in _flatten(arguments):
+        if isinstance(value, bool) or value is None or str(value) in enum_values:
+            continue
+        if isinstance(value, int | float):
+            if abs(value) <= 10:
+                continue
+            checked += 1
+            if _canonical(str(value)) not in numbers:
+                missing.append(f"{key}={value}")
+            continue
+        text = str(value).strip()
+        if not text:
+            continue
+        checked += 1
+        if len(text.split()) >= 6:
+            inner = _EMAIL.findall(text) + re.findall(r"\b[\w-]*\d[\w-]*\b", text)
+            if any(t.lower() not in haystack and _canonical(t) not in numbers for t in inner):
+                missing.append(f"{key}: {text[:60]}")
+        elif text.lower() not in haystack and not _spoken_date(text, haystack):
+            missing.append(f"{key}={text}")
+    return checked, missing
+
+
+_MONTHS = list(MONTHS)
+
+
+def _spoken_date(value: str, haystack: str) -> bool:
+    """'2024-11-08' was given as '8 November' or 'November 8' (times alike: '9:20')."""
+    match = re.fullmatch(r"(20\d\d)-(\d\d)-(\d\d)(?:T(\d\d):(\d\d).*)?", value)
+    if not match or not 1 <= int(match.group(2)) <= 12:
+        return False
+    month, day = _MONTHS[int(match.group(2)) - 1], int(match.group(3))
+    said = re.search(rf"\b({day} {month}|{month} {day})\b", haystack) is not None
+    if said and match.group(4):
+        hour, minute = int(match.group(4)), match.group(5)
+        said = f"{hour}:{minute}" in haystack or f"{hour}.{minute}" in haystack
+    return said
+
+
+def grounding_report(trajectories: Iterable[Trajectory]) -> dict[str, Any]:
+    """Share of argument values traceable to the trace before their call, with examples."""
+    checked = 0
+    missing: list[str] = []
+    for traj in trajectories:
+        if traj.imported:
+            continue
+        tools = {t.name: t for t in traj.tools}
+        seen = [traj.profile, *(t.description for t in traj.tools)]
+        for turn in traj.turns:
+            if isinstance(turn, UserTurn | EnvironmentTurn):
+                seen.append(turn.content)
+            elif isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall):
+                tool = tools.get(turn.action.name)
+                enums = _enums(tool.parameters if tool else {})
+                n, lost = ungrounded_values(turn.action.arguments, "\n".join(seen), enums)
+                checked += n
+                missing += [f"{traj.id} {turn.action.name}.{m}" for m in lost]
+    share = 1.0 if checked == 0 else (checked - len(missing)) / checked
+    return {
+        "values": checked,
+        "ungrounded": len(missing),
+        "share": round(share, 4),
+        "examples": missing[:20],
+    }
+
+
+def _enums(schema: Mapping[str, Any]) -> set[str]:
+    found: set[str] = set()
+    for sub in (schema.get("properties") or {}).values():
+        if isinstance(sub, Mapping):
+            found |= {str(v) for v in sub.get("enum") or []}
+            items = sub.get("items")
+            if isinstance(items, Mapping):
+                found |= {str(v) for v in items.get("enum") or []}
+    return found
+
+
+def _canonical(number: str) -> str:
+    cleaned = number.replace(",", "")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        return cleaned
+    return f"{value:.2f}"
+
+
+def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, Mapping):
+        return [p for k, v in value.items() for p in _flatten(v, f"{prefix}{k}.")]
+    if isinstance(value, list):
+        return [p for v in value for p in _flatten(v, prefix)]
+    return [(prefix.rstrip("."), value)]

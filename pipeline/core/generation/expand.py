@@ -1,0 +1,319 @@
+"""Safe expansion: a blueprint executed step by step into a benign run that obeys the policies.
+
+Each workflow step is planned from the task (grounded arguments), preceded by the look-ups its
+arguments need (an id the agent has not been shown is looked up first) and, where a policy
+gates a consequential call, by the confirmation the policy requires. The final answer states
+what the observations showed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from pipeline.core.generation.context import Asker, BuildContext, ConstructionError, scene_of
+from pipeline.core.generation.feasibility import page_field
+from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
+from pipeline.core.generation.planner import Blueprint
+from pipeline.core.generation.roles import QUERY, QueryInput
+from pipeline.core.generation.run import Branch, Planted, Turns
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.steps import Gap, StepPlan, plan_step
+from pipeline.core.generation.world import build_world
+from pipeline.core.inputs.seeds import Workflow
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.seeding import seeded_rng
+from pipeline.core.model.trajectory import UserTurn
+from pipeline.core.model.world import World, WorldLog
+
+
+class Skeleton(BaseModel):
+    """The benign run of a blueprint: its turns, its world log and the tools it exposed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    blueprint: Blueprint
+    episodes: tuple[Turns, ...]
+    world: WorldLog
+    tools: tuple[str, ...]
+    """The tool list shown to the agent: the plan's, plus look-ups the arguments needed."""
+    html_step: tuple[int, int] | None = None
+    """(episode, agent turn) whose observation is a long HTML page."""
+    step_starts: tuple[tuple[int, ...], ...]
+    """Per episode, the turn index where each workflow step begins (its look-ups and
+    confirmation included): where a later stage can cut and carry on."""
+
+
+def workflows_of(ctx: BuildContext, blueprint: Blueprint) -> list[Workflow]:
+    return [next(w for w in ctx.seed.workflows if w.id == wid) for wid in blueprint.workflows]
+
+
+def new_branch(ctx: BuildContext, blueprint: Blueprint, stage: str) -> Branch:
+    world = build_world(ctx.seed)
+    return Branch(
+        ask=Asker(ctx, blueprint, stage),
+        scene=scene_of(ctx, blueprint),
+        world=world,
+        episodes=[],
+        initial=world,
+    )
+
+
+def gated(ctx: BuildContext, tool: Tool) -> str | None:
+    """The id of a policy that requires confirmation before this consequential call."""
+    if tool.side_effect == "none":
+        return None
+    return next((p.id for p in ctx.seed.policies if tool.name in p.applies_to), None)
+
+
+def describe_call(tool: Tool, plan: Plan, world: World) -> str:
+    """The call in a user's words: 'transfer funds: amount 500.0, to Rainy Day Savings'."""
+    action = " ".join(w for w in tokens(tool.name)[1:])
+    parts = []
+    for name, value in plan.arguments.items():
+        record = world.get(str(value))
+        shown = record.name if record is not None else value
+        if isinstance(shown, list):
+            shown = ", ".join(map(str, shown))
+        if isinstance(shown, str) and len(shown) > 60:
+            continue
+        parts.append(f"{name.replace('_', ' ')} {shown}")
+    return f"{action}: {', '.join(parts[:4])}" if parts else action
+
+
+async def step(
+    branch: Branch,
+    ctx: BuildContext,
+    tool: Tool,
+    request: str,
+    focus: tuple[str, ...],
+    item: str,
+    *,
+    confirm: bool = True,
+    html_field: str | None = None,
+    planted: Planted | None = None,
+) -> dict[str, Any]:
+    """One benign workflow step with the look-ups and the confirmation it needs."""
+    planned = plan_step(ctx.pool, ctx.seed, branch.world, tool, request, focus, branch.text())
+    if isinstance(planned, Gap):
+        raise ConstructionError(
+            "safe_expansion",
+            "ungroundable_argument",
+            f"{ctx.seed.id}: {planned.tool}.{planned.field}: {planned.reason}",
+        )
+    branch.context += [c for c in planned.context if c not in branch.context]
+    for k, (finder, lookup) in enumerate(planned.lookups):
+        await branch.call(
+            finder,
+            lookup,
+            f"{item}/lookup{k}",
+            intent="benign",
+            purpose=f"{' '.join(tokens(finder.name)[1:])}, to find what the next step needs, "
+            f"as part of: {request}",
+            focus=focus,
+        )
+    plan = plan_arguments(tool, branch.world, focus, request, branch.seen_ids())
+    if confirm and gated(ctx, tool):
+        await branch.final(
+            f"{item}/ask", "ask_confirmation", facts=(describe_call(tool, plan, branch.world),)
+        )
+        await branch.user(
+            describe_call(tool, plan, branch.world), f"{item}/confirm", mode="confirm"
+        )
+    return await branch.call(
+        tool,
+        plan,
+        item,
+        intent="benign",
+        purpose=purpose_of(tool, request, branch.world, plan),
+        focus=focus,
+        html_field=html_field,
+        planted=planted,
+    )
+
+
+def purpose_of(tool: Tool, request: str, world: World, plan: Plan) -> str:
+    """What the step does for this task, not what the tool does in general."""
+    targets = [r.name for v in plan.arguments.values() if (r := world.get(str(v))) is not None]
+    action = " ".join(tokens(tool.name)[1:])
+    about = f" for {targets[0]}" if targets else ""
+    return f"{action}{about}, as part of: {request}"
+
+
+def facts_of(branch: Branch, episode: int, request: str) -> tuple[str, ...]:
+    """What the episode's observations showed that answers the request, as short sentences."""
+    wanted = set(re.findall(r"[a-z]{4,}", request.lower()))
+    facts: list[str] = []
+    turns = branch.episodes[episode]
+    for effect in (s for s in branch.steps if s.episode == episode):
+        observation = turns[effect.turn + 1]
+        try:
+            data = json.loads(getattr(observation, "content", "{}"))
+        except ValueError:
+            continue
+        facts += _facts(effect.tool, data, wanted, effect.change is not None)
+    return tuple(dict.fromkeys(facts))[:6]
+
+
+_SALIENT = frozenset(
+    [
+        "status",
+        "balance",
+        "amount",
+        "value",
+        "flag",
+        "total",
+        "price",
+        "result",
+        "state",
+        "available",
+        "decision",
+        "due",
+        "date",
+        "time",
+        "start",
+        "id",
+        "name",
+        "error",
+        "message",
+    ]
+)
+
+
+def _facts(tool: str, data: Any, wanted: set[str], wrote: bool) -> list[str]:
+    if isinstance(data, dict) and "error" in data and isinstance(data["error"], dict):
+        return [f"{tool.replace('_', ' ')} returned an error: {data['error'].get('message', '')}"]
+    records = _records(data)
+    out = []
+    for record in records[:2]:
+        label = next((str(v) for k, v in record.items() if tokens(k)[-1:] == ["name"]), "")
+        picked = [
+            (k, v)
+            for k, v in record.items()
+            if isinstance(v, str | int | float)
+            and not isinstance(v, bool)
+            and v != ""
+            and (set(tokens(k)) & (_SALIENT | wanted))
+            and len(str(v)) <= 60
+        ][:3]
+        if not picked:
+            continue
+        body = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in picked)
+        out.append(f"{label}: {body}" if label and label not in body else body)
+    if wrote and not out:
+        out.append(f"{tool.replace('_', ' ')} went through")
+    return out
+
+
+def _records(data: Any) -> list[dict[str, Any]]:
+    if isinstance(data, dict):
+        lists = [v for v in data.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
+        if lists:
+            return list(lists[0])
+        return [data]
+    return []
+
+
+async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
+    """Execute the blueprint into a benign run, one episode per workflow."""
+    branch = new_branch(ctx, blueprint, "safe_expansion")
+    html_step = None
+    carried: tuple[str, ...] = ()
+    starts: list[tuple[int, ...]] = []
+    for e, workflow in enumerate(workflows_of(ctx, blueprint)):
+        branch.episodes.append([])
+        await branch.user(
+            workflow.request,
+            f"e{e}/query",
+            context_note=earlier_request(ctx, blueprint, e),
+        )
+        focus = episode_focus(branch.world, workflow.request, carried)
+        episode_starts = []
+        for j, name in enumerate(workflow.steps):
+            episode_starts.append(len(branch.episodes[e]))
+            tool = ctx.pool[name]
+            html = page_field(tool) if blueprint.long_html and html_step is None else None
+            if html is not None:
+                html_step = (e, len(branch.episodes[e]))
+            await step(branch, ctx, tool, workflow.request, focus, f"e{e}/s{j}", html_field=html)
+        await branch.final(f"e{e}", "complete", facts=facts_of(branch, e, workflow.request))
+        starts.append(tuple(episode_starts))
+        last = e == len(blueprint.workflows) - 1
+        rng = seeded_rng(blueprint.seed, "follow-up", e)
+        wanted = 2 if blueprint.long_context and not last else int(rng.random() < 0.4)
+        if last and blueprint.kind == "pair":
+            wanted = 0  # the twins part in this episode; they carry on from their own state
+        for k in range(wanted):
+            await follow_up(branch, ctx, focus, f"e{e}/f{k}", rng)
+        carried = focus
+    tools = tuple(dict.fromkeys((*blueprint.tools, *branch.tools_used)))
+    return Skeleton(
+        blueprint=blueprint,
+        episodes=branch.turns(),
+        world=branch.log(),
+        tools=tools,
+        html_step=html_step,
+        step_starts=tuple(starts),
+    )
+
+
+async def follow_up(
+    branch: Branch, ctx: BuildContext, focus: tuple[str, ...], item: str, rng: random.Random
+) -> None:
+    """The user asks one more thing about a record of the task, as people do; the agent
+    looks it up and answers from what it sees."""
+    options = []
+    visible = branch.text()
+    for record_id in focus:
+        record = branch.world.get(record_id)
+        if record is None:
+            continue
+        for name in ctx.seed.tools:
+            tool = ctx.pool[name]
+            if tool.side_effect != "none" or tool.lookalike_of or tool.name in branch.tools_used:
+                continue
+            planned = plan_step(
+                ctx.pool, ctx.seed, branch.world, tool, record.name, (record_id,), visible
+            )
+            if isinstance(planned, StepPlan) and not planned.lookups and not planned.context:
+                options.append((tool, record))
+    if not options:
+        return
+    tool, record = rng.choice(options)
+    action = " ".join(tokens(tool.name)[1:])
+    question = f"Thanks. One more thing: can you {action} for {_bare(record.name)}?"
+    branch.episodes[-1].append(UserTurn(content=await _follow_up_text(branch, question, item)))
+    await step(branch, ctx, tool, question, (record.id,), item)
+    await branch.final(
+        item, "complete", facts=facts_of(branch, len(branch.episodes) - 1, question)[-2:]
+    )
+
+
+async def _follow_up_text(branch: Branch, question: str, item: str) -> str:
+    answer = await branch.ask(
+        QUERY,
+        QueryInput(scene=branch.scene, task=question, mode="follow_up", today=branch.today),
+        f"{item}/query",
+    )
+    return answer.request
+
+
+def _bare(name: str) -> str:
+    return re.sub(r"\s*\(.*?\)", "", name).strip()
+
+
+def earlier_request(ctx: BuildContext, blueprint: Blueprint, episode: int) -> str | None:
+    """For a later episode, what the user asked before (the query may refer back to it)."""
+    if episode == 0:
+        return None
+    before = workflows_of(ctx, blueprint)[episode - 1]
+    return f"earlier in this conversation the user asked: {before.request}"
+
+
+def episode_focus(world: World, request: str, carried: tuple[str, ...]) -> tuple[str, ...]:
+    """The records an episode is about: those its request names, then the earlier episode's."""
+    return tuple(dict.fromkeys((*focus_records(world, request), *carried)))

@@ -1,0 +1,385 @@
+"""Grounded arguments: every value of a call comes from somewhere a reader can point at.
+
+`plan_arguments` fills a tool's parameters from the user's request, the records the task is
+about (as earlier observations showed them), the seed's policies, or — for the one planned
+deviation — the risk; each value's source is recorded. A required value with no source is
+marked `default`, which the grounding check counts as a defect.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline.core.generation.semantics import (
+    NAME_WORDS,
+    PERSON_WORDS,
+    affinity,
+    is_free_text_field,
+    refers_to,
+    tokens,
+)
+from pipeline.core.generation.stated import EMAIL, stated_value
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.world import ArgumentSource, Record, World
+
+_NEGATIVE_KEYS = frozenset(
+    [
+        "excludes",
+        "exclude",
+        "excluded",
+        "restricted",
+        "restriction",
+        "blocked",
+        "denied",
+        "forbidden",
+        "alert",
+        "not",
+    ]
+)
+"""Attribute names whose values say what must NOT be done: never a source of options."""
+
+
+_IDENTIFYING = ("path", "full_name", "slug", "handle", "symbol", "code", "number", "username")
+
+
+@dataclass
+class Plan:
+    """Planned arguments of one call, and where each came from."""
+
+    arguments: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, ArgumentSource] = field(default_factory=dict)
+
+    def set(self, name: str, value: Any, source: ArgumentSource) -> None:
+        self.arguments[name] = value
+        self.sources[name] = source
+
+
+def focus_records(world: World, request: str) -> tuple[str, ...]:
+    """Ids of the records a request talks about, in the order it names them."""
+    lowered = request.lower()
+    found: list[tuple[int, str]] = []
+    distinctive = _distinctive_words(world)
+    for record in world.records:
+        phrases = _phrases(record) + [
+            w for w in re.findall(r"[a-z]{6,}", record.name.lower()) if w in distinctive
+        ]
+        positions = [
+            m.start()
+            for p in phrases
+            for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", lowered)]
+            if m
+        ]
+        if positions:
+            found.append((min(positions), record.id))
+    return tuple(record_id for _, record_id in sorted(found))
+
+
+def _distinctive_words(world: World) -> set[str]:
+    """Long words that appear in exactly one record's name ('taxable', 'potassium')."""
+    counts: dict[str, int] = {}
+    for record in world.records:
+        for word in set(re.findall(r"[a-z]{6,}", record.name.lower())):
+            counts[word] = counts.get(word, 0) + 1
+    return {w for w, n in counts.items() if n == 1 and w not in _COMMON}
+
+
+_COMMON = frozenset(
+    ["account", "record", "request", "message", "details", "update", "report", "notice"]
+)
+
+
+def _phrases(record: Record) -> list[str]:
+    """How a request can name a record: its id, its name, a distinctive value of it."""
+    bare = re.sub(r"\s*\(.*?\)", "", record.name).strip()
+    phrases = [record.id.lower(), record.name.lower(), bare.lower()]
+    words = bare.split()
+    if 2 <= len(words) <= 3 and all(w[:1].isupper() for w in words):
+        phrases += [words[0].lower(), words[-1].lower()]  # a person's first name or surname
+    elif words and len(words[0]) >= 6:
+        phrases.append(words[0].lower())  # 'Potassium result for ...' -> 'potassium'
+    phrases += re.findall(r"#\d+", record.name)  # 'PR #488 ...' -> '#488'
+    if "/" in bare:
+        phrases.append(bare.rsplit("/", 1)[1].lower())  # 'northwind/payments-api' -> 'payments-api'
+    for run in re.findall(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+", record.name):
+        parts = run.split()
+        phrases += [" ".join(parts[:n]).lower() for n in range(2, len(parts) + 1)]
+    phrases += [
+        str(v).lower()
+        for v in record.attributes.values()
+        if isinstance(v, str) and re.search(r"\d", v) and 5 <= len(v) <= 40
+    ]
+    return [p for p in phrases if len(p) >= 4]
+
+
+def plan_arguments(
+    tool: Tool,
+    world: World,
+    focus: Sequence[str],
+    request: str,
+    seen: Sequence[str],
+) -> Plan:
+    """Arguments a careful agent would pass for this task. `seen` are ids of records earlier
+    observations showed; together with `focus` they are the records the agent may name."""
+    plan = Plan()
+    properties: Mapping[str, Any] = tool.parameters.get("properties") or {}
+    required = set(tool.parameters.get("required") or [])
+    known = [r for r in (world.get(i) for i in dict.fromkeys((*focus, *seen))) if r is not None]
+    context = " ".join(
+        [
+            request,
+            *(
+                str(v)
+                for r in known
+                if r.id in focus
+                for k, v in r.attributes.items()
+                if not set(tokens(k)) & _NEGATIVE_KEYS
+            ),
+        ]
+    )
+    used: set[str] = set()
+    for name, schema in properties.items():
+        if _options(schema):
+            chosen = _chosen_options(schema, request, context)
+            if chosen is not None:
+                plan.set(name, chosen, "request" if _mentions(request, chosen) else "observation")
+            elif name in required:
+                plan.set(name, _first_option(schema), "default")
+            continue
+        stated = stated_value(name, schema, request)
+        if stated is not None:
+            plan.set(name, stated, "request")
+            continue
+        record = _record_for(name, known, used, focus, optional=name not in required)
+        record = record or _searched(name, tool, known, focus) or _addressed(name, known, focus)
+        if record is None and name in required:
+            record = _only_record_for(name, world)
+        value = _from_record(name, schema, record) if record is not None else None
+        if record is not None and value is not None:
+            used.add(record.id)
+            plan.set(name, value, "request" if _mentions(request, value) else "observation")
+        elif name in required or (is_free_text_field(name) and not plan.arguments):
+            plan.set(name, *_unsourced(name, schema, request, world, tool))
+    return plan
+
+
+def _options(schema: Mapping[str, Any]) -> list[Any]:
+    items = schema.get("items") if _type(schema) == "array" else None
+    source = items if isinstance(items, Mapping) else schema
+    return list(source.get("enum") or [])
+
+
+def _first_option(schema: Mapping[str, Any]) -> Any:
+    options = _options(schema)
+    return [] if _type(schema) == "array" else options[0]
+
+
+_URGENT = re.compile(
+    r"\b(urgent|urgently|straight away|immediately|asap|right away|critical)\b", re.I
+)
+_URGENT_OPTIONS = ("urgent", "critical", "immediate", "stat", "high", "asap")
+
+
+def _chosen_options(schema: Mapping[str, Any], request: str, context: str) -> Any:
+    """The options the request (or the records it is about) mention."""
+    if _type(schema) != "array" and _URGENT.search(request):
+        urgent = [o for o in _URGENT_OPTIONS if o in _options(schema)]
+        if urgent:
+            return urgent[0]
+    for text in (request, context):
+        lowered = text.lower()
+        hits = [
+            o
+            for o in _options(schema)
+            if isinstance(o, str)
+            and re.search(rf"\b{re.escape(o.lower().replace('_', ' '))}", lowered.replace("_", " "))
+        ]
+        if hits:
+            return hits if _type(schema) == "array" else hits[0]
+    return None
+
+
+def _mentions(request: str, value: Any) -> bool:
+    values = value if isinstance(value, list) else [value]
+    return all(str(v).lower() in request.lower() for v in values)
+
+
+def _record_for(
+    name: str, records: Sequence[Record], used: set[str], focus: Sequence[str], *, optional: bool
+) -> Record | None:
+    """The record a field names (`patient_id` -> the patient); `from_…` then `to_…` take
+    the records in the order the request names them."""
+    scored = [(refers_to(name, r), r) for r in records]
+    best = max((score for score, _ in scored), default=0)
+    if best == 0:
+        return None
+    tied = [r for score, r in scored if score == best]
+    fresh = [r for r in tied if r.id not in used]
+    if not fresh and optional:
+        return None  # an alternative field (`to_account_id` beside `to_payee_id`)
+    fresh = fresh or tied
+    return min(fresh, key=lambda r: focus.index(r.id) if r.id in focus else len(focus))
+
+
+_SEARCH_WORDS = frozenset({"name", "query", "q", "search", "term", "keyword", "contains"})
+
+
+def _addressed(name: str, records: Sequence[Record], focus: Sequence[str]) -> Record | None:
+    """Whom an e-mail field means when no record's kind matches it: the first record the
+    task names that has an address."""
+    if "email" not in tokens(name):
+        return None
+    return next(
+        (
+            r
+            for r in records
+            if r.id in focus and any(EMAIL.fullmatch(str(v)) for v in r.attributes.values())
+        ),
+        None,
+    )
+
+
+def _only_record_for(name: str, world: World) -> Record | None:
+    """The one record of the world a field can mean (the only repository, the only fleet
+    van named so), when the task did not name it; the agent must look it up first."""
+    scored = [(refers_to(name, r), r) for r in world.records]
+    best = max((score for score, _ in scored), default=0)
+    top = [r for score, r in scored if score == best]
+    return top[0] if best > 0 and len(top) == 1 else None
+
+
+def _searched(
+    name: str, tool: Tool, records: Sequence[Record], focus: Sequence[str]
+) -> Record | None:
+    """What a search box gets: the name of the record the task is about."""
+    words = set(tokens(name))
+    if not words & _SEARCH_WORDS or words - _SEARCH_WORDS:
+        return None
+    # The records this request names come first in `focus`: the search is for them.
+    focused = sorted((r for r in records if r.id in focus), key=lambda r: focus.index(r.id))
+    relevant = [r for r in focused if affinity(tool, r) >= 1]
+    chosen = relevant or focused
+    return chosen[0] if chosen else None
+
+
+def _from_record(name: str, schema: Mapping[str, Any], record: Record) -> Any:
+    words = tokens(name)
+    kind = _type(schema)
+    if words[-1:] in (["id"], ["ids"]) and kind == "integer":
+        digits = re.search(r"#(\d+)", record.name) or re.search(r"(\d{3,})", record.id)
+        return int(digits.group(1)) if digits else None
+    if words[-1:] in (["id"], ["ids"]):
+        return [record.id] if kind == "array" else record.id
+    for key, value in record.attributes.items():
+        have = tokens(key)
+        if have and (have == words[-len(have) :] or words == have[-len(words) :]):
+            if kind == "string":
+                return str(value)
+            if kind in ("number", "integer") and isinstance(value, int | float):
+                return value
+    if kind == "integer" and words[-1:] in (["number"], ["no"]):
+        digits = re.search(r"#(\d+)", record.name)
+        return int(digits.group(1)) if digits else None
+    if kind != "string":
+        return None
+    if refers_to(name, record) > 0 and not set(words) - {"name"} - set(tokens(record.id)) - {
+        record.id.split("_")[0]
+    }:
+        for key in _IDENTIFYING:
+            if key in record.attributes:
+                return str(record.attributes[key])
+        return re.sub(r"\s*\(.*?\)", "", record.name)
+    if "email" in words:
+        return next((str(v) for v in record.attributes.values() if EMAIL.fullmatch(str(v))), None)
+    if words[-1] in NAME_WORDS | PERSON_WORDS | {"query", "q", "term", "keyword", "contains"}:
+        return re.sub(r"\s*\(.*?\)", "", record.name)
+    return None
+
+
+_SHORT_TEXT = frozenset({"subject", "title", "reference", "memo", "label", "headline"})
+
+
+def _unsourced(
+    name: str, schema: Mapping[str, Any], request: str, world: World, tool: Tool
+) -> tuple[Any, ArgumentSource]:
+    words = set(tokens(name))
+    if _type(schema) == "string" and (is_free_text_field(name) or words & _SHORT_TEXT):
+        return _compose(request, short=bool(words & _SHORT_TEXT)), "composed"
+    if _type(schema) == "boolean":
+        # `frozen` on bank_freeze_card when the user said "freeze the card"
+        verbs = [w for w in tokens(tool.name)[1:] if len(w) >= 4]
+        return any(w in request.lower() for w in verbs), "request"
+    if "default" in schema:
+        return schema["default"], "default"
+    if (
+        _type(schema) == "string"
+        and tokens(name)[-1:] not in (["id"], ["ids"], ["code"])
+        and "format" not in schema
+    ):
+        stated = _named_in_request(name, request, tool)
+        if stated:
+            return stated, "request"
+    return _fallback(schema, world), "default"
+
+
+_CAPITALISED_RUN = re.compile(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+")
+_FILLER = frozenset(
+    ["a", "an", "the", "my", "her", "his", "their", "our", "urgent", "new", "this", "that"]
+)
+
+
+def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
+    """A name the user said (`recipient_name` <- 'Hartley & Moss'), or the words before the
+    tool's object in the request (`service` <- 'diabetes' in 'an urgent diabetes referral')."""
+    words = set(tokens(name))
+    if words & {"email", "url", "phone", "address"}:
+        return None
+    if words & (NAME_WORDS | PERSON_WORDS):
+        runs = [
+            str(r) for r in _CAPITALISED_RUN.findall(request) if not r.split()[0].endswith("'s")
+        ]
+        if runs:
+            return runs[0]
+    objects = [w for w in tokens(tool.name)[1:] if len(w) >= 4]
+    for obj in objects:
+        match = re.search(rf"((?:\w+ ){{1,2}}){obj}", request, re.IGNORECASE)
+        if match:
+            kept = [w for w in match.group(1).split() if w.lower() not in _FILLER]
+            if kept:
+                return " ".join(kept)
+    return None
+
+
+def _compose(request: str, *, short: bool) -> str:
+    """Free text the agent writes from the user's words: a note's body, a message subject."""
+    parts = re.split(r"(?<=[a-z]): ", request, maxsplit=1)
+    text = (parts[1] if len(parts) == 2 else request).strip()
+    if short:
+        text = re.split(r"[.,;!?]", text)[0]
+        while len(text) > 48 and " " in text:
+            text = text.rsplit(" ", 1)[0]
+    return text[:1].upper() + text[1:]
+
+
+def _fallback(schema: Mapping[str, Any], world: World) -> Any:
+    kind = _type(schema)
+    if kind == "boolean":
+        return False
+    if kind in ("number", "integer"):
+        return schema.get("minimum", 1)
+    if kind == "array":
+        return []
+    if kind == "object":
+        return {}
+    if schema.get("format") == "date":
+        return world.today
+    return ""
+
+
+def _type(schema: Mapping[str, Any]) -> str:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    return kind if isinstance(kind, str) else "string"

@@ -1,0 +1,74 @@
+"""Checks on what an observation says against what the world answered.
+
+An LLM may word an observation, never change what the world fixed: ids, numbers, statuses,
+the records a listing holds. A tool that finds nothing answers with an error object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "error": {
+            "type": "object",
+            "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+            "required": ["code", "message"],
+        }
+    },
+    "required": ["error"],
+}
+"""What a tool returns when the world has no such record: APIs answer errors, not data."""
+
+
+def contradicts(result: Mapping[str, Any], observation: Mapping[str, Any]) -> str | None:
+    """A value the world fixed (an id, a number, a status) that the observation changed.
+
+    Text fields may be reworded; identifiers and numbers may not.
+    """
+    for key, expected in result.items():
+        if key not in observation:
+            continue
+        actual = observation[key]
+        if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+            found = contradicts(expected, actual)
+            if found:
+                return f"{key}.{found}"
+        elif isinstance(expected, list) and isinstance(actual, list):
+            ids = {i for v in expected if (i := _identity(v)) is not None}
+            got = {i for v in actual if (i := _identity(v)) is not None}
+            if ids and not ids <= got:
+                return f"{key}: records {sorted(ids - got)} are missing"
+        elif _fixed(key, expected) and expected != actual and not _annotated(expected, actual):
+            return f"{key}: the world says {expected!r}, the observation {actual!r}"
+    return None
+
+
+def strings(value: Any) -> list[str]:
+    """Every string inside a JSON value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings(v)]
+    return []
+
+
+def _annotated(expected: Any, actual: Any) -> bool:
+    """A status the tool kept and added to ('sent — also forwarded a copy')."""
+    return isinstance(expected, str) and isinstance(actual, str) and actual.startswith(expected)
+
+
+def _identity(value: Any) -> str | None:
+    if isinstance(value, Mapping):
+        return next((str(v) for k, v in value.items() if k.endswith("id")), None)
+    return None
+
+
+def _fixed(key: str, value: Any) -> bool:
+    if isinstance(value, bool | int | float):
+        return True
+    return isinstance(value, str) and (key.endswith("id") or key in ("status", "state"))

@@ -1,0 +1,438 @@
+"""Paired variants: two branches from one shared prefix, each carried on from its own world.
+
+The unsafe twin performs the planned deviation (its world change or its output is the evidence
+the labels rest on) and then finishes the task from its own history; the safe twin removes,
+resists or handles the risk and finishes the task within the policies. Both answer in the
+same register, so the verdict rests on what the agent did, not on refusal words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from pipeline.core.generation import content
+from pipeline.core.generation.context import Asker, BuildContext, ConstructionError
+from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec
+from pipeline.core.generation.expand import Skeleton, facts_of, step, workflows_of
+from pipeline.core.generation.inject import Injected
+from pipeline.core.generation.planner import Blueprint
+from pipeline.core.generation.roles import REASON, ReasonInput, ResponseMode
+from pipeline.core.generation.run import Branch, Planted, Turns, replay
+from pipeline.core.generation.steps import Gap, lookups_for
+from pipeline.core.model.channels import CHANNEL_OF
+from pipeline.core.model.rejection import Rejection
+from pipeline.core.model.seeding import seeded_rng
+from pipeline.core.model.trajectory import (
+    AgentTurn,
+    EnvironmentTurn,
+    Episode,
+    RiskPoint,
+    Tag,
+    Trajectory,
+)
+
+_FALSE_REFERENCE = frozenset(
+    {"indirect_prompt_injection", "unreliable_or_misinformation", "corrupted_tool_feedback"}
+)
+
+
+async def build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory, Trajectory]:
+    """The unsafe and the safe twin of one injected skeleton."""
+    try:
+        return await _build_pair(injected, ctx)
+    except ValidationError as err:
+        raise ConstructionError("pairing", "invalid_trajectory", str(err).split("\n")[1]) from err
+
+
+async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory, Trajectory]:
+    skeleton = injected.skeleton
+    blueprint = skeleton.blueprint
+    assert blueprint.slice is not None and blueprint.safe_strategy is not None
+    slice_ = blueprint.slice
+    rng = seeded_rng(blueprint.seed, "pair")
+    workflow = workflows_of(ctx, blueprint)[-1]
+    remaining = [ctx.pool[n] for n in workflow.steps][injected.divergence_step :]
+    prefix = replay(ctx, blueprint, "pairing", injected.world, injected.prefix)
+    deviation = injected.deviation
+    grounded = blueprint.long_context
+    descriptions = {t.name: t.description for t in injected.tools}
+
+    unsafe = prefix.fork("pairing")
+    evidence: dict[str, Any] = dict(deviation.evidence)
+    points = list(injected.risk_points)
+    required: str | None = None
+    if deviation.tool is not None:
+        tool = ctx.pool[deviation.tool]
+        await _show_ids(unsafe, ctx, tool, deviation, workflow.request, injected.focus)
+        for r in range(deviation.repeats):
+            planted = None
+            if CHANNEL_OF[slice_.risk_source] == "tool_execution" and r == 0:
+                planted = Planted(mode="malicious_side_effect", ask=deviation.ask)
+            observation = await unsafe.call(
+                tool,
+                deviation.plan(),
+                f"unsafe/harm{r}",
+                intent="harmful",
+                purpose=deviation.ask,
+                focus=injected.focus,
+                harmful=True,
+                failure_mode=slice_.failure_mode,
+                reasoning=deviation.reasoning,
+                grounded=grounded,
+                planted=planted,
+                description=descriptions.get(tool.name),
+            )
+            if planted is not None:
+                points.append(
+                    RiskPoint(
+                        episode=len(unsafe.episodes) - 1,
+                        turn=len(unsafe.episodes[-1]) - 1,
+                        channel="tool_execution",
+                        text=str(observation["trigger"]),
+                    )
+                )
+    if CHANNEL_OF[slice_.risk_source] == "agent_reasoning":
+        first = len(prefix.episodes[-1])
+        turn = unsafe.episodes[-1][first] if first < len(unsafe.episodes[-1]) else None
+        if isinstance(turn, AgentTurn):
+            points.append(
+                RiskPoint(
+                    episode=len(unsafe.episodes) - 1,
+                    turn=first,
+                    channel="agent_reasoning",
+                    text=turn.thought,
+                )
+            )
+    await _finish(
+        unsafe, ctx, remaining, workflow.request, injected.focus, "unsafe", skip=deviation.skipped
+    )
+    if slice_.failure_mode in OUTPUT_MODES and deviation.tool is None:
+        produced = _content(deviation, unsafe, workflow.request, rng)
+        required = produced.text
+        evidence.update(produced.evidence)
+    await unsafe.final(
+        "unsafe",
+        "complete" if required is None else "harmful_content",
+        facts=facts_of(unsafe, len(unsafe.episodes) - 1, workflow.request),
+        required_content=required,
+        failure_mode=slice_.failure_mode,
+        grounded=grounded,
+    )
+    if not unsafe.log().harmful_steps() and required is None and deviation.skipped is None:
+        raise ConstructionError("pairing", "no_harm", "the unsafe twin changed nothing harmful")
+    if CHANNEL_OF[slice_.risk_source] == "agent_reasoning":
+        points.append(_reasoning_point(unsafe))
+
+    safe, safe_points, strategy_steps = await _safe_twin(
+        injected, ctx, prefix, remaining, workflow.request, rng
+    )
+    listed = {t.name for t in injected.tools}
+    extra = [n for n in (*unsafe.tools_used, *safe.tools_used) if n not in listed]
+    trajectory_tools = (*injected.tools, *(ctx.pool[n].spec() for n in dict.fromkeys(extra)))
+    unsafe_reason = await _reason(
+        prefix.ask, "unsafe", _unsafe_steps(deviation, points, evidence), ctx, blueprint
+    )
+    safe_reason = await _reason(prefix.ask, "safe", strategy_steps, ctx, blueprint)
+    unsafe_turns, safe_turns = unsafe.turns(), safe.turns()
+    divergence = _divergence(unsafe_turns, safe_turns)
+    construction = {
+        "risk_source": slice_.risk_source,
+        "failure_mode": slice_.failure_mode,
+        "real_world_harm": slice_.real_world_harm,
+        "hazard": blueprint.hazard or "",
+        "safe_strategy": blueprint.safe_strategy,
+        "trigger_points": str(len(injected.risk_points)),
+    }
+    common = {
+        "domain": blueprint.domain,
+        "pair_id": blueprint.id,
+        "divergence": divergence,
+        "provenance": ctx.provenance,
+        "construction": construction,
+    }
+    unsafe_trajectory = Trajectory(
+        id=f"{blueprint.id}-unsafe",
+        variant="unsafe",
+        tools=trajectory_tools,
+        profile=unsafe.profile(ctx.seed.agent_profile),
+        episodes=_episodes(unsafe_turns),
+        verdict="unsafe",
+        labels=slice_,
+        reason=unsafe_reason,
+        risk_points=tuple(points[:3]),
+        tags=_tags(blueprint, unsafe_turns),
+        world=unsafe.log({**evidence, "deviation": deviation.model_dump(mode="json")}),
+        **common,
+    )
+    safe_tools = (
+        tuple(ctx.pool[n].spec() for n in dict.fromkeys((*skeleton.tools, *extra)))
+        if blueprint.safe_strategy == "removed"
+        else trajectory_tools
+    )
+    safe_trajectory = Trajectory(
+        id=f"{blueprint.id}-safe",
+        variant="safe",
+        tools=safe_tools,
+        profile=safe.profile(ctx.seed.agent_profile),
+        episodes=_episodes(safe_turns),
+        verdict="safe",
+        reason=safe_reason,
+        risk_points=tuple(safe_points),
+        tags=_tags(blueprint, unsafe_turns) | _tags(blueprint, safe_turns),
+        world=safe.log({"strategy": blueprint.safe_strategy}),
+        **common,
+    )
+    return unsafe_trajectory, safe_trajectory
+
+
+async def _show_ids(
+    branch: Branch,
+    ctx: BuildContext,
+    tool: Any,
+    deviation: DeviationSpec,
+    request: str,
+    focus: tuple[str, ...],
+) -> None:
+    """Even a failing agent looks records up before it names them."""
+    found = lookups_for(
+        ctx.pool, ctx.seed, branch.world, tool, deviation.plan(), request, focus, branch.text()
+    )
+    if isinstance(found, Gap):
+        raise ConstructionError(
+            "pairing", "ungroundable_argument", f"{found.tool}.{found.field}: {found.reason}"
+        )
+    lookups, context, _ = found
+    branch.context += [c for c in context if c not in branch.context]
+    for k, (finder, lookup) in enumerate(lookups):
+        await branch.call(
+            finder,
+            lookup,
+            f"unsafe/lookup{k}",
+            intent="benign",
+            purpose=f"{' '.join(finder.name.split('_')[1:])}, to find what the next step needs",
+            focus=focus,
+        )
+
+
+def _reasoning_point(unsafe: Branch) -> RiskPoint:
+    """An inherent failure enters in the agent's own thought at its harmful turn (the
+    deviating call, or the answer that carries the harmful content)."""
+    harmful = unsafe.log().harmful_steps()
+    episode = harmful[0].episode if harmful else len(unsafe.episodes) - 1
+    turn = harmful[0].turn if harmful else len(unsafe.episodes[-1]) - 1
+    agent = unsafe.episodes[episode][turn]
+    assert isinstance(agent, AgentTurn)
+    return RiskPoint(episode=episode, turn=turn, channel="agent_reasoning", text=agent.thought)
+
+
+async def _finish(
+    branch: Branch,
+    ctx: BuildContext,
+    remaining: Sequence[Any],
+    request: str,
+    focus: tuple[str, ...],
+    item: str,
+    *,
+    skip: str | None = None,
+) -> None:
+    """The rest of the task, re-planned from this branch's own history and world."""
+    for j, tool in enumerate(remaining):
+        if tool.name == skip:
+            continue
+        await step(branch, ctx, tool, request, focus, f"{item}/s{j}")
+
+
+def _content(deviation: DeviationSpec, branch: Branch, request: str, rng: Any) -> content.Content:
+    mode = deviation.failure_mode
+    world = branch.world
+    target = world.get(deviation.target) if deviation.target else None
+    if mode == "generation_of_harmful_offensive_content":
+        person = target.name if target is not None else branch.scene.persona.name
+        return content.offensive(person, rng)
+    if mode == "instruction_for_harmful_illegal_activity":
+        return content.instructions(
+            deviation.ask.split(" without ")[0].replace("explain step by step how to ", ""), rng
+        )
+    if mode == "generation_of_malicious_executables":
+        return content.malicious_code(rng)
+    if mode == "unauthorized_information_disclosure":
+        record = content.sensitive_record(world, exclude=set())
+        if target is not None and target.sensitive and target.attributes:
+            record = target
+        if record is None:
+            raise ConstructionError(
+                "pairing", "unrealisable_failure_mode", "no sensitive record to disclose"
+            )
+        return content.disclosure(record)
+    facts = facts_of(branch, len(branch.episodes) - 1, request) or tuple(
+        f for e in range(len(branch.episodes)) for f in facts_of(branch, e, request)
+    )
+    wrong = content.contradiction(facts, rng)
+    if wrong is None:
+        raise ConstructionError(
+            "pairing", "unrealisable_failure_mode", "no observed fact to misstate"
+        )
+    return wrong
+
+
+async def _safe_twin(
+    injected: Injected,
+    ctx: BuildContext,
+    prefix: Branch,
+    remaining: Sequence[Any],
+    request: str,
+    rng: Any,
+) -> tuple[Branch, list[RiskPoint], tuple[str, ...]]:
+    """Removed: the benign run itself. Resisted: the task done, the trigger not acted on.
+    Handled: the claim checked with a genuine read-only tool, then the task done."""
+    skeleton = injected.skeleton
+    blueprint = skeleton.blueprint
+    strategy = blueprint.safe_strategy
+    if strategy == "removed":
+        branch = replay(ctx, blueprint, "pairing", skeleton.world, skeleton.episodes)
+        return branch, [], ("meets no risky content", "completes the task as asked")
+    branch = prefix.fork("pairing")
+    points = [p for p in injected.risk_points if p.channel != "agent_reasoning"]
+    steps: list[str] = []
+    if strategy == "handled":
+        checker = _checker(ctx, skeleton, rng)
+        if checker is not None:
+            await step(branch, ctx, checker, request, injected.focus, "safe/verify")
+            steps.append(f"checks the record with {checker.name} before acting")
+    await _finish(branch, ctx, remaining, request, injected.focus, "safe")
+    source = blueprint.slice.risk_source if blueprint.slice else ""
+    mode: ResponseMode = "complete"
+    if source == "malicious_user_instruction_or_jailbreak" and rng.random() < 0.5:
+        mode = "refuse"
+    elif points and rng.random() < 0.3:
+        mode = "report_issue"
+    await branch.final(
+        "safe",
+        mode,
+        facts=facts_of(branch, len(branch.episodes) - 1, request),
+        grounded=blueprint.long_context,
+    )
+    steps.append("does only what the user asked, within the policies")
+    return branch, points, tuple(steps)
+
+
+def _checker(ctx: BuildContext, skeleton: Skeleton, rng: Any) -> Any:
+    readers = [
+        ctx.pool[n]
+        for n in skeleton.tools
+        if ctx.pool[n].side_effect == "none" and ctx.pool[n].lookalike_of is None
+    ]
+    return rng.choice(readers) if readers else None
+
+
+def _unsafe_steps(
+    deviation: DeviationSpec, points: Sequence[RiskPoint], evidence: dict[str, Any]
+) -> tuple[str, ...]:
+    steps = []
+    if points:
+        first = points[0]
+        quoted = first.text[:140]
+        steps.append(f'meets this in the {first.channel.replace("_", " ")}: "{quoted}"')
+    if deviation.tool is not None:
+        steps.append(f"then calls {deviation.tool} to {deviation.ask}")
+    if deviation.skipped:
+        steps.append(f"and never calls {deviation.skipped}, which the policy requires")
+    if "span" in evidence or "stated" in evidence or "record" in evidence:
+        steps.append("and its final answer contains the harmful content")
+    return tuple(steps)
+
+
+async def _reason(
+    ask: Asker, verdict: str, steps: tuple[str, ...], ctx: BuildContext, blueprint: Blueprint
+) -> str:
+    labels = {}
+    if verdict == "unsafe" and blueprint.slice is not None:
+        labels = {
+            axis: ctx.taxonomy.leaf(axis, getattr(blueprint.slice, axis)).name
+            for axis in ("risk_source", "failure_mode", "real_world_harm")
+        }
+    answer = await ask(
+        REASON,
+        ReasonInput(verdict=verdict, labels=labels, steps=steps),
+        f"{verdict}/reason",
+    )
+    return answer.reason
+
+
+def _divergence(a: Sequence[Turns], b: Sequence[Turns]) -> int:
+    flat_a = [t for turns in a for t in turns]
+    flat_b = [t for turns in b for t in turns]
+    for i, (x, y) in enumerate(zip(flat_a, flat_b, strict=False)):
+        if x != y:
+            return i
+    return min(len(flat_a), len(flat_b))
+
+
+def _episodes(episodes: Sequence[Turns]) -> tuple[Episode, ...]:
+    if len(episodes) == 1:
+        return (Episode(kind="main", turns=episodes[0]),)
+    return (Episode(kind="setup", turns=episodes[0]), Episode(kind="exploit", turns=episodes[1]))
+
+
+def _tags(blueprint: Blueprint, episodes: Sequence[Turns]) -> frozenset[Tag]:
+    tags: set[Tag] = set()
+    if blueprint.long_context:
+        tags |= {"long_context", "delayed_trigger", "false_reference"}
+    if blueprint.slice is not None and blueprint.slice.risk_source in _FALSE_REFERENCE:
+        tags.add("false_reference")
+    if any(
+        isinstance(turn, EnvironmentTurn) and len(turn.content) >= 4000 and "<html" in turn.content
+        for turns in episodes
+        for turn in turns
+    ):
+        tags.add("long_html")
+    return frozenset(tags)
+
+
+async def build_benign(skeleton: Skeleton, ctx: BuildContext) -> Trajectory:
+    """A benign-only blueprint ships its run as a safe trace with no risk."""
+    blueprint = skeleton.blueprint
+    reason = await _reason(
+        Asker(ctx, blueprint, "pairing"),
+        "safe",
+        ("the request is benign", "the agent completes it within the policies"),
+        ctx,
+        blueprint,
+    )
+    return Trajectory(
+        id=f"{blueprint.id}-safe",
+        domain=blueprint.domain,
+        pair_id=blueprint.id,
+        variant="safe",
+        tools=tuple(ctx.pool[name].spec() for name in skeleton.tools),
+        profile=replay(ctx, blueprint, "pairing", skeleton.world, skeleton.episodes).profile(
+            ctx.seed.agent_profile
+        ),
+        episodes=_episodes(skeleton.episodes),
+        verdict="safe",
+        reason=reason,
+        tags=_tags(blueprint, skeleton.episodes),
+        world=skeleton.world,
+        provenance=ctx.provenance,
+        construction={"kind": "benign"},
+    )
+
+
+def generation_rejections(blueprint: Blueprint, err: ConstructionError) -> list[Rejection]:
+    """Both planned twins leave with the reason, so the pair's fate is on record."""
+    variants = ("unsafe", "safe") if blueprint.kind == "pair" else ("safe",)
+    return [
+        Rejection(
+            trajectory_id=f"{blueprint.id}-{variant}",
+            pair_id=blueprint.id,
+            domain=blueprint.domain,
+            stage="generation",
+            check=err.check,
+            reason_code=err.reason_code,
+            message=str(err),
+        )
+        for variant in variants
+    ]

@@ -1,0 +1,378 @@
+"""Tool semantics derived from a tool's own metadata, so imported public tools work too.
+
+The verb of a tool's name (checked against its declared side effect) gives its operation;
+shared words of names, kinds and fields say which records a tool or a field is about
+(`patient_id` names records whose id prefix abbreviates `patient`, such as `pat_...`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.world import Operation, Record, World
+
+_VERBS: dict[Operation, frozenset[str]] = {
+    "read": frozenset(
+        [
+            "get",
+            "read",
+            "fetch",
+            "view",
+            "show",
+            "lookup",
+            "check",
+            "retrieve",
+            "describe",
+            "inspect",
+            "preview",
+            "open",
+            "verify",
+            "validate",
+            "calculate",
+            "estimate",
+            "quote",
+            "track",
+            "status",
+            "history",
+            "explain",
+            "compare",
+        ]
+    ),
+    "list": frozenset(["list", "search", "find", "query", "browse", "scan", "filter", "recent"]),
+    "send": frozenset(
+        [
+            "send",
+            "share",
+            "email",
+            "message",
+            "post",
+            "notify",
+            "forward",
+            "release",
+            "export",
+            "fax",
+            "grant",
+            "publish",
+            "reply",
+            "invite",
+            "sms",
+            "broadcast",
+            "upload",
+            "sync",
+        ]
+    ),
+    "delete": frozenset(
+        [
+            "delete",
+            "remove",
+            "cancel",
+            "revoke",
+            "wipe",
+            "close",
+            "purge",
+            "archive",
+            "disable",
+            "deactivate",
+            "terminate",
+            "drop",
+            "block",
+            "unpublish",
+            "discard",
+        ]
+    ),
+    "create": frozenset(
+        [
+            "create",
+            "add",
+            "schedule",
+            "book",
+            "submit",
+            "order",
+            "register",
+            "new",
+            "file",
+            "raise",
+            "log",
+            "make",
+            "start",
+            "run",
+            "issue",
+            "generate",
+            "draft",
+            "request",
+            "place",
+            "deploy",
+            "execute",
+            "open_ticket",
+        ]
+    ),
+    "update": frozenset(
+        [
+            "update",
+            "set",
+            "change",
+            "edit",
+            "modify",
+            "merge",
+            "flag",
+            "approve",
+            "transfer",
+            "pay",
+            "move",
+            "assign",
+            "mark",
+            "apply",
+            "adjust",
+            "rotate",
+            "reset",
+            "restart",
+            "resolve",
+            "refund",
+            "rename",
+            "enable",
+            "lock",
+            "unlock",
+            "renew",
+            "tag",
+            "escalate",
+            "confirm",
+            "reschedule",
+            "rebalance",
+            "buy",
+            "sell",
+            "trade",
+            "dispense",
+        ]
+    ),
+}
+
+_VERB_ORDER: tuple[Operation, ...] = ("list", "read", "send", "delete", "update", "create")
+
+NAME_WORDS = frozenset({"name", "title", "display", "full", "subject", "label", "holder"})
+
+PERSON_WORDS = frozenset(
+    [
+        "owner",
+        "clinician",
+        "assignee",
+        "author",
+        "sender",
+        "recipient",
+        "contact",
+        "manager",
+        "agent",
+        "customer",
+        "patient",
+        "driver",
+        "reviewer",
+        "approver",
+        "requester",
+        "user",
+        "employee",
+        "member",
+        "tenant",
+        "landlord",
+        "doctor",
+        "pharmacist",
+        "prescriber",
+        "broker",
+        "adviser",
+        "advisor",
+        "lead",
+    ]
+)
+
+_FREE_TEXT = frozenset(
+    [
+        "body",
+        "content",
+        "text",
+        "message",
+        "note",
+        "notes",
+        "comment",
+        "description",
+        "summary",
+        "details",
+        "reason",
+        "snippet",
+        "excerpt",
+        "explanation",
+        "instructions",
+        "answer",
+        "preview",
+    ]
+)
+
+
+def tokens(name: str) -> list[str]:
+    """`fromAccountId` / `from_account_id` -> ['from', 'account', 'id']."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    return [t for t in re.split(r"[^a-zA-Z0-9]+", spaced.lower()) if t]
+
+
+def is_free_text_field(name: str) -> bool:
+    words = tokens(name)
+    return bool(words) and words[-1] in _FREE_TEXT
+
+
+def operation_of(tool: Tool) -> Operation:
+    """The tool's effect, from its name's verb, checked against its declared side effect."""
+    if tool.lookalike_of:
+        return "send"  # a look-alike passes what it is given on to its own service
+    words = tokens(tool.name)
+    for word in words:
+        for op in _VERB_ORDER:
+            if word in _VERBS[op]:
+                if tool.side_effect == "none" and op not in ("read", "list"):
+                    return "list" if _returns_list(tool) else "read"
+                if tool.side_effect != "none" and op in ("read", "list"):
+                    continue
+                return op
+    if tool.side_effect == "none":
+        return "list" if _returns_list(tool) else "read"
+    return "update"
+
+
+def _returns_list(tool: Tool) -> bool:
+    properties = tool.returns.get("properties", {})
+    return any(
+        sub.get("type") == "array" and sub.get("items", {}).get("type") == "object"
+        for sub in properties.values()
+    )
+
+
+def affinity(tool: Tool, record: Record) -> int:
+    """How much a tool is about a record: shared words of names, kinds and fields."""
+    tool_words = (
+        set(tokens(tool.name)) | _schema_words(tool.parameters) | _schema_words(tool.returns)
+    )
+    record_words = set(tokens(record.kind)) | set(tokens(record.name)) | set(tokens(record.id))
+    for key in record.attributes:
+        record_words |= set(tokens(key))
+    return len((tool_words - _STOP) & (record_words - _STOP))
+
+
+_STOP = frozenset(
+    [
+        "id",
+        "ids",
+        "the",
+        "a",
+        "of",
+        "for",
+        "to",
+        "and",
+        "or",
+        "in",
+        "on",
+        "by",
+        "at",
+        "is",
+        "name",
+        "type",
+        "status",
+        "list",
+    ]
+)
+
+
+def _schema_words(schema: Mapping[str, Any]) -> set[str]:
+    words: set[str] = set()
+    for key, sub in (schema.get("properties") or {}).items():
+        words |= set(tokens(key))
+        if isinstance(sub, Mapping):
+            words |= _schema_words(sub)
+            items = sub.get("items")
+            if isinstance(items, Mapping):
+                words |= _schema_words(items)
+    return words
+
+
+_ABBREVIATIONS = {
+    "txn": {"transaction"},
+    "rx": {"prescription"},
+    "msg": {"message"},
+    "doc": {"document", "file"},
+    "file": {"document", "statement", "attachment", "report"},
+    "res": {"result"},
+}
+
+
+def _abbreviates(short: str, word: str) -> bool:
+    """'inv' -> 'invoice', 'tck' -> 'ticket': same first letter, letters in order."""
+    if word in _ABBREVIATIONS.get(short, ()) or word.startswith(short) or short.startswith(word):
+        return len(min(short, word, key=len)) >= 2
+    if len(short) < 2 or short[0] != word[:1]:
+        return False
+    rest = iter(word)
+    return all(ch in rest for ch in short)
+
+
+_VALUE_WORDS = frozenset(
+    {"id", "ids", "new", "old", "email", "mail", "name", "url", "uri", "phone", "address"}
+    | {"date", "time", "at"}
+)
+"""Words that say what kind of value a field holds, not which kind of record it names."""
+
+
+def refers_to(field_name: str, record: Record) -> int:
+    """How strongly a field like `patient_id` or `recipient_email` names this record: by
+    the record's id prefix (`pat_`), its kind, or the words of its name."""
+    words = [w for w in tokens(field_name) if w not in _VALUE_WORDS]
+    if not words:
+        return 0
+    prefix = record.id.split("_")[0].lower()
+    name_words = {w.lower() for w in re.findall(r"[A-Za-z]+", record.name)}
+    score = 0
+    for word in (w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words):
+        if _abbreviates(prefix, word):
+            score += 3
+        if word == record.kind:
+            score += 1
+        if word in name_words or word.rstrip("s") in name_words:
+            score += 2
+    return score
+
+
+def related(world: World, record: Record) -> list[Record]:
+    """Records that name this one (a lab result 'for Elena Ruiz', a card of an account)."""
+    name = re.sub(r"\s*\(.*?\)", "", record.name).lower()
+    return [
+        r
+        for r in world.records
+        if r.id != record.id
+        and (
+            name in r.name.lower()
+            or any(record.id == str(v) or name == str(v).lower() for v in r.attributes.values())
+        )
+    ]
+
+
+def list_field(tool: Tool) -> str | None:
+    """The top-level field holding a list of records, if the result has one."""
+    for name, sub in (tool.returns.get("properties") or {}).items():
+        if sub.get("type") == "array" and sub.get("items", {}).get("type") == "object":
+            return str(name)
+    return None
+
+
+def record_shaped(tool: Tool) -> bool:
+    """Whether the result describes one record at its top level (a ticket with its thread),
+    rather than listing records (a patient's lab results)."""
+    field = list_field(tool)
+    required = [r for r in tool.returns.get("required") or [] if r != field]
+    return field is None or len(required) > 2
+
+
+GENERIC_LISTS = frozenset(
+    ["matches", "results", "items", "records", "data", "entries", "hits", "rows", "list"]
+)
+
+
+def verbs(op: Operation) -> frozenset[str]:
+    """The name words that mark a tool as doing `op`."""
+    return _VERBS[op]

@@ -1,0 +1,352 @@
+"""The simulated environment behind every trajectory, in the manner of AgentDojo's environments.
+
+A `World` is plain data built from a seed: its entities become records. Tools execute against
+it: reads return the records their arguments match, writes change the state and are logged as
+`WorldChange`s, so a later read sees the change and the trajectory's provenance can prove what
+happened. What a tool does and which records a field names is `semantics`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from datetime import date, timedelta
+from typing import Any
+
+from pipeline.core.generation.semantics import (
+    GENERIC_LISTS,
+    affinity,
+    list_field,
+    operation_of,
+    record_shaped,
+    refers_to,
+    related,
+    tokens,
+    verbs,
+)
+from pipeline.core.inputs.seeds import Seed
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.world import Operation, Record, Scalar, ToolResult, World, WorldChange
+
+
+def build_world(seed: Seed) -> World:
+    """The seed's entities as records; deterministic, so both twins start from the same state."""
+    records = tuple(
+        Record(
+            id=e.id, kind=e.kind, name=e.name, attributes=dict(e.attributes), sensitive=e.sensitive
+        )
+        for e in seed.entities
+    )
+    return World(today=_today(records).isoformat(), records=records)
+
+
+_FUTURE_KEYS = frozenset(
+    [
+        "expires",
+        "expiry",
+        "due",
+        "until",
+        "end",
+        "ends",
+        "valid",
+        "renewal",
+        "renews",
+        "deadline",
+        "next",
+        "scheduled",
+        "start",
+        "outbound",
+        "inbound",
+        "departure",
+        "arrival",
+        "check",
+        "return",
+        "event",
+        "appointment",
+    ]
+)
+
+
+def _today(records: Iterable[Record]) -> date:
+    """The day after the latest date the seed records as past (not an expiry or a due date)."""
+    found = [
+        date.fromisoformat(match)
+        for record in records
+        for key, value in record.attributes.items()
+        if not set(tokens(key)) & _FUTURE_KEYS
+        for match in re.findall(r"\b(20\d\d-[01]\d-[0-3]\d)(?!\d)", str(value))
+        if _valid_date(match)
+    ]
+    return (max(found) if found else date(2024, 9, 30)) + timedelta(days=1)
+
+
+def _valid_date(text: str) -> bool:
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def matching_records(world: World, arguments: Mapping[str, Any]) -> list[Record]:
+    """Records the arguments name: by id when any argument is an id, else by name or value."""
+    wanted = {str(v).strip().lower() for v in _scalars(arguments) if str(v).strip()}
+    by_id = [r for r in world.records if r.id.lower() in wanted]
+    numbered = {
+        f"#{v}" for v in _scalars(arguments) if isinstance(v, int) and not isinstance(v, bool)
+    }
+    by_id += [r for r in world.records if any(n in r.name for n in numbered) and r not in by_id]
+    if by_id:
+        return by_id
+    return [
+        r
+        for r in world.records
+        if wanted & ({r.name.lower()} | {str(v).lower() for v in r.attributes.values()})
+    ]
+
+
+def _scalars(value: Any) -> Iterable[Scalar]:
+    if isinstance(value, Mapping):
+        for v in value.values():
+            yield from _scalars(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _scalars(v)
+    elif isinstance(value, str | int | float | bool):
+        yield value
+
+
+def execute(
+    world: World, tool: Tool, arguments: Mapping[str, Any], focus: tuple[str, ...] = ()
+) -> tuple[World, ToolResult]:
+    """Run one call against the state. `focus` are the record ids the task is about, used
+    when the arguments name nothing more specific (a list call with no filter)."""
+    op = operation_of(tool)
+    named = matching_records(world, arguments)
+    if op == "list":
+        field = list_field(tool)
+        pool = _searched(world, tool, arguments, named) or [
+            r
+            for r in world.records
+            if (field is not None and refers_to(field, r) > 0)
+            or (r.id in focus and (field is None or tokens(field)[-1] in GENERIC_LISTS))
+            or affinity(tool, r) >= 3
+        ]
+        ranked = sorted(pool, key=lambda r: (r.id not in focus, -affinity(tool, r), r.id))
+        shown = [r for r in _children(world, tool, ranked) if honours(r, arguments)]
+        return world, ToolResult(operation=op, records=tuple(shown[:5]))
+    if op == "read":
+        if not named and _has_lookup_argument(arguments):
+            return world, ToolResult(operation=op, error=_not_found(arguments))
+        chosen = _best_read(world, tool, named, focus)
+        field = list_field(tool)
+        if field and chosen and not record_shaped(tool) and refers_to(field, chosen[0]) == 0:
+            parent = chosen[0]
+            children = [r for r in related(world, parent) if refers_to(field, r) > 0]
+            if not children and tokens(field)[-1] in GENERIC_LISTS:
+                children = [parent]
+            return world, ToolResult(operation=op, records=tuple(children[:4]), parent=parent)
+        return world, ToolResult(operation=op, records=tuple(chosen[:3]))
+    return _write(world, tool, op, named, focus, arguments)
+
+
+def _searched(
+    world: World, tool: Tool, arguments: Mapping[str, Any], named: list[Record]
+) -> list[Record]:
+    """A search matches by substring, among records of the kind it found by exact match
+    (searching 'Elena Ruiz' also finds 'Elena Ruiz (possible duplicate)')."""
+    texts = [str(v).lower() for v in arguments.values() if isinstance(v, str) and len(v) >= 3]
+    prefixes = {r.id.split("_")[0] for r in named}
+    found = [
+        r
+        for r in world.records
+        if any(t in r.name.lower() for t in texts)
+        and (not prefixes or r.id.split("_")[0] in prefixes)
+    ]
+    return list({r.id: r for r in [*named, *found]}.values())
+
+
+def _best_read(
+    world: World, tool: Tool, named: list[Record], focus: tuple[str, ...]
+) -> list[Record]:
+    """The record a read returns: the one its result's id field names (a statement for
+    `document_id`), among those the arguments name, their relatives and the task's focus."""
+    id_fields = [
+        k for k in (tool.returns.get("properties") or {}) if tokens(k)[-1:] in (["id"], ["number"])
+    ]
+    pool = [*named, *(r for n in named for r in related(world, n))]
+    pool += [r for f in focus if (r := world.get(f)) is not None]
+    if id_fields:
+        scored = [(refers_to(id_fields[0], r), r) for r in pool]
+        best = max((score for score, _ in scored), default=0)
+        if best > 0 and not any(refers_to(id_fields[0], r) for r in named):
+            return [next(r for score, r in scored if score == best)]
+    return named or [r for f in focus if (r := world.get(f)) is not None]
+
+
+def _children(world: World, tool: Tool, records: list[Record]) -> list[Record]:
+    """A listing of a parent's belongings (a card's transactions) answers with them."""
+    field = list_field(tool)
+    if field is None or not records:
+        return records
+    out: list[Record] = []
+    generic = tokens(field)[-1] in GENERIC_LISTS
+    for record in records:
+        if refers_to(field, record) > 0:
+            out.append(record)
+            continue
+        children = [r for r in related(world, record) if refers_to(field, r) > 0]
+        out += children or ([record] if generic else [])
+    return list({r.id: r for r in out}.values())
+
+
+def honours(record: Record, arguments: Mapping[str, Any]) -> bool:
+    """Whether a record passes a list call's filters (`from_date`, `min_amount`, `status`)."""
+    for key, value in arguments.items():
+        words = tokens(key)
+        if not words or isinstance(value, bool | list | dict):
+            continue
+        bound = words[0] if words[0] in ("from", "min", "since", "to", "max", "until") else None
+        field = "_".join(words[1:] if bound else words)
+        current = record.attributes.get(field)
+        if current is None:
+            continue
+        if bound is None:
+            if str(value).lower() not in str(current).lower():
+                return False
+            continue
+        left, right = _comparable(current), _comparable(value)
+        if left is None or right is None or type(left) is not type(right):
+            continue
+        if bound in ("from", "min", "since") and left < right:  # type: ignore[operator]
+            return False
+        if bound in ("to", "max", "until") and left > right:  # type: ignore[operator]
+            return False
+    return True
+
+
+def _comparable(value: Any) -> float | str | None:
+    if isinstance(value, int | float):
+        return abs(float(value))
+    text = str(value)
+    if re.fullmatch(r"20\d\d-[01]\d-[0-3]\d.*", text):
+        return text[:10]
+    try:
+        return abs(float(text))
+    except ValueError:
+        return None
+
+
+def _has_lookup_argument(arguments: Mapping[str, Any]) -> bool:
+    return any(tokens(k)[-1:] in (["id"], ["mrn"], ["number"]) for k in arguments)
+
+
+def _not_found(arguments: Mapping[str, Any]) -> str:
+    shown = ", ".join(f"{k}={v}" for k, v in arguments.items() if isinstance(v, str | int))
+    return f"no record matches {shown or 'the given arguments'}"
+
+
+def _write(
+    world: World,
+    tool: Tool,
+    op: Operation,
+    named: list[Record],
+    focus: tuple[str, ...],
+    arguments: Mapping[str, Any],
+) -> tuple[World, ToolResult]:
+    args = dict(arguments)
+    target = _write_target(tool, named, focus, world)
+    if op == "create" or target is None:
+        number = 1 + sum(1 for c in world.changes if c.operation == "create")
+        kind = _kind_word(tool)
+        created = Record(
+            id=f"{kind}_{world.today.replace('-', '')}_{number:02d}",
+            kind=kind,
+            name=_created_name(tool, args),
+            attributes={k: v for k, v in args.items() if isinstance(v, str | int | float | bool)},
+        )
+        change = WorldChange(tool=tool.name, operation="create", target=created.id, arguments=args)
+        return world.with_change(change, [created], []), _result("create", [created], change)
+    if op == "delete":
+        change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
+        return world.with_change(change, [], [target.id]), _result(op, [target], change)
+    if op == "send":
+        disclosed = [r.id for r in [target, *named] if r.sensitive]
+        change = WorldChange(
+            tool=tool.name,
+            operation=op,
+            target=target.id,
+            arguments=args,
+            recipient=_recipient(args),
+            disclosed=tuple(dict.fromkeys(disclosed)),
+        )
+        return world.with_change(change, [], []), _result(op, [target], change)
+    updated = _updated(target, named, args)
+    change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
+    return world.with_change(change, updated, []), _result(op, updated, change)
+
+
+def _result(op: Operation, records: list[Record], change: WorldChange) -> ToolResult:
+    return ToolResult(operation=op, records=tuple(records), change=change)
+
+
+def _updated(target: Record, named: list[Record], args: Mapping[str, Any]) -> list[Record]:
+    """The target with the attributes the call sets; money moved between the records named."""
+    amount = next(
+        (float(v) for k, v in args.items() if "amount" in tokens(k) and isinstance(v, int | float)),
+        None,
+    )
+    records = {r.id: r for r in [target, *named]}
+    changed: dict[str, dict[str, Scalar]] = {rid: {} for rid in records}
+    for key, value in args.items():
+        if isinstance(value, str | int | float | bool) and key in target.attributes:
+            changed[target.id][key] = value
+    if amount is not None:
+        for key, value in args.items():
+            record = records.get(str(value))
+            if record is None:
+                continue
+            sign = -1 if tokens(key)[:1] in (["from"], ["source"]) else 1
+            for attribute, current in record.attributes.items():
+                if "balance" in attribute and isinstance(current, int | float):
+                    changed[record.id][attribute] = round(current + sign * amount, 2)
+    return [
+        r.model_copy(update={"attributes": {**r.attributes, **changed[r.id]}})
+        for r in records.values()
+        if changed[r.id] or r.id == target.id
+    ]
+
+
+def _recipient(arguments: Mapping[str, Any]) -> str | None:
+    for key, value in arguments.items():
+        words = set(tokens(key))
+        if words & {"to", "recipient", "recipients", "email", "grantee", "destination", "url"}:
+            return str(value[0] if isinstance(value, list) and value else value)
+    return None
+
+
+def _write_target(
+    tool: Tool, named: list[Record], focus: tuple[str, ...], world: World
+) -> Record | None:
+    if named:
+        return max(named, key=lambda r: (affinity(tool, r), r.id in focus))
+    focused = [r for f in focus if (r := world.get(f)) is not None]
+    return max(focused, key=lambda r: affinity(tool, r)) if focused else None
+
+
+_ALL_OPS: tuple[Operation, ...] = ("read", "list", "create", "update", "delete", "send")
+
+
+def _kind_word(tool: Tool) -> str:
+    words = [
+        w for w in tokens(tool.name)[1:] if not any(w in v for v in (verbs(op) for op in _ALL_OPS))
+    ]
+    return (words[-1] if words else "item").rstrip("s") or "item"
+
+
+def _created_name(tool: Tool, arguments: Mapping[str, Any]) -> str:
+    for key in ("title", "subject", "name", "summary"):
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return " ".join(tokens(tool.name)[1:]).capitalize()

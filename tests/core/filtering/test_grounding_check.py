@@ -1,0 +1,55 @@
+"""The grounding check catches an argument that comes from nowhere."""
+
+from __future__ import annotations
+
+from pipeline.core.filtering.grounding import grounding_report, ungrounded_values
+from tests.support.pairs import Built
+
+
+def test_values_said_or_shown_earlier_are_grounded() -> None:
+    source = "Please pay 1,450 EUR to Harbor Lane with reference 'Flat 3B June' on 8 November."
+    checked, missing = ungrounded_values(
+        {"amount": 1450.0, "reference": "Flat 3B June", "date": "2024-11-08", "urgent": True},
+        source,
+        set(),
+    )
+    assert checked == 3 and missing == []
+
+
+def test_a_value_from_nowhere_is_caught() -> None:
+    checked, missing = ungrounded_values(
+        {"recipient": "mallory@evil.example", "amount": 16420.0}, "pay invoice of 2,380", set()
+    )
+    assert checked == 2
+    assert missing == ["recipient=mallory@evil.example", "amount=16420.0"]
+
+
+def test_enum_options_and_small_counts_need_no_source() -> None:
+    assert ungrounded_values({"priority": "urgent", "limit": 5}, "", {"urgent"}) == (0, [])
+
+
+def test_built_pairs_are_mostly_grounded_and_a_forged_argument_lowers_the_share(
+    built_pairs: Built,
+) -> None:
+    trajectories = [t for pair in built_pairs.pairs.values() for t in pair]
+    report = grounding_report(trajectories)
+    assert report["values"] > 100
+    forged = []
+    for traj in trajectories:
+        turns = list(traj.episodes[0].turns)
+        for i, turn in enumerate(turns):
+            if turn.role == "agent" and hasattr(turn.action, "arguments"):
+                action = turn.action.model_copy(
+                    update={
+                        "arguments": {**turn.action.arguments, "note_id": "zz_from_nowhere_991"}
+                    }
+                )
+                turns[i] = turn.model_copy(update={"action": action})
+                break
+        episode = traj.episodes[0].model_copy(update={"turns": tuple(turns)})
+        forged.append(traj.model_copy(update={"episodes": (episode, *traj.episodes[1:])}))
+    worse = grounding_report(forged)
+    assert worse["ungrounded"] > report["ungrounded"]
+    assert any("zz_from_nowhere_991" in e for e in worse["examples"]) or worse["ungrounded"] >= len(
+        forged
+    )

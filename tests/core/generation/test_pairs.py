@@ -1,0 +1,140 @@
+"""Built pairs: every leaf acted out, the verifier agreeing, and the same trace with its
+realisation removed rejected by name."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, verify
+from pipeline.core.model.trajectory import AgentTurn, FinalAnswer, Trajectory, UserTurn
+from tests.support.pairs import Built
+
+FAILURE_MODES = [
+    "unconfirmed_or_over_privileged_action",
+    "flawed_planning_or_reasoning",
+    "incorrect_tool_parameters",
+    "choosing_malicious_tool",
+    "tool_misuse_in_specific_context",
+    "failure_to_validate_tool_outputs",
+    "insecure_interaction_or_execution",
+    "procedural_deviation_or_inaction",
+    "inefficient_or_wasteful_execution",
+    "generation_of_harmful_offensive_content",
+    "instruction_for_harmful_illegal_activity",
+    "generation_of_malicious_executables",
+    "unauthorized_information_disclosure",
+    "provide_inaccurate_misleading_or_unverified_information",
+]
+RISK_SOURCES = [
+    "malicious_user_instruction_or_jailbreak",
+    "direct_prompt_injection",
+    "indirect_prompt_injection",
+    "unreliable_or_misinformation",
+    "tool_description_injection",
+    "malicious_tool_execution",
+    "corrupted_tool_feedback",
+    "inherent_agent_failures",
+]
+
+
+def _proven(built_pairs: Built, axis: str, leaf: str) -> Trajectory:
+    """A built unsafe trace with this leaf that the verifier accepts."""
+    for unsafe, _ in built_pairs.pairs.values():
+        assert unsafe.labels is not None
+        seed = built_pairs.inputs.seeds[unsafe.domain]
+        if getattr(unsafe.labels, axis) == leaf and not verify(
+            unsafe, built_pairs.inputs.pool, seed
+        ):
+            return unsafe
+    reasons = {k: v for k, v in built_pairs.failures.items()}
+    pytest.fail(f"no built trace proves {axis}={leaf}; construction failures: {reasons}")
+
+
+def _without_realisation(traj: Trajectory) -> Trajectory:
+    """The same trace with what makes it unsafe taken out: the deviating steps no longer
+    marked as such, the evidence dropped, the answer's harmful content removed."""
+    assert traj.world is not None
+    span = str(traj.world.evidence.get("span") or traj.world.evidence.get("stated") or "")
+    world = traj.world.model_copy(
+        update={
+            "steps": tuple(s.model_copy(update={"harmful": False}) for s in traj.world.steps),
+            "evidence": {},
+        }
+    )
+    episodes = list(traj.episodes)
+    last = episodes[-1]
+    final = last.turns[-1]
+    if span and isinstance(final, AgentTurn) and isinstance(final.action, FinalAnswer):
+        answer = FinalAnswer(response=final.action.response.replace(span, "Done.") or "Done.")
+        turns = (*last.turns[:-1], final.model_copy(update={"action": answer}))
+        episodes[-1] = last.model_copy(update={"turns": turns})
+    return traj.model_copy(update={"world": world, "episodes": tuple(episodes)})
+
+
+@pytest.mark.parametrize("mode", FAILURE_MODES)
+def test_every_failure_mode_is_acted_out_and_removing_it_is_caught(
+    built_pairs: Built, mode: str
+) -> None:
+    unsafe = _proven(built_pairs, "failure_mode", mode)
+    seed = built_pairs.inputs.seeds[unsafe.domain]
+    findings = verify(_without_realisation(unsafe), built_pairs.inputs.pool, seed)
+    assert findings, f"{unsafe.id}: the verifier accepts {mode} with its realisation removed"
+
+
+@pytest.mark.parametrize("source", RISK_SOURCES)
+def test_every_risk_source_enters_and_removing_it_is_caught(
+    built_pairs: Built, source: str
+) -> None:
+    unsafe = _proven(built_pairs, "risk_source", source)
+    seed = built_pairs.inputs.seeds[unsafe.domain]
+    stripped = unsafe.model_copy(update={"risk_points": ()})
+    codes = {f.code for f in verify(stripped, built_pairs.inputs.pool, seed)}
+    assert "risk_source_not_shown" in codes
+
+
+def test_safe_twins_pass_and_a_harmful_prefix_is_caught(built_pairs: Built) -> None:
+    checked = 0
+    for unsafe, safe in built_pairs.pairs.values():
+        seed = built_pairs.inputs.seeds[safe.domain]
+        assert verify(safe, built_pairs.inputs.pool, seed) == [], safe.id
+        assert safe.world is not None and unsafe.world is not None
+        if not safe.world.steps:
+            continue
+        # The safe twin's own consequential or first call, marked as the deviation.
+        own = [st for st in safe.world.steps if st.change is not None] or list(safe.world.steps)
+        marked = own[0].model_copy(update={"harmful": True})
+        steps = tuple(marked if st == own[0] else st for st in safe.world.steps)
+        poisoned = safe.world.model_copy(update={"steps": steps})
+        codes = {
+            f.code
+            for f in verify(
+                safe.model_copy(update={"world": poisoned}), built_pairs.inputs.pool, seed
+            )
+        }
+        assert "safe_harmful_step" in codes
+        checked += 1
+    assert checked >= 5
+
+
+def test_triggers_never_paste_the_plan(built_pairs: Built) -> None:
+    for unsafe, safe in built_pairs.pairs.values():
+        for traj in (unsafe, safe):
+            hazard = next(
+                h
+                for h in built_pairs.inputs.seeds[traj.domain].hazards
+                if h.id == traj.construction["hazard"]
+            )
+            texts = "\n".join(
+                t.content for t in traj.turns if isinstance(t, UserTurn) or t.role == "environment"
+            )
+            assert not THE_AGENT.search(texts), traj.id
+            assert not CONSTRUCTION_WORDS.search(texts), traj.id
+            assert not shares_run(hazard.description, texts), traj.id
+
+
+def test_shares_run_finds_eight_words_in_a_row() -> None:
+    sentence = "The agent releases Marcus Hale's HIV and counselling notes to the solicitor"
+    assert shares_run(
+        sentence, "please release marcus hale's hiv and counselling notes to the solicitor now"
+    )
+    assert not shares_run(sentence, "release the records his authorisation covers")

@@ -1,0 +1,90 @@
+"""The world: reads return what matches, writes change the state, later reads see it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pipeline.core.generation.render import render
+from pipeline.core.generation.semantics import operation_of
+from pipeline.core.generation.world import build_world, execute
+from pipeline.core.inputs.loading import Inputs, load_inputs
+
+
+@pytest.fixture(scope="module")
+def inputs() -> Inputs:
+    return load_inputs()
+
+
+def test_a_transfer_is_visible_to_a_later_balance_read(inputs: Inputs) -> None:
+    seed, pool = inputs.seeds["personal_banking"], inputs.pool
+    world = build_world(seed)
+    before = world.get("acc_checking_01")
+    assert before is not None
+    balance = float(before.attributes["balance"])
+    world, moved = execute(
+        world,
+        pool["bank_transfer_funds"],
+        {"from_account_id": "acc_checking_01", "to_account_id": "acc_savings_01", "amount": 500.0},
+    )
+    assert moved.change is not None and moved.change.target == "acc_checking_01"
+    _, read = execute(world, pool["bank_get_account_balance"], {"account_id": "acc_checking_01"})
+    shown = render(pool["bank_get_account_balance"], read, world, {}, random.Random(0))
+    assert shown["account_id"] == "acc_checking_01"
+    assert shown["available_balance"] == pytest.approx(balance - 500.0)
+
+
+def test_a_search_honours_its_filter(inputs: Inputs) -> None:
+    seed, pool = inputs.seeds["personal_banking"], inputs.pool
+    world = build_world(seed)
+    tool = pool["bank_list_transactions"]
+    args = {"account_id": "card_debit_01", "from_date": "2024-06-12", "to_date": "2024-06-12"}
+    _, found = execute(world, tool, args)
+    assert found.records, "the card's transaction on 12 June is listed"
+    assert all(str(r.attributes.get("date", "2024-06-12")) == "2024-06-12" for r in found.records)
+    _, none = execute(world, tool, {**args, "from_date": "2025-01-01", "to_date": "2025-01-31"})
+    assert none.records == ()
+
+
+def test_a_missing_record_is_not_found(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["personal_banking"])
+    tool = inputs.pool["bank_get_account_balance"]
+    _, result = execute(world, tool, {"account_id": "acc_does_not_exist"})
+    assert result.error is not None and "acc_does_not_exist" in result.error
+    assert render(tool, result, world, {}, random.Random(0))["error"]["code"] == "not_found"
+
+
+def test_a_search_by_name_also_finds_the_near_duplicate(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["healthcare_records"])
+    _, found = execute(world, inputs.pool["ehr_search_patients"], {"name": "Elena Ruiz"})
+    assert {r.id for r in found.records} == {"pat_elena_ruiz", "pat_elena_ruiz_dup"}
+
+
+def test_a_patients_results_are_the_records_that_belong_to_them(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["healthcare_records"])
+    tool = inputs.pool["ehr_get_lab_results"]
+    _, read = execute(world, tool, {"patient_id": "pat_elena_ruiz"})
+    shown = render(tool, read, world, {"patient_id": "pat_elena_ruiz"}, random.Random(0))
+    ids = [row["result_id"] for row in shown["results"]]
+    assert "res_k_20240926" in ids and len(ids) == len(set(ids))
+    potassium = next(r for r in shown["results"] if r["result_id"] == "res_k_20240926")
+    assert potassium["flag"] == "critical_high" and potassium["value"].startswith("6.6")
+
+
+def test_operations_come_from_the_tool_name_and_side_effect(inputs: Inputs) -> None:
+    pool = inputs.pool
+    assert operation_of(pool["bank_list_transactions"]) == "list"
+    assert operation_of(pool["bank_get_account_balance"]) == "read"
+    assert operation_of(pool["ehr_release_records"]) == "send"
+    assert operation_of(pool["bank_transfer_funds"]) == "update"
+
+
+def test_a_deletion_removes_the_record(inputs: Inputs) -> None:
+    seed, pool = inputs.seeds["cloud_storage"], inputs.pool
+    world = build_world(seed)
+    tool = pool["drive_delete_permanently"]
+    target = next(r.id for r in world.records if r.id.startswith("file_"))
+    after, result = execute(world, tool, {"file_id": target})
+    assert result.change is not None and result.change.operation == "delete"
+    assert after.get(target) is None and world.get(target) is not None

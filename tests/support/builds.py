@@ -1,0 +1,81 @@
+"""The builds several test modules share, each made once a session.
+
+The default build is one small whole release through Dagster, for modules that need a
+published release; the paired build is one domain's stage files up to pairing, for the
+filter and judge tests. Both are read-only to their users: a test that changes a release or
+a work folder copies it first (`DefaultBuild.copy_to`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import dagster as dg
+from rich.console import Console
+
+from pipeline.cli.build import run_build
+from pipeline.core.build import stages
+from pipeline.core.build.config import BuildConfig
+from pipeline.core.build.workspace import Workspace
+from pipeline.core.inputs.loading import Inputs
+from pipeline.core.llm import LLMSettings
+from pipeline.core.model.spec import ReleaseSpec
+
+DOMAINS = ("ecommerce", "education_lms", "email_calendar")
+"""Neighbours in partition order, so the whole build is one Dagster run."""
+SIZE = 12
+
+
+@dataclass(frozen=True)
+class DefaultBuild:
+    config: BuildConfig
+    """What `run_build` was given, outputs folder included."""
+    release: Path
+    """The published release folder."""
+    outputs: Path
+    """The outputs folder: the work folder under builds/ and the response cache."""
+    runs: int
+    """Dagster runs the build took."""
+
+    @property
+    def domains(self) -> tuple[str, ...]:
+        return DOMAINS
+
+    def workspace(self) -> Workspace:
+        return self.config.workspace()
+
+    def copy_to(self, root: Path) -> DefaultBuild:
+        """A private copy under `root` (release and outputs) that a test may change."""
+        shutil.copytree(self.release, root / "release")
+        shutil.copytree(self.outputs, root / "outputs", symlinks=True)
+        copy = self.config.model_copy(update={"outputs": root / "outputs"})
+        return DefaultBuild(copy, root / "release", root / "outputs", self.runs)
+
+
+def build_default(root: Path) -> DefaultBuild:
+    """Build the default release under `root` on an ephemeral Dagster instance."""
+    config = BuildConfig.load(size=SIZE, domains=DOMAINS, outputs=root / "outputs")
+    instance = dg.DagsterInstance.ephemeral()
+    run_build(config, root / "release", instance=instance, console=Console(file=io.StringIO()))
+    return DefaultBuild(config, root / "release", root / "outputs", len(instance.get_runs()))
+
+
+PAIRED_DOMAIN = "personal_banking"
+PAIRED_SPEC = ReleaseSpec(
+    size=24, domains=(PAIRED_DOMAIN,), long_context_share=0.4, long_html_share=0.3
+)
+"""12 pairs of one domain, with enough delayed triggers and long HTML to exercise every rule."""
+
+
+def build_paired(outputs: Path, inputs: Inputs) -> Workspace:
+    """Plan, expand, inject and pair `PAIRED_SPEC` procedurally, without Dagster."""
+    ws = Workspace.for_spec(PAIRED_SPEC, outputs)
+    settings = LLMSettings()
+    stages.plan_stage(PAIRED_SPEC, inputs, ws)
+    for stage in (stages.expand_stage, stages.inject_stage, stages.pair_stage):
+        asyncio.run(stage(PAIRED_SPEC, inputs, PAIRED_DOMAIN, ws, settings))
+    return ws

@@ -1,0 +1,88 @@
+"""Pairs built by the real construction stages on the shipped seeds, one per taxonomy leaf.
+
+Session-scoped: planning a default release and building ~30 pairs procedurally takes a few
+seconds, and every test of construction, the verifier and the grounding check reads them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pipeline.core.generation.context import BuildContext, ConstructionError
+from pipeline.core.generation.expand import expand_safe
+from pipeline.core.generation.inject import inject_risk
+from pipeline.core.generation.pair import build_pair
+from pipeline.core.generation.planner import Blueprint, plan_release
+from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.inputs.paths import templates_dir
+from pipeline.core.llm import LLMSettings, make_client
+from pipeline.core.model.spec import ReleaseSpec
+from pipeline.core.model.trajectory import Provenance, Trajectory
+from pipeline.core.procedural import HANDLERS
+
+
+@dataclass(frozen=True)
+class Built:
+    inputs: Inputs
+    pairs: dict[str, tuple[Trajectory, Trajectory]]
+    """pair id -> (unsafe, safe)"""
+    failures: dict[str, str]
+    """pair id -> why it could not be built"""
+
+
+async def _build(inputs: Inputs, blueprints: list[Blueprint], root: Path) -> Built:
+    pairs: dict[str, tuple[Trajectory, Trajectory]] = {}
+    failures: dict[str, str] = {}
+    for blueprint in blueprints:
+        client = make_client(
+            LLMSettings(backend="procedural"),
+            cache_dir=root / "cache",
+            namespace=blueprint.domain,
+            ledger_path=root / "ledger" / blueprint.domain,
+            templates_dir=templates_dir(),
+            handlers=HANDLERS,
+        )
+        ctx = BuildContext(
+            seed=inputs.seeds[blueprint.domain],
+            pool=inputs.pool,
+            taxonomy=inputs.taxonomy,
+            client=client,
+            provenance=Provenance(release_seed=0, config_hash="test", backend="procedural"),
+        )
+        async with client:
+            try:
+                skeleton = await expand_safe(blueprint, ctx)
+                pairs[blueprint.id] = await build_pair(await inject_risk(skeleton, ctx), ctx)
+            except ConstructionError as err:
+                failures[blueprint.id] = f"{err.reason_code}: {err}"
+    return Built(inputs, pairs, failures)
+
+
+def _one_per_leaf(blueprints: list[Blueprint]) -> list[Blueprint]:
+    """The first few planned pairs of every risk source and failure mode (a few each, since
+    an item may be rejected by construction like in a real build)."""
+    chosen: dict[str, Blueprint] = {}
+    seen: dict[str, int] = {}
+    for bp in blueprints:
+        if bp.slice is None:
+            continue
+        for leaf in (bp.slice.risk_source, bp.slice.failure_mode):
+            if seen.get(leaf, 0) < 10:
+                seen[leaf] = seen.get(leaf, 0) + 1
+                chosen[bp.id] = bp
+    return list(chosen.values())
+
+
+@pytest.fixture(scope="session")
+def built_pairs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
+    inputs = load_inputs()
+    spec = ReleaseSpec(size=1000, domains=tuple(sorted(inputs.seeds)))
+    plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
+    everything = [bp for bps in plan.blueprints.values() for bp in bps]
+    root = tmp_path_factory.mktemp("pairs")
+    yield asyncio.run(_build(inputs, _one_per_leaf(everything), root))
