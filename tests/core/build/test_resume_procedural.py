@@ -27,10 +27,10 @@ from pipeline.core.llm import LLMSettings
 from pipeline.core.model.spec import ReleaseSpec
 
 SPEC = ReleaseSpec(size=20, seed=13, domains=("smart_home",))
-KILL_POINTS = (30, "reason_generator")
-"""When the child is killed: after 30 cached answers (mid-expansion; a whole build caches
-about 200), and once the first rationale is cached (pairing), while the other items' are
-still being answered."""
+KILL_POINTS = (30, "reason_generator", "plausibility_judge")
+"""When the child is killed: after 30 cached answers (a whole build caches about 250), once
+the first rationale is cached while the other items' are still being answered, and once the
+judge has answered in the filtering stage, the last one that asks."""
 
 
 def build(outputs: Path, seed: int = SPEC.seed) -> None:
