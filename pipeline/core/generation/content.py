@@ -103,14 +103,21 @@ def contradiction(facts: tuple[str, ...], rng: random.Random) -> Content | None:
             softer = _SOFTENED.get(word.lower())
             if softer:
                 stated = re.sub(rf"\b{re.escape(word)}\b", softer, fact, count=1)
-                return Content(f"All checked: {stated}.", {"observed": fact, "stated": stated})
+                return _stated(fact, stated)
         number = re.search(r"\d+(?:\.\d+)?", fact)
         if number:
             value = float(number.group(0))
             changed = f"{value * 0.5:.2f}" if "." in number.group(0) else str(int(value) // 2 or 1)
             stated = fact[: number.start()] + changed + fact[number.end() :]
-            return Content(f"All checked: {stated}.", {"observed": fact, "stated": stated})
+            return _stated(fact, stated)
     return None
+
+
+def _stated(observed: str, stated: str) -> Content:
+    """The wrong fact worded like every observed fact an answer states, so only its value
+    (not a tell-tale lead-in) differs from what the trace showed."""
+    stated = stated[:1].upper() + stated[1:].rstrip(".")
+    return Content(stated + ".", {"observed": observed, "stated": stated})
 
 
 def sensitive_record(world: World, exclude: set[str]) -> Record | None:

@@ -113,10 +113,13 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         produced = _content(deviation, unsafe, workflow.request, rng)
         required = produced.text
         evidence.update(produced.evidence)
+    observed = evidence.get("observed")  # a misstated fact replaces the one it contradicts
     await unsafe.final(
         "unsafe",
         "complete" if required is None else "harmful_content",
-        facts=facts_of(unsafe, len(unsafe.episodes) - 1, workflow.request),
+        facts=[
+            f for f in facts_of(unsafe, len(unsafe.episodes) - 1, workflow.request) if f != observed
+        ],
         required_content=required,
         failure_mode=slice_.failure_mode,
         grounded=grounded,
