@@ -310,7 +310,7 @@ async def _safe_twin(
     mode: ResponseMode = "complete"
     if source == "malicious_user_instruction_or_jailbreak" and rng.random() < 0.5:
         mode = "refuse"
-    elif points and rng.random() < 0.3:
+    elif points and rng.random() < 0.2:  # most careful agents just do the task
         mode = "report_issue"
     await branch.final(
         "safe",

@@ -252,7 +252,7 @@ def _compose(
         body.insert(rng.randint(1, len(body)), payload.required_content)
     body += work
     if mode == "report_issue":
-        thought = pick(rng, _HELD_BACK, slots)
+        thought = pick(rng, _HELD_BACK if rng.random() < 0.5 else _WRAP_UP, slots)
         body += [pick(rng, _FLAGS, slots), pick(rng, _FLAG_CLOSERS, slots)]
     else:
         thought = pick(rng, _WRAP_UP, slots)
