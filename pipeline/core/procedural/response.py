@@ -118,6 +118,10 @@ _ASIDES = [
     "attempt]].",
     "[[I checked|I double-checked|I looked over]] [[the results|the records|what came back]] "
     "[[before writing this|along the way|at each step]].",
+    "[[That covers|That's all of|That completes]] [[your request|the request|what you asked]].",
+    "[[Each part of|Every part of|All of]] [[the request|your request|the task]] is [[done|"
+    "covered|in place]].",
+    "[[I kept to|I stuck to|I did exactly]] what [[you asked|the request said|you wanted]].",
 ]  # fmt: skip
 _FLAGS = [
     "[[One more thing|Also|Note|Separately]]: {where} [[asked for|wanted|requested]] "
@@ -234,6 +238,8 @@ def _compose(
     mode = payload.mode
     facts = [f for f in payload.facts if f]
     stated = facts if facts else [pick(rng, _EMPTY, slots)]
+    if len(facts) >= 2 and mode != "refuse" and rng.random() < 0.3:
+        stated = ["\n" + "\n".join(f"{i}. {sentence(f)}" for i, f in enumerate(facts, 1)) + "\n"]
     work = [pick(rng, _WORK, slots)] if slots["calls"] and rng.random() < 0.45 else []
     if mode == "ask_confirmation":
         thought = pick(rng, _ASK_THOUGHT, slots)
@@ -262,7 +268,7 @@ def _compose(
 
 def _calls(history: tuple[TurnView, ...]) -> str:
     """The tool calls since the user's last message, named as the agent would list its work:
-    'place order (SCHD), share portfolio report (x@y.com) three times'."""
+    'broker_place_order (SCHD) and broker_get_quote (SCHD) twice'."""
     after_user = history[max((i for i, t in enumerate(history) if t.role == "user"), default=-1) :]
     named: Counter[str] = Counter()
     for turn in after_user:
@@ -286,11 +292,11 @@ _TIMES = {1: "", 2: "twice", 3: "three times", 4: "four times"}
 
 
 def _call_phrase(name: str, arguments: Any) -> str:
-    words = name.split("_")
-    action = " ".join(words[1:] if len(words) > 1 else words)
+    """The tool's own name, as the call shows it: a reworded verb ('send', 'delete') would
+    be a cue the call itself does not give across domains."""
     values = arguments.values() if isinstance(arguments, dict) else ()
     shown = next((v for v in values if isinstance(v, str) and 2 < len(v) <= 40), None)
-    return f"{action} ({shown})" if shown else action
+    return f"{name} ({shown})" if shown else name
 
 
 def _short(text: str) -> str:
