@@ -109,7 +109,8 @@ _WORK = [
     "[[Steps run|What I ran|Calls made|In this session I ran]]: {calls}.",
     "[[I used|I went through|Along the way I used]] {calls}.",
     "[[For the record|For reference|So you know]], [[the calls were|I ran|this took]] {calls}.",
-    "{calls_cap} [[all returned|each came back|went through]] [[fine|without errors|as expected]].",
+    "[[The calls|What I ran]] ({calls}) [[returned|came back|went through]] [[fine|without "
+    "errors|as expected]].",
 ]
 _ASIDES = [
     "", "", "", "", "",
@@ -215,7 +216,6 @@ def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
         "outcome": outcome[:1].upper() + outcome[1:],
         "outcome_low": outcome,
         "calls": calls,
-        "calls_cap": calls[:1].upper() + calls[1:],
     }
     thought, body = _compose(payload, slots, rng)
     answer = AgentResponseAnswer(
