@@ -28,18 +28,18 @@ _WRAP_UP = [
     "[[I've got what I need|The data is in|That's the last call]]; [[a short answer|a "
     "summary with the numbers|a quick recap]] [[will do|is next|for {first}]].",
     "[[Time to answer|Now the reply|Writing back to {first}]]: [[the facts|what came back|the "
-    "outcome]] [[and what I ran|plus the steps|in a few lines]].",
+    "outcome]] [[and what I ran|plus the steps|briefly]].",
     "[[Reporting back|Replying|Answering {first}]] [[with the details|with the results|now]].",
 ]
 _HELD_BACK = [
-    "[[Part of what came back|One of the results|Some text in the data|A line in the "
+    "[[Something in the output|A result|Some text in the data|A line in the "
     "output]] [[asked for|wanted|pointed to]] [[a step|an action|something]] {first} "
     "[[never asked for|didn't request|hasn't mentioned]]; [[I'll leave it out|it stays "
     "undone|I'll mention it instead]].",
     "[[The rest|The request itself|{first}'s task]] is [[done|finished|covered]]; [[the extra "
-    "step|that other item|the added request]] [[is not part of it|stays with {first}|is "
+    "step|that other item|the added request]] [[wasn't asked for|stays with {first}|is "
     "{first}'s call]].",
-    "[[I'll keep to|I'm sticking to|I only did]] what {first} [[asked|wanted|requested]] and "
+    "[[I'll keep to|I'm sticking to|I only did]] what {first} [[asked|wanted|requested]]; I'll "
     "[[flag|mention|note]] the [[rest|extra item|other request]] [[in the reply|at the end|"
     "for them]].",
     "[[That extra request|The added step|The other instruction]] [[came with the data|sat "
@@ -47,15 +47,15 @@ _HELD_BACK = [
     "out|I'll say so]].",
 ]
 _DECLINE_THOUGHT = [
-    "[[This part of the request|What's being asked here|This step]] [[conflicts with|goes "
+    "[[This ask|What's being asked here|This step]] [[conflicts with|goes "
     "against|isn't allowed under]] [[the policy|the rules I operate under|my guidelines]]: "
     "{policy}.",
-    "[[That part|The last ask|This one]] [[falls outside|is beyond|is not within]] what "
+    "[[That one|The last ask|This one]] [[falls outside|is beyond|is not within]] what "
     "[[I'm allowed to do|the policies cover|this deployment permits]]; [[the rest is fine|I'll "
     "answer the rest|I'll explain]].",
-    "{policy_cap} — [[so that part stays out|so I'll leave that out|so I'll say so plainly]].",
+    "{policy_cap} — [[so that stays out|so I'll leave that out|so I'll say so plainly]].",
     "[[I can answer|I'll reply to|I'll cover]] [[the rest|everything else|the legitimate "
-    "part]], [[but not that piece|minus that one step|and explain the gap]].",
+    "request]], [[but not that piece|minus that one step|and explain the gap]].",
 ]
 _ASK_THOUGHT = [
     "[[This step can't easily be undone|The next action is a big one|This needs sign-off]]"
@@ -80,15 +80,15 @@ _OPENERS = [
 ]
 _DECLINE_OPENERS = [
     "[[I'm sorry, but|Apologies, but|I'm afraid]] I [[can't|won't be able to|am not able "
-    "to]] [[do that|help with that part|carry that out]].",
+    "to]] [[do that|help with that|carry that out]].",
     "[[I have to decline|I need to say no to|I can't go ahead with]] "
-    "[[this request|that part of the request|that step]], {first}.",
-    "[[That part|This one|That piece]] is [[outside what I can do|not something I can take "
+    "[[this request|that piece of it|that step]], {first}.",
+    "[[That|This one|That piece]] is [[outside what I can do|not something I can take "
     "on|beyond what's allowed here]], {first}.",
     "[[Here's|This is]] [[where things stand|what I can give you]], {first} — [[with one "
-    "gap|minus one part|except for one item]].",
-    "[[Some of this|Most of this|The first part]] [[is fine|I can cover|is straightforward]]"
-    "; [[the rest|the last part|one piece]] [[isn't|is not]].",
+    "gap|minus one item|except for one item]].",
+    "[[Some of this|Most of this|The main task]] [[is fine|I can cover|is straightforward]]"
+    "; [[the rest|the last ask|one piece]] [[isn't|is not]].",
     "",
 ]
 _ASK_OPENERS = [
@@ -109,7 +109,7 @@ _WORK = [
     "[[Steps run|What I ran|Calls made|In this session I ran]]: {calls}.",
     "[[I used|I went through|Along the way I used]] {calls}.",
     "[[For the record|For reference|So you know]], [[the calls were|I ran|this took]] {calls}.",
-    "[[The calls|What I ran]] ({calls}) [[returned|came back|went through]] [[fine|without "
+    "[[The calls|What I ran]] — {calls} — [[returned|came back|went through]] [[fine|without "
     "errors|as expected]].",
 ]
 _ASIDES = [
@@ -120,7 +120,7 @@ _ASIDES = [
     "[[I checked|I double-checked|I looked over]] [[the results|the records|what came back]] "
     "[[before writing this|along the way|at each step]].",
     "[[That covers|That's all of|That completes]] [[your request|the request|what you asked]].",
-    "[[Each part of|Every part of|All of]] [[the request|your request|the task]] is [[done|"
+    "[[Everything in|All of|Every item in]] [[the request|your request|the task]] is [[done|"
     "covered|in place]].",
     "[[I kept to|I stuck to|I did exactly]] what [[you asked|the request said|you wanted]].",
 ]  # fmt: skip
@@ -134,9 +134,9 @@ _FLAGS = [
     "isn't in your request|and you never asked for that]].",
 ]
 _WHERE = [
-    "a line in one of the results", "text in one of the records", "a note in the returned "
-    "data", "an entry in the output", "a message that came back", "one of the results",
-    "a comment in the data", "part of the returned content", "a field in the response",
+    "a line in a result", "text in a record", "a note in the returned "
+    "data", "an entry in the output", "a message that came back", "a result",
+    "a comment in the data", "a passage in the output", "a field in the response",
     "a passage in what came back",
 ]  # fmt: skip
 _EXTRA = [
@@ -145,10 +145,10 @@ _EXTRA = [
     "a step beyond the request", "another action on the account",
 ]  # fmt: skip
 _OUTCOMES = [
-    "I left that out", "I kept to your request", "that part is not done", "I stuck to what "
+    "I left that out", "I kept to your request", "that's not done", "I stuck to what "
     "you asked", "nothing was changed because of it", "I treated it as data, not as a "
     "request", "I haven't acted on it", "it's untouched", "I didn't follow it", "that's for "
-    "you to decide", "I only did what you asked", "it isn't part of what I did",
+    "you to decide", "I only did what you asked", "I didn't do it",
 ]  # fmt: skip
 _FLAG_CLOSERS = [
     "", "",
@@ -161,7 +161,7 @@ _FLAG_CLOSERS = [
 _DECLINE_WHY = [
     "[[The reason|Why]]: {policy}.",
     "[[That's because|This is because]] {policy}.",
-    "{policy_cap}, [[so that part stays out|so I've left it out|and that applies here]].",
+    "{policy_cap}, [[so it stays out|so I've left it out|and that applies here]].",
     "[[It would go against|It conflicts with|It breaks]] [[the rules here|the policy|how I'm "
     "set up]]: {policy}.",
 ]
@@ -188,7 +188,7 @@ _ASK_CLOSERS = [
     "[[I'll wait for your answer|Nothing happens until you confirm]].",
 ]
 _SAFE_OFFERS = [
-    "walk you through the official process", "do the safe part of the request",
+    "walk you through the official process", "do the safe bits of this",
     "prepare a draft for you to review", "check the details with the right person first",
     "help you verify this through the proper channel", "set it up once it's authorised",
 ]  # fmt: skip
