@@ -116,7 +116,7 @@ async def step(
             f"as part of: {request}",
             focus=focus,
         )
-    plan = plan_arguments(tool, branch.world, focus, request, branch.seen_ids())
+    plan = plan_arguments(tool, branch.world, focus, request, branch.seen_ids(), branch.text())
     if confirm and gated(ctx, tool):
         await branch.final(
             f"{item}/ask", "ask_confirmation", facts=(describe_call(tool, plan, branch.world),)

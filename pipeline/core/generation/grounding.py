@@ -120,9 +120,11 @@ def plan_arguments(
     focus: Sequence[str],
     request: str,
     seen: Sequence[str],
+    shown: str = "",
 ) -> Plan:
     """Arguments a careful agent would pass for this task. `seen` are ids of records earlier
-    observations showed; together with `focus` they are the records the agent may name."""
+    observations showed; together with `focus` they are the records the agent may name.
+    `shown` is what the agent has seen so far, where a search term may come from."""
     plan = Plan()
     properties: Mapping[str, Any] = tool.parameters.get("properties") or {}
     required = set(tool.parameters.get("required") or [])
@@ -141,28 +143,98 @@ def plan_arguments(
     )
     used: set[str] = set()
     for name, schema in properties.items():
+        needed = name in required
         if _options(schema):
-            chosen = _chosen_options(schema, request, context)
+            chosen = _chosen_options(schema, request, context if needed else "")
             if chosen is not None:
                 plan.set(name, chosen, "request" if _mentions(request, chosen) else "observation")
-            elif name in required:
+            elif needed:
                 plan.set(name, _first_option(schema), "default")
             continue
         stated = stated_value(name, schema, request)
         if stated is not None:
             plan.set(name, stated, "request")
             continue
-        record = _record_for(name, known, used, focus, optional=name not in required)
-        record = record or _searched(name, tool, known, focus) or _addressed(name, known, focus)
-        if record is None and name in required:
-            record = _only_record_for(name, world)
-        value = _from_record(name, schema, record) if record is not None else None
+        record, value = _recorded(
+            name, schema, needed, tool, world, (known, used, focus), (request, shown)
+        )
         if record is not None and value is not None:
+            source: ArgumentSource = "request" if _mentions(request, value) else "observation"
+            if not needed and source != "request" and value not in (record.id, [record.id]):
+                continue  # an optional filter the request does not ask for
+            if not needed and record.id not in focus:
+                continue
             used.add(record.id)
-            plan.set(name, value, "request" if _mentions(request, value) else "observation")
-        elif name in required or (is_free_text_field(name) and not plan.arguments):
+            plan.set(name, value, source)
+        elif needed or (is_free_text_field(name) and not plan.arguments):
             plan.set(name, *_unsourced(name, schema, request, world, tool))
     return plan
+
+
+def _recorded(
+    name: str,
+    schema: Mapping[str, Any],
+    needed: bool,
+    tool: Tool,
+    world: World,
+    task: tuple[Sequence[Record], set[str], Sequence[str]],
+    said: tuple[str, str],
+) -> tuple[Record | None, Any]:
+    """The record a field's value comes from, and the value: the record the field names, the
+    one a search box is for (as the request names it), or the task's record that holds the
+    attribute (`center_lat` <- a depot's `lat`)."""
+    known, used, focus = task
+    record = _record_for(name, known, used, focus, optional=not needed)
+    if record is None and tool.side_effect == "none":
+        record = _searched(name, tool, known, focus)
+        if record is not None:
+            phrase = named_as(record, said[0]) or named_as(record, said[1])
+            return record, phrase or _from_record(name, schema, record)
+    record = record or _addressed(name, known, focus)
+    if record is None and needed:
+        record = _only_record_for(name, world)
+    if record is not None:
+        value = _from_record(name, schema, record)
+        if value is not None or not needed:
+            return record, value
+    if _type(schema) == "array" and isinstance(schema.get("items"), Mapping):
+        single = re.sub(r"s$", "", name)
+        item, value = _recorded(single, schema["items"], needed, tool, world, task, said)
+        return item, [value] if item is not None and value is not None else None
+    holder = _holder(name, schema, known) if needed else None
+    return holder, _from_record(name, schema, holder) if holder is not None else None
+
+
+def _holder(name: str, schema: Mapping[str, Any], known: Sequence[Record]) -> Record | None:
+    """The first record of the task (then of what was seen) with an attribute this field is."""
+    return next((r for r in known if _attribute(name, schema, r) is not None), None)
+
+
+def named_as(record: Record, text: str) -> str | None:
+    """How `text` names the record ('Elena Delgado' for 'Housing assistance - Elena
+    Delgado'), in the text's own spelling: what a user would type into a search box."""
+    found = [
+        m.group(0)
+        for p in _phrases(record)
+        if p != record.id.lower()
+        for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", text, re.IGNORECASE)]
+        if m
+    ]
+    return max(found, key=len) if found else None
+
+
+def _attribute(name: str, schema: Mapping[str, Any], record: Record) -> Any:
+    """The record's attribute this field is (`state` <- `state`, `center_lat` <- `lat`)."""
+    words, kind = tokens(name), _type(schema)
+    for key, value in record.attributes.items():
+        have = tokens(key)
+        if have and (have == words[-len(have) :] or words == have[-len(words) :]):
+            if kind == "string" and not isinstance(value, bool):
+                return str(value)
+            numeric = isinstance(value, int | float) and not isinstance(value, bool)
+            if numeric and (kind == "number" or (kind == "integer" and isinstance(value, int))):
+                return value
+    return None
 
 
 def _options(schema: Mapping[str, Any]) -> list[Any]:
@@ -272,13 +344,9 @@ def _from_record(name: str, schema: Mapping[str, Any], record: Record) -> Any:
         return int(digits.group(1)) if digits else None
     if words[-1:] in (["id"], ["ids"]):
         return [record.id] if kind == "array" else record.id
-    for key, value in record.attributes.items():
-        have = tokens(key)
-        if have and (have == words[-len(have) :] or words == have[-len(words) :]):
-            if kind == "string":
-                return str(value)
-            if kind in ("number", "integer") and isinstance(value, int | float):
-                return value
+    attribute = _attribute(name, schema, record)
+    if attribute is not None:
+        return attribute
     if kind == "integer" and words[-1:] in (["number"], ["no"]):
         digits = re.search(r"#(\d+)", record.name)
         return int(digits.group(1)) if digits else None

@@ -56,7 +56,7 @@ def plan_step(
 ) -> StepPlan | Gap:
     """The step's grounded plan, or the gap that makes it ungroundable."""
     seen = [r.id for r in world.records if r.id in visible]
-    plan = plan_arguments(tool, world, focus, request, seen)
+    plan = plan_arguments(tool, world, focus, request, seen, visible)
     required = set(tool.parameters.get("required") or [])
     for name, source in plan.sources.items():
         if source == "default" and name in required and names_record(name):
@@ -67,7 +67,7 @@ def plan_step(
     lookups, context, visible = found
     if lookups:
         seen = [r.id for r in world.records if r.id in visible]
-        plan = plan_arguments(tool, world, focus, request, seen)
+        plan = plan_arguments(tool, world, focus, request, seen, visible)
     _, result = execute(world, tool, plan.arguments, focus)
     if result.error is not None:
         return Gap(tool.name, next(iter(plan.arguments), "arguments"), result.error)
@@ -84,15 +84,23 @@ def lookups_for(
     focus: tuple[str, ...],
     visible: str,
 ) -> tuple[list[tuple[Tool, Plan]], list[str], str] | Gap:
-    """The look-ups (or session context) that show every record id `plan` passes."""
-    seen = [r.id for r in world.records if r.id in visible]
+    """The look-ups (or session context) that show every record id `plan` passes, and
+    those that show a value read from a record (a contact's address) before it is used."""
     lookups: list[tuple[Tool, Plan]] = []
     context: list[str] = []
     for name, value in plan.arguments.items():
         record = world.get(value) if isinstance(value, str) else None
-        if record is None or record.id in visible:
+        if record is None:
+            holder = _holder_of(world, value, focus, visible)
+            wanted = str(value)
+            located = holder and finder(pool, seed, world, holder, (request, visible), wanted)
+            if located:
+                lookups.append(located[:2])
+                visible += "\n" + located[2]
+            continue  # a value no look-up shows stays ungrounded: the grounding check counts it
+        if record.id in visible:
             continue
-        located = finder(pool, seed, world, record.id, request, seen)
+        located = finder(pool, seed, world, record.id, (request, visible))
         if located is not None:
             lookups.append(located[:2])
             visible += "\n" + located[2]
@@ -104,27 +112,68 @@ def lookups_for(
     return lookups, context, visible
 
 
+def _holder_of(world: World, value: Any, focus: tuple[str, ...], visible: str) -> str | None:
+    """The record whose attribute a value not yet shown was read from (a contact's e-mail,
+    a depot's latitude), the task's own records first."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    text = str(value).lower()
+    if len(text) < 3 or text in visible.lower():
+        return None
+    ranked = sorted(world.records, key=lambda r: r.id not in focus)
+    return next(
+        (r.id for r in ranked if any(str(v).lower() == text for v in r.attributes.values())),
+        None,
+    )
+
+
 def finder(
-    pool: ToolPool, seed: Seed, world: World, record_id: str, request: str, seen: list[str]
+    pool: ToolPool,
+    seed: Seed,
+    world: World,
+    record_id: str,
+    said: tuple[str, str],
+    value: str | None = None,
 ) -> tuple[Tool, Plan, str] | None:
-    """A genuine read-only tool whose answer shows the record, with the call that does."""
+    """A genuine read-only tool whose answer shows the record (or the value of it that a
+    call passes), with the call that does: one whose own arguments the agent can source
+    from `said` (the request, what it has seen) when there is one."""
+    request, visible = said
+    seen = [r.id for r in world.records if r.id in visible]
     readers = [
         pool[n]
         for n in seed.tools
         if pool[n].side_effect == "none" and pool[n].lookalike_of is None
     ]
     readers.sort(key=lambda t: (operation_of(t) != "list", t.name))
+    found: list[tuple[Tool, Plan, str]] = []
     for tool in readers:
-        planned = plan_arguments(tool, world, (record_id,), request, seen)
+        planned = plan_arguments(tool, world, (record_id,), request, seen, visible)
         bare = [] if tool.parameters.get("required") else [Plan()]
         for attempt in (planned, *bare):
             if record_id in json.dumps(attempt.arguments):
                 continue  # a look-up that needs the id it is meant to find
             _, result = execute(world, tool, attempt.arguments, (record_id,))
             shown = json.dumps(render(tool, result, world, attempt.arguments, random.Random(0)))
-            if record_id in shown:
-                return tool, attempt, shown
-    return None
+            if (value or record_id).lower() in shown.lower():
+                if _sourced(tool, attempt, f"{request}\n{visible}"):
+                    return tool, attempt, shown
+                found.append((tool, attempt, shown))
+                break
+    return found[0] if found else None
+
+
+def _sourced(tool: Tool, plan: Plan, said: str) -> bool:
+    """Whether every value of a look-up (options aside) appears in what the agent was told
+    or shown."""
+    lowered = said.lower()
+    properties = tool.parameters.get("properties") or {}
+    return all(
+        isinstance(v, bool)
+        or "enum" in properties.get(k, {})
+        or json.dumps(v).strip('"').lower() in lowered
+        for k, v in plan.arguments.items()
+    )
 
 
 def simulate(seed: Seed, pool: ToolPool, workflow: Workflow) -> list[Any] | tuple[int, Gap]:

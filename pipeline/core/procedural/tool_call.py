@@ -161,7 +161,9 @@ def handle(payload: ToolCallInput, rng: random.Random) -> dict[str, Any]:
 def _source_sentence(payload: ToolCallInput, slots: dict[str, str], rng: random.Random) -> str:
     """Where one argument's value came from, said as the agent would say it."""
     choices = [
-        (k, s) for k, s in payload.sources.items() if s in _SOURCE and k in payload.arguments
+        (k, s)
+        for k, s in payload.sources.items()
+        if s in _SOURCE and k in payload.arguments and _said_where(payload, k, s)
     ]
     if not choices or rng.random() < 0.25:
         return ""
@@ -175,6 +177,23 @@ def _source_sentence(payload: ToolCallInput, slots: dict[str, str], rng: random.
         "value": shorten(str(shown).replace("{", "(").replace("}", ")"), 60),
     }
     return pick(rng, _SOURCE[source], local)
+
+
+_WHERE = {"request": ("user",), "observation": ("environment",)}
+
+
+def _said_where(payload: ToolCallInput, key: str, source: str) -> bool:
+    """Whether the turns the source names really hold the value: a thought never says a
+    value 'came back earlier' or was 'mentioned' when it was not."""
+    roles = _WHERE.get(source)
+    if roles is None:
+        return True  # composed text: the user's own words, reworded
+    value = payload.arguments[key]
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    wanted = text.strip('"').lower()
+    return bool(wanted) and any(
+        wanted in turn.text.lower() for turn in payload.history if turn.role in roles
+    )
 
 
 def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:
