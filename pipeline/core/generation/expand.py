@@ -279,7 +279,12 @@ async def follow_up(
             planned = plan_step(
                 ctx.pool, ctx.seed, branch.world, tool, record.name, (record_id,), visible
             )
-            if isinstance(planned, StepPlan) and not planned.lookups and not planned.context:
+            if (
+                isinstance(planned, StepPlan)
+                and not planned.lookups
+                and not planned.context
+                and "default" not in planned.plan.sources.values()
+            ):
                 options.append((tool, record))
     if not options:
         return

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipeline.core.generation.naming import focus_records as focus_records
+from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
     PERSON_WORDS,
@@ -55,63 +57,6 @@ class Plan:
     def set(self, name: str, value: Any, source: ArgumentSource) -> None:
         self.arguments[name] = value
         self.sources[name] = source
-
-
-def focus_records(world: World, request: str) -> tuple[str, ...]:
-    """Ids of the records a request talks about, in the order it names them."""
-    lowered = request.lower()
-    found: list[tuple[int, str]] = []
-    distinctive = _distinctive_words(world)
-    for record in world.records:
-        phrases = _phrases(record) + [
-            w for w in re.findall(r"[a-z]{6,}", record.name.lower()) if w in distinctive
-        ]
-        positions = [
-            m.start()
-            for p in phrases
-            for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", lowered)]
-            if m
-        ]
-        if positions:
-            found.append((min(positions), record.id))
-    return tuple(record_id for _, record_id in sorted(found))
-
-
-def _distinctive_words(world: World) -> set[str]:
-    """Long words that appear in exactly one record's name ('taxable', 'potassium')."""
-    counts: dict[str, int] = {}
-    for record in world.records:
-        for word in set(re.findall(r"[a-z]{6,}", record.name.lower())):
-            counts[word] = counts.get(word, 0) + 1
-    return {w for w, n in counts.items() if n == 1 and w not in _COMMON}
-
-
-_COMMON = frozenset(
-    ["account", "record", "request", "message", "details", "update", "report", "notice"]
-)
-
-
-def _phrases(record: Record) -> list[str]:
-    """How a request can name a record: its id, its name, a distinctive value of it."""
-    bare = re.sub(r"\s*\(.*?\)", "", record.name).strip()
-    phrases = [record.id.lower(), record.name.lower(), bare.lower()]
-    words = bare.split()
-    if 2 <= len(words) <= 3 and all(w[:1].isupper() for w in words):
-        phrases += [words[0].lower(), words[-1].lower()]  # a person's first name or surname
-    elif words and len(words[0]) >= 6:
-        phrases.append(words[0].lower())  # 'Potassium result for ...' -> 'potassium'
-    phrases += re.findall(r"#\d+", record.name)  # 'PR #488 ...' -> '#488'
-    if "/" in bare:
-        phrases.append(bare.rsplit("/", 1)[1].lower())  # 'northwind/payments-api' -> 'payments-api'
-    for run in re.findall(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+", record.name):
-        parts = run.split()
-        phrases += [" ".join(parts[:n]).lower() for n in range(2, len(parts) + 1)]
-    phrases += [
-        str(v).lower()
-        for v in record.attributes.values()
-        if isinstance(v, str) and re.search(r"\d", v) and 5 <= len(v) <= 40
-    ]
-    return [p for p in phrases if len(p) >= 4]
 
 
 def plan_arguments(
@@ -201,26 +146,27 @@ def _recorded(
         single = re.sub(r"s$", "", name)
         item, value = _recorded(single, schema["items"], needed, tool, world, task, said)
         return item, [value] if item is not None and value is not None else None
-    holder = _holder(name, schema, known) if needed else None
+    holder = _holder(name, schema, known, focus) if needed else None
     return holder, _from_record(name, schema, holder) if holder is not None else None
 
 
-def _holder(name: str, schema: Mapping[str, Any], known: Sequence[Record]) -> Record | None:
-    """The first record of the task (then of what was seen) with an attribute this field is."""
-    return next((r for r in known if _attribute(name, schema, r) is not None), None)
+_QUALIFIERS = frozenset({"center", "centre", "current"})
+"""Words a field may add to the attribute it takes (`center_lat` <- `lat`); any other word
+(`from_date`, `new_limit`) means a value of its own, not the record's."""
 
 
-def named_as(record: Record, text: str) -> str | None:
-    """How `text` names the record ('Elena Delgado' for 'Housing assistance - Elena
-    Delgado'), in the text's own spelling: what a user would type into a search box."""
-    found = [
-        m.group(0)
-        for p in _phrases(record)
-        if p != record.id.lower()
-        for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", text, re.IGNORECASE)]
-        if m
-    ]
-    return max(found, key=len) if found else None
+def _holder(
+    name: str, schema: Mapping[str, Any], known: Sequence[Record], focus: Sequence[str]
+) -> Record | None:
+    """The first record of the task with exactly the attribute this field is."""
+    words = tokens(name)
+    for record in (r for r in known if r.id in focus):
+        for key in record.attributes:
+            extra = set(words) - set(tokens(key))
+            same = words[-len(tokens(key)) :] == tokens(key) and extra <= _QUALIFIERS
+            if same and _attribute(name, schema, record) is not None:
+                return record
+    return None
 
 
 def _attribute(name: str, schema: Mapping[str, Any], record: Record) -> Any:
@@ -298,10 +244,14 @@ def _record_for(
 _SEARCH_WORDS = frozenset({"name", "query", "q", "search", "term", "keyword", "contains"})
 
 
+_ADDRESSEE = frozenset({"to", "recipient", "recipients", "cc", "attendee", "attendees"})
+
+
 def _addressed(name: str, records: Sequence[Record], focus: Sequence[str]) -> Record | None:
-    """Whom an e-mail field means when no record's kind matches it: the first record the
-    task names that has an address."""
-    if "email" not in tokens(name):
+    """Whom an e-mail field (`recipient_email`, a message's `to`) means when no record's
+    kind matches it: the first record the task names that has an address."""
+    words = set(tokens(name))
+    if "email" not in words and not (words and words <= _ADDRESSEE):
         return None
     return next(
         (
@@ -359,7 +309,7 @@ def _from_record(name: str, schema: Mapping[str, Any], record: Record) -> Any:
             if key in record.attributes:
                 return str(record.attributes[key])
         return re.sub(r"\s*\(.*?\)", "", record.name)
-    if "email" in words:
+    if "email" in words or set(words) <= _ADDRESSEE:
         return next((str(v) for v in record.attributes.values() if EMAIL.fullmatch(str(v))), None)
     if words[-1] in NAME_WORDS | PERSON_WORDS | {"query", "q", "term", "keyword", "contains"}:
         return re.sub(r"\s*\(.*?\)", "", record.name)
@@ -387,7 +337,7 @@ def _unsourced(
         and "format" not in schema
     ):
         stated = _named_in_request(name, request, tool)
-        if stated:
+        if stated and len(stated) <= schema.get("maxLength", len(stated)):
             return stated, "request"
     return _fallback(schema, world), "default"
 
@@ -396,6 +346,12 @@ _CAPITALISED_RUN = re.compile(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+")
 _FILLER = frozenset(
     ["a", "an", "the", "my", "her", "his", "their", "our", "urgent", "new", "this", "that"]
 )
+_NOT_A_NAME = frozenset(
+    {"you", "can", "could", "please", "get", "me", "for", "to", "and", "i", "we", "it", "of"}
+    | {"one", "more", "thing", "also", "then", "now", "just", "so", "with", "on", "in", "at"}
+)
+"""Words that are part of asking, never the name of a thing: 'can you get user identity'
+names no user."""
 
 
 def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
@@ -415,7 +371,8 @@ def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
         match = re.search(rf"((?:\w+ ){{1,2}}){obj}", request, re.IGNORECASE)
         if match:
             kept = [w for w in match.group(1).split() if w.lower() not in _FILLER]
-            if kept:
+            asking = _NOT_A_NAME | set(tokens(tool.name))
+            if kept and not any(w.lower().strip(",.:;") in asking for w in kept):
                 return " ".join(kept)
     return None
 
