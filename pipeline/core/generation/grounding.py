@@ -137,7 +137,7 @@ def _recorded(
             return record, phrase or _from_record(name, schema, record)
     record = record or _addressed(name, known, focus)
     if record is None and needed:
-        record = _only_record_for(name, world)
+        record = _only_record_for(name, world, said[0])
     if record is not None:
         value = _from_record(name, schema, record)
         if value is not None or not needed:
@@ -263,12 +263,19 @@ def _addressed(name: str, records: Sequence[Record], focus: Sequence[str]) -> Re
     )
 
 
-def _only_record_for(name: str, world: World) -> Record | None:
+def _only_record_for(name: str, world: World, request: str) -> Record | None:
     """The one record of the world a field can mean (the only repository, the only fleet
-    van named so), when the task did not name it; the agent must look it up first."""
+    van named so), when the task did not name it; among equals, the one whose details the
+    request mentions (the psychiatry clinician for 'a psychiatry slot'). The agent must
+    look it up first."""
     scored = [(refers_to(name, r), r) for r in world.records]
     best = max((score for score, _ in scored), default=0)
     top = [r for score, r in scored if score == best]
+    if best > 0 and len(top) > 1:
+        said = set(re.findall(r"[a-z]{4,}", request.lower()))
+        top = [
+            r for r in top if any(set(tokens(str(v))) & said for v in r.attributes.values())
+        ] or top
     return top[0] if best > 0 and len(top) == 1 else None
 
 

@@ -49,7 +49,8 @@ def _phrases(record: Record) -> list[str]:
     bare = re.sub(r"\s*\(.*?\)", "", record.name).strip()
     phrases = [record.id.lower(), record.name.lower(), bare.lower()]
     words = bare.split()
-    if 2 <= len(words) <= 3 and all(w[:1].isupper() for w in words):
+    person = 2 <= len(words) <= 3 and all(w[:1].isupper() for w in words)
+    if person:
         phrases += [words[0].lower(), words[-1].lower()]  # a person's first name or surname
     elif words and len(words[0]) >= 6:
         phrases.append(words[0].lower())  # 'Potassium result for ...' -> 'potassium'
@@ -67,7 +68,8 @@ def _phrases(record: Record) -> list[str]:
         for v in record.attributes.values()
         if isinstance(v, str) and re.search(r"\d", v) and 5 <= len(v) <= 40
     ]
-    return [p for p in phrases if len(p) >= 4 or p == head.lower()]
+    short = {head.lower()} | ({words[0].lower()} if person and record.kind == "contact" else set())
+    return [p for p in phrases if len(p) >= 4 or p in short]  # 'Leo' of a contact
 
 
 def named_as(record: Record, text: str) -> str | None:

@@ -101,7 +101,7 @@ def _number_near(words: set[str], request: str) -> float | None:
     found = [
         (m.start(), m.end(), n)
         for m in NUMBER.finditer(request)
-        if (n := _number(m)) is not None and n >= 1
+        if (n := _number(m)) is not None and n >= 1 and not _names_a_record(request, m.start())
     ]
     if not found:
         return None
@@ -120,6 +120,18 @@ def _number_near(words: set[str], request: str) -> float | None:
         n for s, e, n in found if re.match(r"\s*(eur|usd|gbp|usdc|€|\$|£)", lowered[e : e + 6])
     ]
     return money[0] if money else max(n for _, _, n in found)
+
+
+_NUMBERED = frozenset(
+    {"bill", "invoice", "order", "case", "ticket", "van", "room", "flat", "no", "number"}
+    | {"ref", "pr", "issue", "version", "unit", "lot", "batch", "step", "floor", "suite"}
+)
+
+
+def _names_a_record(request: str, start: int) -> bool:
+    """'bill 553', 'PR #488', 'van 17': the number is part of a name, never an amount."""
+    before = request[max(0, start - 12) : start].lower().rstrip()
+    return before.endswith("#") or (before.split() or [""])[-1] in _NUMBERED
 
 
 def _number(match: re.Match[str]) -> float | None:

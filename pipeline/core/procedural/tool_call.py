@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 from pipeline.core.generation.roles import ToolCallAnswer, ToolCallInput, TurnView
@@ -235,5 +236,11 @@ def _prior(history: tuple[TurnView, ...], rng: random.Random) -> str:
 
 
 def _said(history: tuple[TurnView, ...]) -> str:
+    """What the user asked first, quoted: its first sentence that says something ('Hi,
+    Grace here.' does not)."""
     users = [t for t in history if t.role == "user"]
-    return shorten(users[0].text, 80).replace('"', "'") if users else ""
+    if not users:
+        return ""
+    sentences = re.split(r"(?<=[.!?])\s+", " ".join(users[0].text.split()))
+    asked = next((s for s in sentences if len(s.split()) >= 5), sentences[0])
+    return shorten(asked, 80).replace('"', "'")

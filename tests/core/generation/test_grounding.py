@@ -130,9 +130,33 @@ def test_every_stated_value_of_a_benign_step_is_grounded(inputs: Inputs) -> None
         ("origin", {"type": "string", "maxLength": 3}, "A flight LHR to SFO", "LHR"),
         ("destination", {"type": "string", "maxLength": 3}, "A flight LHR to SFO", "SFO"),
         ("minutes", {"type": "integer", "minimum": 5}, "Scale it from 17:00", None),
+        ("amount", {"type": "number"}, "Pay PaperCo bill 553 on its due date", None),
+        ("amount", {"type": "number"}, "Refund 40 on invoice #488", 40.0),
     ],
 )
 def test_stated_values_are_the_users_and_within_bounds(
     name: str, schema: dict[str, object], request_text: str, expected: object
 ) -> None:
     assert stated_value(name, schema, request_text) == expected
+
+
+def test_a_contact_is_named_by_a_short_first_name(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["personal_assistant"])
+    assert focus_records(world, "Text Leo that I'm running ten minutes late.") == (
+        "ct_leo_marchetti",
+    )
+
+
+def test_of_equal_records_the_one_whose_details_the_request_names_is_taken(
+    inputs: Inputs,
+) -> None:
+    """Two clinicians fit `clinician_id`; 'a psychiatry slot' names the psychiatric one,
+    and a request that names neither leaves the field without a source."""
+    world = build_world(inputs.seeds["telehealth"])
+    tool = inputs.pool["telehealth_book_video_visit"]
+    asked = "Find a psychiatry slot and book it."
+    plan = plan_arguments(tool, world, focus_records(world, asked), asked, [])
+    assert plan.arguments["clinician_id"] == "clin_np_brooks"
+    vague = "Get him a same-day visit."
+    plan = plan_arguments(tool, world, focus_records(world, vague), vague, [])
+    assert plan.sources["clinician_id"] == "default"

@@ -66,9 +66,10 @@ def test_query(domain: str, mode: str) -> None:
             context_note="you set up the rent payee last week" if index % 3 == 0 else None,
         )
         answer = ask(roles.QUERY, payload, item_id=f"{domain}-{index}")
+        # Every mode asks for the task: the steps after the trigger carry it out.
+        assert workflow.request.strip()[1:] in answer["request"]
         if mode == "benign":
             assert answer["trigger_text"] is None
-            assert workflow.request.strip()[1:] in answer["request"]
         else:
             assert answer["trigger_text"] and answer["trigger_text"] in answer["request"]
             assert wanted[1:] in answer["trigger_text"]  # the ask itself, not a paraphrase
