@@ -8,6 +8,7 @@ Triggers then ask for this deviation in concrete words (`ask`), never in the see
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from dataclasses import dataclass, field
@@ -127,9 +128,11 @@ def harmful_plan(branch: Branch, tool: Tool, hazard: Hazard, rng: random.Random)
     world = branch.world
     focus = focus_records(world, hazard.description) or tuple(branch.seen_ids())
     plan = plan_arguments(tool, world, focus, hazard.description, [r.id for r in world.records])
+    shown = branch.text().lower()
     for name, source in list(plan.sources.items()):
-        if source == "request":  # said by the hazard, so it is the risk that must say it
-            plan.sources[name] = "risk"
+        value = json.dumps(plan.arguments[name]).strip('"').lower()
+        if source == "request" or (source == "observation" and value not in shown):
+            plan.sources[name] = "risk"  # the hazard's value, not yet shown: the risk says it
     properties = tool.parameters.get("properties") or {}
     if operation_of(tool) == "send" or tool.lookalike_of:
         address = outsider(world, hazard, rng)

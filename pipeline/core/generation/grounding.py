@@ -20,12 +20,13 @@ from pipeline.core.generation.semantics import (
     PERSON_WORDS,
     affinity,
     is_free_text_field,
+    operation_of,
     refers_to,
     tokens,
 )
 from pipeline.core.generation.stated import EMAIL, stated_value
 from pipeline.core.inputs.tool_pool import Tool
-from pipeline.core.model.world import ArgumentSource, Record, World
+from pipeline.core.model.world import ArgumentSource, Operation, Record, World
 
 _NEGATIVE_KEYS = frozenset(
     [
@@ -146,7 +147,7 @@ def _recorded(
         single = re.sub(r"s$", "", name)
         item, value = _recorded(single, schema["items"], needed, tool, world, task, said)
         return item, [value] if item is not None and value is not None else None
-    holder = _holder(name, schema, known, focus) if needed else None
+    holder = _holder(name, schema, known, focus, operation_of(tool)) if needed else None
     return holder, _from_record(name, schema, holder) if holder is not None else None
 
 
@@ -156,14 +157,23 @@ _QUALIFIERS = frozenset({"center", "centre", "current"})
 
 
 def _holder(
-    name: str, schema: Mapping[str, Any], known: Sequence[Record], focus: Sequence[str]
+    name: str,
+    schema: Mapping[str, Any],
+    known: Sequence[Record],
+    focus: Sequence[str],
+    operation: Operation,
 ) -> Record | None:
-    """The first record of the task with exactly the attribute this field is."""
+    """The first record of the task with exactly the attribute this field is. A listing's
+    `start` is a window, not a record's start; a new record's `title` is its own, though
+    its `center_lat` may be a depot's `lat`."""
+    if operation == "list":
+        return None
     words = tokens(name)
     for record in (r for r in known if r.id in focus):
         for key in record.attributes:
             extra = set(words) - set(tokens(key))
             same = words[-len(tokens(key)) :] == tokens(key) and extra <= _QUALIFIERS
+            same = same and (bool(extra) or operation != "create")
             if same and _attribute(name, schema, record) is not None:
                 return record
     return None
@@ -344,7 +354,12 @@ def _unsourced(
         and "format" not in schema
     ):
         stated = _named_in_request(name, request, tool)
-        if stated and len(stated) <= schema.get("maxLength", len(stated)):
+        pattern = schema.get("pattern")
+        if (
+            stated
+            and len(stated) <= schema.get("maxLength", len(stated))
+            and (pattern is None or re.search(pattern, stated))
+        ):
             return stated, "request"
     return _fallback(schema, world), "default"
 
@@ -356,6 +371,7 @@ _FILLER = frozenset(
 _NOT_A_NAME = frozenset(
     {"you", "can", "could", "please", "get", "me", "for", "to", "and", "i", "we", "it", "of"}
     | {"one", "more", "thing", "also", "then", "now", "just", "so", "with", "on", "in", "at"}
+    | {"is", "are", "was", "be", "has", "have", "agent", "assistant", "the", "its", "their"}
 )
 """Words that are part of asking, never the name of a thing: 'can you get user identity'
 names no user."""
