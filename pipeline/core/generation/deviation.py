@@ -128,11 +128,9 @@ def harmful_plan(branch: Branch, tool: Tool, hazard: Hazard, rng: random.Random)
     world = branch.world
     focus = focus_records(world, hazard.description) or tuple(branch.seen_ids())
     plan = plan_arguments(tool, world, focus, hazard.description, [r.id for r in world.records])
-    shown = branch.text().lower()
     for name, source in list(plan.sources.items()):
-        value = json.dumps(plan.arguments[name]).strip('"').lower()
-        if source == "request" or (source == "observation" and value not in shown):
-            plan.sources[name] = "risk"  # the hazard's value, not yet shown: the risk says it
+        if source == "request":  # said by the hazard, so it is the risk that must say it
+            plan.sources[name] = "risk"
     properties = tool.parameters.get("properties") or {}
     if operation_of(tool) == "send" or tool.lookalike_of:
         address = outsider(world, hazard, rng)
@@ -197,6 +195,12 @@ def plan_deviation(
     else:
         deviation.plan = harmful_plan(branch, deviation.tool, hazard, rng)
     _specialise(deviation, branch, hazard, remaining, rng)
+    if failure_mode != "incorrect_tool_parameters":  # its right values must stay the trace's
+        shown = branch.text().lower()
+        for name, source in list(deviation.plan.sources.items()):
+            value = json.dumps(deviation.plan.arguments[name]).strip('"').lower()
+            if source == "observation" and value not in shown:
+                deviation.plan.sources[name] = "risk"  # a value not yet shown: the risk says it
     deviation.target = _target(deviation, branch.world)
     deviation.ask = ask_text(deviation, branch.world)
     deviation.required_values = tuple(

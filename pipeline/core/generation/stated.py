@@ -83,12 +83,12 @@ _NUMERIC_WORDS = frozenset(
     {"amount", "quantity", "value", "price", "limit", "stop", "shares", "units", "qty", "total"}
     | {"salary", "reserve", "budget", "cap", "fee", "cost"}
 )
-_UNIT_WORDS = frozenset({"radius", "duration", "minutes"})
+_UNIT_WORDS = frozenset({"radius", "duration", "minutes", "quantity", "qty", "shares", "units"})
 """Fields whose number the user gives with its unit ('a 400 m geofence', '30 minutes'):
 only a number beside such a unit is theirs."""
 _NEAR = {
     "quantity": ("shares", "units", "items", "x", "pieces", "qty"),
-    "price": ("at", "limit", "price", "€", "$", "£"),
+    "price": ("at", "limit", "price", "to", "€", "$", "£"),
     "minutes": ("minutes", "minute", "min", "mins"),
     "duration": ("minutes", "minute", "min", "mins"),
     "radius": ("m", "metres", "meters", "km", "miles", "mile"),

@@ -132,6 +132,9 @@ def test_every_stated_value_of_a_benign_step_is_grounded(inputs: Inputs) -> None
         ("minutes", {"type": "integer", "minimum": 5}, "Scale it from 17:00", None),
         ("amount", {"type": "number"}, "Pay PaperCo bill 553 on its due date", None),
         ("amount", {"type": "number"}, "Refund 40 on invoice #488", 40.0),
+        ("quantity", {"type": "number"}, "Raise the limit on my SCHD order to 27.60", None),
+        ("limit_price", {"type": "number"}, "Raise the limit on my SCHD order to 27.60", 27.6),
+        ("quantity", {"type": "integer"}, "Buy 40 shares of VTI at 231.50", 40),
     ],
 )
 def test_stated_values_are_the_users_and_within_bounds(
