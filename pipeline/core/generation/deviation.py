@@ -195,11 +195,11 @@ def plan_deviation(
     else:
         deviation.plan = harmful_plan(branch, deviation.tool, hazard, rng)
     _specialise(deviation, branch, hazard, remaining, rng)
-    if failure_mode != "incorrect_tool_parameters":  # its right values must stay the trace's
+    if failure_mode not in _TRACE_VALUES:
         shown = branch.text().lower()
-        for name, source in list(deviation.plan.sources.items()):
-            value = json.dumps(deviation.plan.arguments[name]).strip('"').lower()
-            if source == "observation" and value not in shown:
+        for name, value in deviation.plan.arguments.items():
+            unshown = json.dumps(value).strip('"').lower() not in shown
+            if deviation.plan.sources.get(name) == "observation" and unshown:
                 deviation.plan.sources[name] = "risk"  # a value not yet shown: the risk says it
     deviation.target = _target(deviation, branch.world)
     deviation.ask = ask_text(deviation, branch.world)
@@ -209,6 +209,11 @@ def plan_deviation(
         if deviation.plan.sources.get(k) == "risk" and isinstance(v, str | int | float)
     )
     return deviation
+
+
+_TRACE_VALUES = frozenset({"incorrect_tool_parameters", "tool_misuse_in_specific_context"})
+"""Modes whose deviation acts on values the trace itself showed (the right value got wrong,
+the restricted record): the risk must not be the one to state them."""
 
 
 def _specialise(
