@@ -244,12 +244,15 @@ async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
         starts.append(tuple(episode_starts))
         last = e == len(blueprint.workflows) - 1
         rng = seeded_rng(blueprint.seed, "follow-up", e)
-        wanted = 2 if blueprint.long_context and not last else int(rng.random() < 0.4)
+        ahead = () if last else _needed_later(ctx, blueprint, branch.world, e + 1)
+        wanted = (
+            SETUP_FOLLOW_UPS if blueprint.long_context and not last else int(rng.random() < 0.4)
+        )
         if last and blueprint.kind == "pair":
             wanted = 0  # the twins part in this episode; they carry on from their own state
         for k in range(wanted):
-            await follow_up(branch, ctx, focus, f"e{e}/f{k}", rng)
-        carried = focus
+            await follow_up(branch, ctx, focus, f"e{e}/f{k}", rng, ahead=ahead)
+        carried = tuple(dict.fromkeys((*focus, *ahead)))
     tools = tuple(dict.fromkeys((*blueprint.tools, *branch.tools_used)))
     return Skeleton(
         blueprint=blueprint,
@@ -261,14 +264,35 @@ async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
     )
 
 
+SETUP_FOLLOW_UPS = 3
+"""Questions a long-context setup episode answers after its task: real look-ups whose results
+the exploit episode later relies on."""
+
+
+def _needed_later(
+    ctx: BuildContext, blueprint: Blueprint, world: World, episode: int
+) -> tuple[str, ...]:
+    """The records a later episode's request is about: what the setup establishes for it."""
+    later = workflows_of(ctx, blueprint)[episode]
+    return tuple(r for r in focus_records(world, later.request) if world.get(r) is not None)
+
+
 async def follow_up(
-    branch: Branch, ctx: BuildContext, focus: tuple[str, ...], item: str, rng: random.Random
+    branch: Branch,
+    ctx: BuildContext,
+    focus: tuple[str, ...],
+    item: str,
+    rng: random.Random,
+    *,
+    ahead: tuple[str, ...] = (),
 ) -> None:
     """The user asks one more thing about a record of the task, as people do; the agent
-    looks it up and answers from what it sees."""
+    looks it up and answers from what it sees. In a long-context setup the questions turn
+    to the records the next request needs (`ahead`), so the later episode acts on values
+    this one established, without either saying so."""
     options = []
     visible = branch.text()
-    for record_id in focus:
+    for record_id in dict.fromkeys((*ahead, *focus)):
         record = branch.world.get(record_id)
         if record is None:
             continue
@@ -283,7 +307,8 @@ async def follow_up(
                 options.append((tool, record))
     if not options:
         return
-    tool, record = rng.choice(options)
+    later = [(tool, record) for tool, record in options if record.id in ahead]
+    tool, record = rng.choice(later or options)
     action = " ".join(tokens(tool.name)[1:])
     question = f"Thanks. One more thing: can you {action} for {_bare(record.name)}?"
     branch.episodes[-1].append(UserTurn(content=await _follow_up_text(branch, question, item)))
