@@ -264,7 +264,7 @@ async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
     )
 
 
-SETUP_FOLLOW_UPS = 3
+SETUP_FOLLOW_UPS = 4
 """Questions a long-context setup episode answers after its task: real look-ups whose results
 the exploit episode later relies on."""
 

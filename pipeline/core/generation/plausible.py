@@ -13,13 +13,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from random import Random
 from typing import Any
 
 from pipeline.core.generation.population import FUTURE_DATE_WORDS
-from pipeline.core.generation.semantics import PERSON_WORDS, is_free_text_field, related, tokens
-from pipeline.core.model.seeding import seeded_rng
+from pipeline.core.generation.semantics import (
+    PERSON_WORDS,
+    is_free_text_field,
+    refers_to,
+    related,
+    tokens,
+)
+from pipeline.core.model.seeding import seeded_rng, stable_int
 from pipeline.core.model.world import Record, ToolResult, World
 
 JSON = Any
@@ -29,6 +35,9 @@ MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 _SUCCESS_WORDS = frozenset(
     ["success", "ok", "delivered", "sent", "verified", "confirmed", "completed", "valid"]
 )
+_OWN_NAME_WORDS = frozenset(["name", "title", "label", "subject", "display", "headline"])
+_UP_WORDS = frozenset(["online", "connected", "enabled", "active", "available", "reachable"])
+"""Booleans a working system reports as true unless the world says otherwise."""
 _PEOPLE = PERSON_WORDS | {"applicant", "holder", "guest", "passenger", "traveller", "candidate"}
 _IDENTIFIER_WORDS = frozenset(["id", "number", "ref", "reference", "code", "hash", "key", "sha"])
 _PLACE_WORDS = frozenset(["room", "location", "zone", "area", "site"])
@@ -56,7 +65,7 @@ class Plausible:
         self, name: str, schema: Mapping[str, Any], record: Record | None, *, required: bool
     ) -> JSON:
         rng = seeded_rng("plausible", record.id if record else "-", name, len(self.world.changes))
-        kind = _type(schema)
+        kind = schema_type(schema)
         words = set(tokens(name))
         options = schema.get("enum")
         if options:
@@ -67,24 +76,29 @@ class Plausible:
         if borrowed is not MISSING:
             return borrowed
         if kind == "boolean":
-            return bool(words & _SUCCESS_WORDS) and self.result.change is not None
+            done = bool(words & _SUCCESS_WORDS) and self.result.change is not None
+            return done or bool(words & _UP_WORDS)
         if kind == "number" and words & _COORDINATES:
             located = self.located(words, rng)
             if located is not MISSING:
                 return located
         if kind in ("integer", "number"):
             return self.number(words, schema, kind, rng)
+        if tokens(name)[-1:] in (["id"], ["ids"]) and self.links(name, record):
+            # a link to another record: only where the schema insists, never invented freely
+            return self.linked(name, record) if required else MISSING
         found = self.text(name, schema, record, rng)
         if found is not MISSING:
             return found
         examples = [e for e in schema.get("examples") or () if isinstance(e, str) and e]
         if examples:
             return examples[rng.randrange(len(examples))]
-        return record.name if required and record is not None else MISSING
+        own_name = words & _OWN_NAME_WORDS
+        return record.name if required and own_name and record is not None else MISSING
 
     def borrowed(self, name: str, kind: str, record: Record | None) -> JSON:
-        """The same field of a sibling record (another van's `model`), so a family of
-        records answers alike."""
+        """The same field of a sibling record of the same shape (a cloned driver's licence
+        class), so a family of records answers alike."""
         if record is None:
             return MISSING
         prefix, shape = record.id.split("_")[0], set(record.attributes)
@@ -92,9 +106,7 @@ class Plausible:
             {
                 str(v)
                 for r in self.world.records
-                if r.id.split("_")[0] == prefix
-                and r.id != record.id
-                and len(shape & set(r.attributes)) * 2 >= len(shape)
+                if r.id.split("_")[0] == prefix and r.id != record.id and shape <= set(r.attributes)
                 for k, v in r.attributes.items()
                 if k == name and _type_of_value(v) in _COMPATIBLE.get(kind, ())
             }
@@ -160,6 +172,67 @@ class Plausible:
             lines += [f"- {r.name} ({r.id})" for r in belongs]
         return "\n".join(lines)
 
+    def entries(self, record: Record, field: str, items: Mapping[str, Any]) -> list[Record]:
+        """A record's log of notes (a ticket's thread, a case file's notes) when the world
+        holds none: entries in time order by people of the world, each stating one of the
+        record's own facts. Only for items that are text with an author or a time."""
+        properties: Mapping[str, Any] = items.get("properties") or {}
+        text = next(
+            (
+                k
+                for k, sub in properties.items()
+                if is_free_text_field(k) and schema_type(sub) == "string"
+            ),
+            None,
+        )
+        if text is None or not set(properties) - {text}:
+            return []
+        facts = [
+            f"{k.replace('_', ' ').capitalize()} is {v}."
+            for k, v in record.attributes.items()
+            if isinstance(v, str | int | float) and len(str(v)) <= 40
+        ]
+        lines = [f"Opened {record.name}.", *facts[:2], "Reviewed the record; details above."]
+        count = min(len(lines), 2 + stable_int(record.id, field) % 3)
+        rng = seeded_rng("entries", record.id, field)
+        start = datetime.combine(self.today, time()) - timedelta(days=2 * count + rng.randint(1, 9))
+        linked = [p.name for v in record.attributes.values() if (p := self.world.get(str(v)))]
+        out = []
+        for k in range(count):
+            moment = start + timedelta(days=2 * k, hours=rng.randint(8, 17), minutes=5 * k)
+            attributes: dict[str, Any] = {text: lines[k] if k < count - 1 else lines[-1]}
+            for key, sub in properties.items():
+                words = set(tokens(key))
+                if sub.get("format") == "date" or words & {"date", "day"}:
+                    attributes[key] = moment.date().isoformat()
+                elif sub.get("format") == "date-time" or words & {"at", "time", "timestamp", "ts"}:
+                    attributes[key] = moment.strftime("%Y-%m-%dT%H:%M:00Z")
+                elif words & (_PEOPLE | {"by", "from"}):
+                    # the record's own party opens it (a ticket's customer), others follow
+                    opener = linked[0] if linked and k == 0 else None
+                    attributes[key] = opener or self.person(record, rng)
+            stem = tokens(field)[-1].rstrip("s") or "entry"
+            out.append(
+                Record(
+                    id=f"{stem}_{record.id}_{k + 1}",
+                    kind="record",
+                    name=record.name,
+                    attributes=attributes,
+                )
+            )
+        return out
+
+    def linked(self, name: str, record: Record | None) -> JSON:
+        """An id field that names another kind of record (a van's `driver_id`) holds the id
+        of one such record of the world, the same one each time for this record."""
+        family = self.links(name, record)
+        return family[stable_int(record.id if record else "-", name) % len(family)]
+
+    def links(self, name: str, record: Record | None) -> list[str]:
+        """Ids of the other kind of record an id field names (none if it names this one)."""
+        family = sorted(r.id for r in self.world.records if refers_to(name, r) >= 3)
+        return [] if record is not None and record.id in family else family
+
     def located(self, words: set[str], rng: Random) -> JSON:
         """A coordinate near the world's own places (a UK fleet's vans are in the UK)."""
         axis = _LATITUDE if words & _LATITUDE else _COORDINATES - _LATITUDE
@@ -218,7 +291,7 @@ class Plausible:
         contacts = sorted(r.name for r in self.world.records if r.kind == "contact")
         if contacts:
             return contacts[rng.randrange(len(contacts))]
-        return record.name if record is not None else "Service desk"
+        return "Operations team"  # a world with no people: the team that runs it
 
 
 def _from_name(words: set[str], record: Record) -> JSON:
@@ -261,17 +334,19 @@ def _describe(record: Record) -> str:
     return f"{record.name}: {'; '.join(facts)}." if facts else f"{record.name}."
 
 
-def _type(schema: Mapping[str, Any]) -> str:
+def schema_type(schema: Mapping[str, Any], unknown: str = "string") -> str:
+    """The JSON type a schema describes (its first non-null type, or what its keywords
+    imply); `unknown` when it says nothing."""
     kind = schema.get("type")
     if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "string")
+        kind = next((k for k in kind if k != "null"), unknown)
     if isinstance(kind, str):
         return kind
     if "properties" in schema:
         return "object"
     if "items" in schema:
         return "array"
-    return "string"
+    return unknown
 
 
 def _type_of_value(value: Any) -> str:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pipeline.core.generation.plausible import MISSING, Plausible
+from pipeline.core.generation.plausible import MISSING, Plausible, schema_type
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
     record_shaped,
@@ -29,6 +29,7 @@ _OWN_NAME_FIELDS = frozenset(
     {"name", "title", "test", "label", "subject", "display_name", "full_name", "description"}
 )
 """Fields that name the record itself (not `seller_name`, which names someone else)."""
+_TOTALS = frozenset(["total", "count"])
 _STATUS_AFTER = {
     "create": "created",
     "update": "updated",
@@ -54,26 +55,13 @@ def render(
     lists = [
         name
         for name, sub in (schema.get("properties") or {}).items()
-        if _type(sub) == "array" and _type(sub.get("items", {})) == "object"
+        if schema_type(sub) == "array" and schema_type(sub.get("items", {})) == "object"
     ]
     if lists and (result.operation == "list" or not record_shaped(tool)):
         return writer.listing(schema, lists[0])
     record = result.records[0] if result.records else None
     value = writer.object(schema, record)
     return value if isinstance(value, dict) else {}
-
-
-def _type(schema: Mapping[str, Any]) -> str:
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "string")
-    if isinstance(kind, str):
-        return kind
-    if "properties" in schema:
-        return "object"
-    if "items" in schema:
-        return "array"
-    return "string"
 
 
 class _Writer:
@@ -92,7 +80,10 @@ class _Writer:
             if name == field:
                 items = [self.object(sub.get("items", {}), r) for r in self.result.records]
                 out[name] = distinct(items)
-            elif _type(sub) in ("integer", "number") and set(tokens(name)) & {"total", "count"}:
+            elif schema_type(sub) in ("integer", "number") and set(tokens(name)) & {
+                "total",
+                "count",
+            }:
                 out[name] = len(self.result.records)
             elif name in (schema.get("required") or []):
                 out[name] = self.value(name, sub, self.result.parent, required=True)
@@ -125,7 +116,7 @@ class _Writer:
     def value(
         self, name: str, schema: Mapping[str, Any], record: Record | None, *, required: bool
     ) -> JSON:
-        kind = _type(schema)
+        kind = schema_type(schema)
         if "const" in schema:
             return schema["const"]
         if kind == "object":
@@ -140,17 +131,18 @@ class _Writer:
 
     def array(self, name: str, schema: Mapping[str, Any], record: Record | None) -> JSON:
         items = schema.get("items") or {}
-        if _type(items) == "object":
+        if schema_type(items) == "object":
             if record is None:
                 return []
             belongs = [r for r in related(self.world, record) if refers_to(name, r) > 0]
+            belongs = belongs or self.plausible.entries(record, name, items)
             return distinct([self.object(items, r) for r in belongs[:5]])
         if record is not None:
             attribute = _attribute(name, record)
             if attribute is not None:
                 parts = [p.strip() for p in str(record.attributes[attribute]).split(",")]
                 return [_cast(p, items) for p in parts if p]
-            if _type(items) == "string":
+            if schema_type(items) == "string":
                 # `active_prescriptions`: the ids (or names) of what belongs to the record
                 belongs = [r for r in related(self.world, record) if refers_to(name, r) > 0]
                 named = set(tokens(name)) & NAME_WORDS
@@ -171,10 +163,10 @@ class _Writer:
             if (
                 words[-1:] == ["id"]
                 and (name == "id" or refers_to(name, record) > 0)
-                and _type(schema) == "string"
+                and schema_type(schema) == "string"
             ):
                 return record.id
-            if words[-1:] and words[-1] in NAME_WORDS and _type(schema) == "string":
+            if words[-1:] and words[-1] in NAME_WORDS and schema_type(schema) == "string":
                 return record.name
         if not writes:
             echoed = self.echo(name, schema)
@@ -198,7 +190,7 @@ class _Writer:
         """Fields about the operation itself: its id, status, who it reached."""
         words = set(tokens(name))
         change = self.result.change
-        if change is not None and tokens(name)[-1:] == ["id"] and _type(schema) == "integer":
+        if change is not None and tokens(name)[-1:] == ["id"] and schema_type(schema) == "integer":
             return 4100 + 7 * len(self.world.changes)
         if change is not None and tokens(name)[-1:] == ["id"]:
             stamp = self.world.today.replace("-", "")
@@ -207,10 +199,10 @@ class _Writer:
             change is not None
             and change.recipient
             and words & {"to", "recipient", "delivered", "sent"}
-            and _type(schema) == "string"
+            and schema_type(schema) == "string"
         ):
             return change.recipient
-        if words & {"status", "state", "result"} and _type(schema) == "string":
+        if words & {"status", "state", "result"} and schema_type(schema) == "string":
             status = _STATUS_AFTER[self.result.operation]
             options = schema.get("enum")
             if options:
@@ -266,7 +258,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
 
 
 def _cast(value: Any, schema: Mapping[str, Any]) -> Any:
-    kind = _type(schema)
+    kind = schema_type(schema)
     if kind in ("integer", "number") and isinstance(value, str):
         match = re.search(r"-?\d+(?:[.,]\d+)?", value.replace(",", ""))
         if match:
@@ -288,7 +280,7 @@ def _fit(value: Any, schema: Mapping[str, Any]) -> Any:
 
 
 def _fits_type(value: Any, schema: Mapping[str, Any]) -> bool:
-    kind = _type(schema)
+    kind = schema_type(schema)
     checks: dict[str, type | tuple[type, ...]] = {
         "string": str,
         "integer": int,

@@ -49,3 +49,23 @@ def test_a_location_lies_near_the_worlds_own_places(inputs: Inputs) -> None:
     shown = render(tool, read, world, {"vehicle_id": "veh_van_017"}, random.Random(0))
     assert abs(shown["lat"] - float(depot.attributes["lat"])) < 0.1
     assert abs(shown["lon"] - float(depot.attributes["lon"])) < 0.1
+
+
+def test_an_optional_link_the_world_does_not_hold_is_left_out(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["automotive_fleet"])
+    tool = inputs.pool["fleet_list_vehicles"]
+    _, listed = execute(world, tool, {})
+    shown = render(tool, listed, world, {}, random.Random(0))["vehicles"]
+    assert all("driver_id" not in van for van in shown), "no van is given an invented driver"
+
+
+def test_a_tickets_thread_is_written_in_time_order_opened_by_its_customer(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["customer_support_crm"])
+    tool = inputs.pool["crm_get_ticket"]
+    _, read = execute(world, tool, {"ticket_id": "tck_88134"})
+    thread = render(tool, read, world, {"ticket_id": "tck_88134"}, random.Random(0))["thread"]
+    assert len(thread) >= 2
+    assert [m["sent_at"] for m in thread] == sorted(m["sent_at"] for m in thread)
+    assert all(m["sent_at"] < world.today for m in thread)
+    customer = world.get("cust_20871")
+    assert customer is not None and thread[0]["from"] == customer.name
