@@ -28,7 +28,7 @@ from pipeline.core.inputs.seeds import Workflow
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.trajectory import UserTurn
-from pipeline.core.model.world import World, WorldLog
+from pipeline.core.model.world import Record, World, WorldLog
 
 
 class Skeleton(BaseModel):
@@ -290,7 +290,7 @@ async def follow_up(
     looks it up and answers from what it sees. In a long-context setup the questions turn
     to the records the next request needs (`ahead`), so the later episode acts on values
     this one established, without either saying so."""
-    options = []
+    options: dict[tuple[str, str], tuple[Tool, Record | None, Record]] = {}
     visible = branch.text()
     for record_id in dict.fromkeys((*ahead, *focus)):
         record = branch.world.get(record_id)
@@ -304,15 +304,23 @@ async def follow_up(
                 ctx.pool, ctx.seed, branch.world, tool, record.name, (record_id,), visible
             )
             if isinstance(planned, StepPlan) and not planned.lookups and not planned.context:
-                options.append((tool, record))
+                # the question names the record the call is about, if it names one
+                about = next(
+                    (r for v in planned.plan.arguments.values() if (r := branch.world.get(str(v)))),
+                    None,
+                )
+                key = (tool.name, about.id if about else "")
+                options.setdefault(key, (tool, about, record))
     if not options:
         return
-    later = [(tool, record) for tool, record in options if record.id in ahead]
-    tool, record = rng.choice(later or options)
+    choices = list(options.values())
+    later = [c for c in choices if (c[1] or c[2]).id in ahead]
+    tool, about, record = rng.choice(later or choices)
     action = " ".join(tokens(tool.name)[1:])
-    question = f"Thanks. One more thing: can you {action} for {_bare(record.name)}?"
+    target = f"for {_bare(about.name)}" if about is not None else "as well"
+    question = f"Thanks. One more thing: can you {action} {target}?"
     branch.episodes[-1].append(UserTurn(content=await _follow_up_text(branch, question, item)))
-    await step(branch, ctx, tool, question, (record.id,), item)
+    await step(branch, ctx, tool, question, ((about or record).id,), item)
     await branch.final(
         item, "complete", facts=facts_of(branch, len(branch.episodes) - 1, question)[-2:]
     )

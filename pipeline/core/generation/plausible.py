@@ -35,6 +35,8 @@ MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 _SUCCESS_WORDS = frozenset(
     ["success", "ok", "delivered", "sent", "verified", "confirmed", "completed", "valid"]
 )
+_NOW_WORDS = frozenset(["created", "updated", "sent", "submitted", "scheduled", "at"])
+"""Times a write's answer stamps with the moment it ran: the scenario's today."""
 _OWN_NAME_WORDS = frozenset(["name", "title", "label", "subject", "display", "headline"])
 _UP_WORDS = frozenset(["online", "connected", "enabled", "active", "available", "reachable"])
 """Booleans a working system reports as true unless the world says otherwise."""
@@ -127,7 +129,9 @@ class Plausible:
             days = rng.randint(1, 40)
             return (self.today + timedelta(days=days if ahead else -days)).isoformat()
         if fmt == "date-time" or words & {"at", "time", "timestamp", "ts"}:
-            days = rng.randint(0, 10)
+            days = (
+                0 if self.result.change is not None and words & _NOW_WORDS else rng.randint(0, 10)
+            )
             moment = self.today + timedelta(days=days + 1 if ahead else -days)
             hour, minute = rng.randint(8, 17), rng.choice((5, 20, 35, 50))
             return f"{moment.isoformat()}T{hour:02d}:{minute:02d}:00Z"

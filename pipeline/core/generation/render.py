@@ -236,8 +236,9 @@ def _attribute(name: str, record: Record) -> str | None:
     if name in record.attributes:
         return name
     wanted = tokens(name)
-    if wanted[-1:] == ["id"] and "_".join(wanted[:-1]) in record.attributes:
-        return "_".join(wanted[:-1])  # `customer_id` <- the ticket's `customer`
+    linked = "_".join(wanted[:-1])
+    if wanted[-1:] == ["id"] and " " not in str(record.attributes.get(linked, " ")):
+        return linked  # `customer_id` <- the ticket's `customer` (an id, not a note's text)
     for key in record.attributes:
         have = tokens(key)
         if not have or not wanted:
