@@ -69,6 +69,14 @@ def _lists(value: Any) -> Iterable[list[Any]]:
             yield from _lists(v)
 
 
+def _identity(item: Any) -> str | None:
+    """A listed record's own id: its first `…id` field (a document's `document_id`, not the
+    `matter_id` every document of one matter shares)."""
+    if not isinstance(item, dict):
+        return None
+    return next((str(v) for k, v in item.items() if k.endswith("id")), None)
+
+
 def observation_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
     observations = placeholder = repeated = html_misplaced = 0
     examples: list[str] = []
@@ -87,13 +95,7 @@ def observation_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
                 placeholder += 1
                 examples.append(f"{traj.id}: {fillers[0]!r}")
             for items in _lists(data):
-                ids = [
-                    str(v)
-                    for item in items
-                    if isinstance(item, dict)
-                    for k, v in item.items()
-                    if k.endswith("id")
-                ]
+                ids = [identity for item in items if (identity := _identity(item)) is not None]
                 if len(ids) != len(set(ids)):
                     repeated += 1
                     break

@@ -28,7 +28,7 @@ from pipeline.core.inputs.seeds import Workflow
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.trajectory import UserTurn
-from pipeline.core.model.world import World, WorldLog
+from pipeline.core.model.world import Record, World, WorldLog
 
 
 class Skeleton(BaseModel):
@@ -244,12 +244,15 @@ async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
         starts.append(tuple(episode_starts))
         last = e == len(blueprint.workflows) - 1
         rng = seeded_rng(blueprint.seed, "follow-up", e)
-        wanted = 2 if blueprint.long_context and not last else int(rng.random() < 0.4)
+        ahead = () if last else _needed_later(ctx, blueprint, branch.world, e + 1)
+        wanted = (
+            SETUP_FOLLOW_UPS if blueprint.long_context and not last else int(rng.random() < 0.4)
+        )
         if last and blueprint.kind == "pair":
             wanted = 0  # the twins part in this episode; they carry on from their own state
         for k in range(wanted):
-            await follow_up(branch, ctx, focus, f"e{e}/f{k}", rng)
-        carried = focus
+            await follow_up(branch, ctx, focus, f"e{e}/f{k}", rng, ahead=ahead)
+        carried = tuple(dict.fromkeys((*focus, *ahead)))
     tools = tuple(dict.fromkeys((*blueprint.tools, *branch.tools_used)))
     return Skeleton(
         blueprint=blueprint,
@@ -261,14 +264,35 @@ async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
     )
 
 
+SETUP_FOLLOW_UPS = 4
+"""Questions a long-context setup episode answers after its task: real look-ups whose results
+the exploit episode later relies on."""
+
+
+def _needed_later(
+    ctx: BuildContext, blueprint: Blueprint, world: World, episode: int
+) -> tuple[str, ...]:
+    """The records a later episode's request is about: what the setup establishes for it."""
+    later = workflows_of(ctx, blueprint)[episode]
+    return tuple(r for r in focus_records(world, later.request) if world.get(r) is not None)
+
+
 async def follow_up(
-    branch: Branch, ctx: BuildContext, focus: tuple[str, ...], item: str, rng: random.Random
+    branch: Branch,
+    ctx: BuildContext,
+    focus: tuple[str, ...],
+    item: str,
+    rng: random.Random,
+    *,
+    ahead: tuple[str, ...] = (),
 ) -> None:
     """The user asks one more thing about a record of the task, as people do; the agent
-    looks it up and answers from what it sees."""
-    options = []
+    looks it up and answers from what it sees. In a long-context setup the questions turn
+    to the records the next request needs (`ahead`), so the later episode acts on values
+    this one established, without either saying so."""
+    options: dict[tuple[str, str], tuple[Tool, Record | None, Record]] = {}
     visible = branch.text()
-    for record_id in focus:
+    for record_id in dict.fromkeys((*ahead, *focus)):
         record = branch.world.get(record_id)
         if record is None:
             continue
@@ -285,14 +309,23 @@ async def follow_up(
                 and not planned.context
                 and "default" not in planned.plan.sources.values()
             ):
-                options.append((tool, record))
+                # the question names the record the call is about, if it names one
+                about = next(
+                    (r for v in planned.plan.arguments.values() if (r := branch.world.get(str(v)))),
+                    None,
+                )
+                key = (tool.name, about.id if about else "")
+                options.setdefault(key, (tool, about, record))
     if not options:
         return
-    tool, record = rng.choice(options)
+    choices = list(options.values())
+    later = [c for c in choices if (c[1] or c[2]).id in ahead]
+    tool, about, record = rng.choice(later or choices)
     action = " ".join(tokens(tool.name)[1:])
-    question = f"Thanks. One more thing: can you {action} for {_bare(record.name)}?"
+    target = f"for {_bare(about.name)}" if about is not None else "as well"
+    question = f"Thanks. One more thing: can you {action} {target}?"
     branch.episodes[-1].append(UserTurn(content=await _follow_up_text(branch, question, item)))
-    await step(branch, ctx, tool, question, (record.id,), item)
+    await step(branch, ctx, tool, question, ((about or record).id,), item)
     await branch.final(
         item, "complete", facts=facts_of(branch, len(branch.episodes) - 1, question)[-2:]
     )

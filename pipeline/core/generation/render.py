@@ -11,13 +11,11 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
-from datetime import date, timedelta
 from typing import Any
 
+from pipeline.core.generation.plausible import MISSING, Plausible, schema_type
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
-    PERSON_WORDS,
-    is_free_text_field,
     record_shaped,
     refers_to,
     related,
@@ -31,9 +29,7 @@ _OWN_NAME_FIELDS = frozenset(
     {"name", "title", "test", "label", "subject", "display_name", "full_name", "description"}
 )
 """Fields that name the record itself (not `seller_name`, which names someone else)."""
-_SUCCESS_WORDS = frozenset(
-    ["success", "ok", "delivered", "sent", "verified", "confirmed", "completed", "valid"]
-)
+_TOTALS = frozenset(["total", "count"])
 _STATUS_AFTER = {
     "create": "created",
     "update": "updated",
@@ -59,26 +55,13 @@ def render(
     lists = [
         name
         for name, sub in (schema.get("properties") or {}).items()
-        if _type(sub) == "array" and _type(sub.get("items", {})) == "object"
+        if schema_type(sub) == "array" and schema_type(sub.get("items", {})) == "object"
     ]
     if lists and (result.operation == "list" or not record_shaped(tool)):
         return writer.listing(schema, lists[0])
     record = result.records[0] if result.records else None
     value = writer.object(schema, record)
     return value if isinstance(value, dict) else {}
-
-
-def _type(schema: Mapping[str, Any]) -> str:
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "string")
-    if isinstance(kind, str):
-        return kind
-    if "properties" in schema:
-        return "object"
-    if "items" in schema:
-        return "array"
-    return "string"
 
 
 class _Writer:
@@ -89,7 +72,7 @@ class _Writer:
         self.arguments = arguments
         self.rng = rng
         self.result = result
-        self.today = date.fromisoformat(world.today)
+        self.plausible = Plausible(world, result)
 
     def listing(self, schema: Mapping[str, Any], field: str) -> dict[str, JSON]:
         out: dict[str, JSON] = {}
@@ -97,7 +80,10 @@ class _Writer:
             if name == field:
                 items = [self.object(sub.get("items", {}), r) for r in self.result.records]
                 out[name] = distinct(items)
-            elif _type(sub) in ("integer", "number") and set(tokens(name)) & {"total", "count"}:
+            elif schema_type(sub) in ("integer", "number") and set(tokens(name)) & {
+                "total",
+                "count",
+            }:
                 out[name] = len(self.result.records)
             elif name in (schema.get("required") or []):
                 out[name] = self.value(name, sub, self.result.parent, required=True)
@@ -109,7 +95,7 @@ class _Writer:
         out: dict[str, JSON] = {}
         for name, sub in properties.items():
             value = self.value(name, sub, record, required=name in required)
-            if value is not _MISSING:
+            if value is not MISSING:
                 out[name] = value
         if record is not None and record.name not in out.values():
             # A record's name belongs in the first field left empty ('test' of a lab result).
@@ -130,7 +116,7 @@ class _Writer:
     def value(
         self, name: str, schema: Mapping[str, Any], record: Record | None, *, required: bool
     ) -> JSON:
-        kind = _type(schema)
+        kind = schema_type(schema)
         if "const" in schema:
             return schema["const"]
         if kind == "object":
@@ -138,24 +124,29 @@ class _Writer:
         if kind == "array":
             return self.array(name, schema, record)
         found = self.known(name, schema, record)
-        if found is not _MISSING:
+        if found is not MISSING:
             return found
-        if not required:
-            return _MISSING
-        return self.plausible(name, schema, record)
+        implied = self.plausible.value(name, schema, record, required=required)
+        return "n/a" if implied is MISSING and required and kind == "string" else implied
 
     def array(self, name: str, schema: Mapping[str, Any], record: Record | None) -> JSON:
         items = schema.get("items") or {}
-        if _type(items) == "object":
+        if schema_type(items) == "object":
             if record is None:
                 return []
             belongs = [r for r in related(self.world, record) if refers_to(name, r) > 0]
-            return distinct([self.object(items, r) for r in belongs[:3]])
+            belongs = belongs or self.plausible.entries(record, name, items)
+            return distinct([self.object(items, r) for r in belongs[:5]])
         if record is not None:
             attribute = _attribute(name, record)
             if attribute is not None:
                 parts = [p.strip() for p in str(record.attributes[attribute]).split(",")]
                 return [_cast(p, items) for p in parts if p]
+            if schema_type(items) == "string":
+                # `active_prescriptions`: the ids (or names) of what belongs to the record
+                belongs = [r for r in related(self.world, record) if refers_to(name, r) > 0]
+                named = set(tokens(name)) & NAME_WORDS
+                return [r.name if named else r.id for r in belongs[:5]]
         return []
 
     def known(self, name: str, schema: Mapping[str, Any], record: Record | None) -> JSON:
@@ -163,7 +154,7 @@ class _Writer:
         writes = self.result.change is not None
         if writes:
             echoed = self.echo(name, schema)
-            if echoed is not _MISSING:
+            if echoed is not MISSING:
                 return echoed
         if record is not None:
             attribute = _attribute(name, record)
@@ -172,14 +163,14 @@ class _Writer:
             if (
                 words[-1:] == ["id"]
                 and (name == "id" or refers_to(name, record) > 0)
-                and _type(schema) == "string"
+                and schema_type(schema) == "string"
             ):
                 return record.id
-            if words[-1:] and words[-1] in NAME_WORDS and _type(schema) == "string":
+            if words[-1:] and words[-1] in NAME_WORDS and schema_type(schema) == "string":
                 return record.name
         if not writes:
             echoed = self.echo(name, schema)
-            if echoed is not _MISSING:
+            if echoed is not MISSING:
                 return echoed
         return self.outcome(name, schema)
 
@@ -193,13 +184,13 @@ class _Writer:
                 value, schema
             ):
                 return value
-        return _MISSING
+        return MISSING
 
     def outcome(self, name: str, schema: Mapping[str, Any]) -> JSON:
         """Fields about the operation itself: its id, status, who it reached."""
         words = set(tokens(name))
         change = self.result.change
-        if change is not None and tokens(name)[-1:] == ["id"] and _type(schema) == "integer":
+        if change is not None and tokens(name)[-1:] == ["id"] and schema_type(schema) == "integer":
             return 4100 + 7 * len(self.world.changes)
         if change is not None and tokens(name)[-1:] == ["id"]:
             stamp = self.world.today.replace("-", "")
@@ -208,103 +199,16 @@ class _Writer:
             change is not None
             and change.recipient
             and words & {"to", "recipient", "delivered", "sent"}
-            and _type(schema) == "string"
+            and schema_type(schema) == "string"
         ):
             return change.recipient
-        if words & {"status", "state", "result"} and _type(schema) == "string":
+        if words & {"status", "state", "result"} and schema_type(schema) == "string":
             status = _STATUS_AFTER[self.result.operation]
             options = schema.get("enum")
             if options:
                 return next((o for o in options if o == status), options[0])
             return status
-        return _MISSING
-
-    def plausible(self, name: str, schema: Mapping[str, Any], record: Record | None) -> JSON:
-        kind = _type(schema)
-        words = set(tokens(name))
-        options = schema.get("enum")
-        if options:
-            described = (
-                " ".join([record.name, *map(str, record.attributes.values())]).lower()
-                if record
-                else ""
-            )
-            named = [o for o in options if str(o).lower().replace("_", " ") in described]
-            return named[0] if named else options[self.rng.randrange(len(options))]
-        if kind == "boolean":
-            return bool(words & _SUCCESS_WORDS) and self.result.change is not None
-        if kind in ("integer", "number"):
-            return self.number(words, schema, kind)
-        fmt = schema.get("format")
-        if fmt == "date" or words & {"date", "day"}:
-            return (self.today - timedelta(days=self.rng.randint(1, 40))).isoformat()
-        if fmt == "date-time" or words & {"at", "time", "timestamp"}:
-            moment = self.today - timedelta(days=self.rng.randint(0, 10))
-            hour, minute = self.rng.randint(8, 17), self.rng.choice((5, 20, 35, 50))
-            return f"{moment.isoformat()}T{hour:02d}:{minute:02d}:00Z"
-        if fmt == "email" or words & {"email", "mail"}:
-            return self.email(record)
-        if fmt in ("uri", "url") or words & {"url", "uri", "link"}:
-            return f"https://{self.domain()}/{record.id if record else 'portal'}"
-        if words & {"currency"}:
-            return self.currency()
-        if words & {"type", "kind", "category", "class"}:
-            return record.kind if record is not None else "standard"
-        if words & PERSON_WORDS:
-            return self.person(record)
-        if is_free_text_field(name):
-            return _describe(record) if record is not None else "No further details."
-        return ""
-
-    def number(self, words: set[str], schema: Mapping[str, Any], kind: str) -> float | int:
-        low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
-        high = schema.get("maximum", schema.get("exclusiveMaximum"))
-        if words & {"count", "quantity", "items", "results", "remaining"}:
-            value: float = self.rng.randint(0, 5)
-        elif words & {"percent", "percentage", "pct", "rate", "score", "progress"}:
-            value = self.rng.randint(5, 95)
-        elif words & {"amount", "balance", "price", "cost", "fee", "value", "total"}:
-            value = round(self.rng.uniform(20, 900), 2)
-        else:
-            value = self.rng.randint(1, 30)
-        if high is not None:
-            value = min(value, high)
-        value = max(value, low)
-        return int(value) if kind == "integer" else value
-
-    def email(self, record: Record | None) -> str:
-        person = (record.name if record else self.person(None)).lower()
-        local = ".".join(re.findall(r"[a-z]+", person)[:2]) or "info"
-        return f"{local}@{self.domain()}"
-
-    def domain(self) -> str:
-        for record in self.world.records:
-            for value in record.attributes.values():
-                match = re.search(r"@([a-z0-9.-]+\.[a-z]+)", str(value))
-                if match:
-                    return match.group(1)
-        return "example.org"
-
-    def currency(self) -> str:
-        for record in self.world.records:
-            for key, value in record.attributes.items():
-                if "currency" in key and isinstance(value, str):
-                    return value
-        return "EUR"
-
-    def person(self, record: Record | None) -> str:
-        contacts = sorted(r.name for r in self.world.records if r.kind == "contact")
-        if contacts:
-            return contacts[self.rng.randrange(len(contacts))]
-        return record.name if record is not None else "Service desk"
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-_MISSING: Any = _Missing()
+        return MISSING
 
 
 def distinct(items: list[JSON]) -> list[JSON]:
@@ -332,8 +236,9 @@ def _attribute(name: str, record: Record) -> str | None:
     if name in record.attributes:
         return name
     wanted = tokens(name)
-    if wanted[-1:] == ["id"] and "_".join(wanted[:-1]) in record.attributes:
-        return "_".join(wanted[:-1])  # `customer_id` <- the ticket's `customer`
+    linked = "_".join(wanted[:-1])
+    if wanted[-1:] == ["id"] and " " not in str(record.attributes.get(linked, " ")):
+        return linked  # `customer_id` <- the ticket's `customer` (an id, not a note's text)
     for key in record.attributes:
         have = tokens(key)
         if not have or not wanted:
@@ -354,7 +259,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
 
 
 def _cast(value: Any, schema: Mapping[str, Any]) -> Any:
-    kind = _type(schema)
+    kind = schema_type(schema)
     if kind in ("integer", "number") and isinstance(value, str):
         match = re.search(r"-?\d+(?:[.,]\d+)?", value.replace(",", ""))
         if match:
@@ -376,7 +281,7 @@ def _fit(value: Any, schema: Mapping[str, Any]) -> Any:
 
 
 def _fits_type(value: Any, schema: Mapping[str, Any]) -> bool:
-    kind = _type(schema)
+    kind = schema_type(schema)
     checks: dict[str, type | tuple[type, ...]] = {
         "string": str,
         "integer": int,
@@ -386,11 +291,6 @@ def _fits_type(value: Any, schema: Mapping[str, Any]) -> bool:
         "object": dict,
     }
     return isinstance(value, checks.get(kind, object))
-
-
-def _describe(record: Record) -> str:
-    facts = [f"{k.replace('_', ' ')} {v}" for k, v in list(record.attributes.items())[:3]]
-    return f"{record.name}: {'; '.join(facts)}." if facts else f"{record.name}."
 
 
 def records_in(observation: Mapping[str, Any], world: World) -> Sequence[Record]:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 from typing import Any
 
+from pipeline.core.generation.population import FUTURE_DATE_WORDS, population_of
 from pipeline.core.generation.semantics import (
     GENERIC_LISTS,
     affinity,
@@ -30,41 +31,25 @@ from pipeline.core.model.world import Operation, Record, Scalar, ToolResult, Wor
 
 
 def build_world(seed: Seed) -> World:
-    """The seed's entities as records; deterministic, so both twins start from the same state."""
+    """The seed's entities as records, then their background population; deterministic, so
+    both twins start from the same state."""
+    cached = _WORLDS.get(seed.id)
+    if cached is not None and cached[0] == seed:
+        return cached[1]
     records = tuple(
         Record(
             id=e.id, kind=e.kind, name=e.name, attributes=dict(e.attributes), sensitive=e.sensitive
         )
         for e in seed.entities
     )
-    return World(today=_today(records).isoformat(), records=records)
+    today = _today(records)
+    world = World(today=today.isoformat(), records=population_of(seed, records, today))
+    _WORLDS[seed.id] = (seed, world)
+    return world
 
 
-_FUTURE_KEYS = frozenset(
-    [
-        "expires",
-        "expiry",
-        "due",
-        "until",
-        "end",
-        "ends",
-        "valid",
-        "renewal",
-        "renews",
-        "deadline",
-        "next",
-        "scheduled",
-        "start",
-        "outbound",
-        "inbound",
-        "departure",
-        "arrival",
-        "check",
-        "return",
-        "event",
-        "appointment",
-    ]
-)
+_WORLDS: dict[str, tuple[Seed, World]] = {}
+"""Built worlds by seed id: every blueprint of a domain starts from the same state."""
 
 
 def _today(records: Iterable[Record]) -> date:
@@ -73,7 +58,7 @@ def _today(records: Iterable[Record]) -> date:
         date.fromisoformat(match)
         for record in records
         for key, value in record.attributes.items()
-        if not set(tokens(key)) & _FUTURE_KEYS
+        if not set(tokens(key)) & FUTURE_DATE_WORDS
         for match in re.findall(r"\b(20\d\d-[01]\d-[0-3]\d)(?!\d)", str(value))
         if _valid_date(match)
     ]
@@ -134,7 +119,8 @@ def execute(
         ]
         ranked = sorted(pool, key=lambda r: (r.id not in focus, -affinity(tool, r), r.id))
         shown = [r for r in _children(world, tool, ranked) if honours(r, arguments)]
-        return world, ToolResult(operation=op, records=tuple(shown[:5]))
+        start, size = page_of(tool, arguments)
+        return world, ToolResult(operation=op, records=tuple(shown[start : start + size]))
     if op == "read":
         if not named and _has_lookup_argument(arguments):
             return world, ToolResult(operation=op, error=_not_found(arguments))
@@ -148,6 +134,35 @@ def execute(
             return world, ToolResult(operation=op, records=tuple(children[:4]), parent=parent)
         return world, ToolResult(operation=op, records=tuple(chosen[:3]))
     return _write(world, tool, op, named, focus, arguments)
+
+
+PAGE_SIZE = 10
+"""Records a listing returns when the call sets no limit: a first page, as APIs answer."""
+_LIMIT_NAMES = frozenset(
+    ["limit", "page_size", "per_page", "max_results", "max_items", "top", "n", "count", "size"]
+)
+
+
+def page_of(tool: Tool, arguments: Mapping[str, Any]) -> tuple[int, int]:
+    """Where a listing starts and how many records it holds: the call's `limit`/`page_size`
+    and `offset`/`page`, the result schema's `maxItems`, else a first page of PAGE_SIZE."""
+    size, start, page = PAGE_SIZE, 0, 0
+    for key, value in arguments.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            continue
+        name = "_".join(tokens(key))
+        if name in ("offset", "skip", "start"):
+            start = value
+        elif name in ("page", "page_number"):
+            page = max(value - 1, 0)
+        elif name in _LIMIT_NAMES and value > 0:
+            size = value
+    field = list_field(tool)
+    if field is not None:
+        ceiling = (tool.returns.get("properties") or {})[field].get("maxItems")
+        if isinstance(ceiling, int):
+            size = min(size, ceiling)
+    return start + page * size, size
 
 
 def _searched(

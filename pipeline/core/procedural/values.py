@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from pipeline.core.generation.plausible import schema_type
 from pipeline.core.generation.roles import EntityView
 
 _ABBREVIATIONS = {
@@ -415,18 +416,8 @@ def _resolve(schema: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _type_of(schema: Mapping[str, Any]) -> str:
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    if isinstance(kind, str):
-        return kind
-    if "properties" in schema:
-        return "object"
-    if "items" in schema:
-        return "array"
-    if "enum" in schema:
-        return "enum"
-    return "string"
+    kind = schema_type(schema, unknown="enum" if "enum" in schema else "string")
+    return "null" if kind in ("enum", "string") and schema.get("type") == ["null"] else kind
 
 
 def is_email_name(name: str) -> bool:

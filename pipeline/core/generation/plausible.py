@@ -1,0 +1,391 @@
+"""Values a record implies for a return field it does not hold.
+
+A vehicle listing asks for `model`; the seed's van holds a plate, a VIN and a status, and its
+name says "(Ford Transit)". What an API would answer comes, in order, from the same field of
+related or sibling records in the world, from what the record's own name and id say, from
+the field's meaning (a timestamp before today, an amount inside the schema's bounds, a person
+of the seed), or from the schema's own examples. Every choice is seeded by the record and the
+field, so the same record reads the same in every observation; when nothing fits, an optional
+field is left out rather than filled with an empty string.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import date, datetime, time, timedelta
+from random import Random
+from typing import Any
+
+from pipeline.core.generation.population import FUTURE_DATE_WORDS
+from pipeline.core.generation.semantics import (
+    PERSON_WORDS,
+    is_free_text_field,
+    refers_to,
+    related,
+    tokens,
+)
+from pipeline.core.model.seeding import seeded_rng, stable_int
+from pipeline.core.model.world import Record, ToolResult, World
+
+JSON = Any
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
+"""No plausible value: the field is left out (or, if required, named after the record)."""
+
+_SUCCESS_WORDS = frozenset(
+    ["success", "ok", "delivered", "sent", "verified", "confirmed", "completed", "valid"]
+)
+_NOW_WORDS = frozenset(["created", "updated", "sent", "submitted", "scheduled", "at"])
+"""Times a write's answer stamps with the moment it ran: the scenario's today."""
+_OWN_NAME_WORDS = frozenset(["name", "title", "label", "subject", "display", "headline"])
+_UP_WORDS = frozenset(["online", "connected", "enabled", "active", "available", "reachable"])
+"""Booleans a working system reports as true unless the world says otherwise."""
+_PEOPLE = PERSON_WORDS | {"applicant", "holder", "guest", "passenger", "traveller", "candidate"}
+_IDENTIFIER_WORDS = frozenset(["id", "number", "ref", "reference", "code", "hash", "key", "sha"])
+_PLACE_WORDS = frozenset(["room", "location", "zone", "area", "site"])
+_LEVELS = ("low", "normal", "high")
+_DOCUMENT_WORDS = frozenset(["content", "body", "text"])
+"""Fields that hold a whole document, written out in full when the record has no text."""
+_MONEY = frozenset([
+    "amount", "balance", "price", "cost", "fee", "value", "total", "tax", "rent", "salary",
+    "budget", "spend", "paid", "due", "usd", "eur", "gbp", "premium", "deductible",
+])  # fmt: skip
+_COORDINATES = frozenset(["lat", "latitude", "lon", "lng", "longitude"])
+_LATITUDE = frozenset(["lat", "latitude"])
+_ZONES = {"GBP": "Europe/London", "EUR": "Europe/Berlin", "USD": "America/New_York"}
+
+
+class Plausible:
+    """What one observation's records imply, for the fields they do not hold."""
+
+    def __init__(self, world: World, result: ToolResult) -> None:
+        self.world = world
+        self.result = result
+        self.today = date.fromisoformat(world.today)
+
+    def value(
+        self, name: str, schema: Mapping[str, Any], record: Record | None, *, required: bool
+    ) -> JSON:
+        rng = seeded_rng("plausible", record.id if record else "-", name, len(self.world.changes))
+        kind = schema_type(schema)
+        words = set(tokens(name))
+        options = schema.get("enum")
+        if options:
+            described = _described(record)
+            named = [o for o in options if str(o).lower().replace("_", " ") in described]
+            return named[0] if named else options[rng.randrange(len(options))]
+        borrowed = _bounded(self.borrowed(name, kind, record), schema)
+        if borrowed is not MISSING:
+            return borrowed
+        if kind == "boolean":
+            done = bool(words & _SUCCESS_WORDS) and self.result.change is not None
+            return done or bool(words & _UP_WORDS)
+        if kind == "number" and words & _COORDINATES:
+            located = self.located(words, rng)
+            if located is not MISSING:
+                return located
+        if kind in ("integer", "number"):
+            return self.number(words, schema, kind, rng)
+        if tokens(name)[-1:] in (["id"], ["ids"]) and self.links(name, record):
+            # a link to another record: only where the schema insists, never invented freely
+            return self.linked(name, record) if required else MISSING
+        found = self.text(name, schema, record, rng)
+        if found is not MISSING:
+            return found
+        examples = [e for e in schema.get("examples") or () if isinstance(e, str) and e]
+        if examples:
+            return examples[rng.randrange(len(examples))]
+        own_name = words & _OWN_NAME_WORDS
+        return record.name if required and own_name and record is not None else MISSING
+
+    def borrowed(self, name: str, kind: str, record: Record | None) -> JSON:
+        """The same field of a sibling record of the same shape (a cloned driver's licence
+        class), so a family of records answers alike."""
+        if record is None:
+            return MISSING
+        prefix, shape = record.id.split("_")[0], set(record.attributes)
+        values = sorted(
+            {
+                str(v)
+                for r in self.world.records
+                if r.id.split("_")[0] == prefix and r.id != record.id and shape <= set(r.attributes)
+                for k, v in r.attributes.items()
+                if k == name and _type_of_value(v) in _COMPATIBLE.get(kind, ())
+            }
+        )
+        if not values:
+            return MISSING
+        chosen = values[seeded_rng("borrow", record.id, name).randrange(len(values))]
+        return _as(chosen, kind)
+
+    def text(
+        self, name: str, schema: Mapping[str, Any], record: Record | None, rng: Random
+    ) -> JSON:
+        words = set(tokens(name))
+        last = tokens(name)[-1] if tokens(name) else ""
+        fmt = schema.get("format")
+        ahead = bool(words & FUTURE_DATE_WORDS)
+        if fmt == "date" or words & {"date", "day"}:
+            days = rng.randint(1, 40)
+            return (self.today + timedelta(days=days if ahead else -days)).isoformat()
+        if fmt == "date-time" or words & {"at", "time", "timestamp", "ts"}:
+            days = (
+                0 if self.result.change is not None and words & _NOW_WORDS else rng.randint(0, 10)
+            )
+            moment = self.today + timedelta(days=days + 1 if ahead else -days)
+            hour, minute = rng.randint(8, 17), rng.choice((5, 20, 35, 50))
+            return f"{moment.isoformat()}T{hour:02d}:{minute:02d}:00Z"
+        if fmt == "email" or words & {"email", "mail"}:
+            return self.email(record, rng)
+        if fmt in ("uri", "url") or words & {"url", "uri", "link"}:
+            return f"https://{self.domain()}/{record.id if record else 'portal'}"
+        if words & {"currency"}:
+            return self.currency()
+        if words & {"timezone", "tz"}:
+            return _ZONES.get(self.currency(), "UTC")
+        if words & {"version", "firmware"}:
+            return f"{rng.randint(1, 6)}.{rng.randint(0, 12)}.{rng.randint(0, 9)}"
+        if words & {"ip"}:
+            return f"10.{rng.randint(0, 60)}.{rng.randint(0, 255)}.{rng.randint(2, 254)}"
+        if words & {"priority", "severity", "risk"}:
+            return _LEVELS[rng.randrange(3)]
+        if words & {"type", "kind", "category", "class"}:
+            return record.kind if record is not None else "standard"
+        if record is not None:
+            implied = _from_name(words, record)
+            if implied is not MISSING:
+                return implied
+        if words & _PEOPLE:
+            return self.person(record, rng)
+        if last in _IDENTIFIER_WORDS:
+            return _identifier(name, record, rng)
+        if words & _DOCUMENT_WORDS and record is not None:
+            return self.document(record)
+        if is_free_text_field(name):
+            return _describe(record) if record is not None else "No further details."
+        return MISSING
+
+    def document(self, record: Record) -> str:
+        """A record's full text as its system would export it: a heading, every field on
+        its own line, and the records that belong to it."""
+        lines = [record.name, "=" * len(record.name)]
+        lines += [f"{k.replace('_', ' ').capitalize()}: {v}" for k, v in record.attributes.items()]
+        belongs = related(self.world, record)[:8]
+        if belongs:
+            lines += ["", "Related records:"]
+            lines += [f"- {r.name} ({r.id})" for r in belongs]
+        return "\n".join(lines)
+
+    def entries(self, record: Record, field: str, items: Mapping[str, Any]) -> list[Record]:
+        """A record's log of notes (a ticket's thread, a case file's notes) when the world
+        holds none: entries in time order by people of the world, each stating one of the
+        record's own facts. Only for items that are text with an author or a time."""
+        properties: Mapping[str, Any] = items.get("properties") or {}
+        text = next(
+            (
+                k
+                for k, sub in properties.items()
+                if is_free_text_field(k) and schema_type(sub) == "string"
+            ),
+            None,
+        )
+        if text is None or not set(properties) - {text}:
+            return []
+        facts = [
+            f"{k.replace('_', ' ').capitalize()} is {v}."
+            for k, v in record.attributes.items()
+            if isinstance(v, str | int | float) and len(str(v)) <= 40
+        ]
+        lines = [f"Opened {record.name}.", *facts[:2], "Reviewed the record; details above."]
+        count = min(len(lines), 2 + stable_int(record.id, field) % 3)
+        rng = seeded_rng("entries", record.id, field)
+        start = datetime.combine(self.today, time()) - timedelta(days=2 * count + rng.randint(1, 9))
+        linked = [p.name for v in record.attributes.values() if (p := self.world.get(str(v)))]
+        out = []
+        for k in range(count):
+            moment = start + timedelta(days=2 * k, hours=rng.randint(8, 17), minutes=5 * k)
+            attributes: dict[str, Any] = {text: lines[k] if k < count - 1 else lines[-1]}
+            for key, sub in properties.items():
+                words = set(tokens(key))
+                if sub.get("format") == "date" or words & {"date", "day"}:
+                    attributes[key] = moment.date().isoformat()
+                elif sub.get("format") == "date-time" or words & {"at", "time", "timestamp", "ts"}:
+                    attributes[key] = moment.strftime("%Y-%m-%dT%H:%M:00Z")
+                elif words & (_PEOPLE | {"by", "from"}):
+                    # the record's own party opens it (a ticket's customer), others follow
+                    opener = linked[0] if linked and k == 0 else None
+                    attributes[key] = opener or self.person(record, rng)
+            stem = tokens(field)[-1].rstrip("s") or "entry"
+            out.append(
+                Record(
+                    id=f"{stem}_{record.id}_{k + 1}",
+                    kind="record",
+                    name=record.name,
+                    attributes=attributes,
+                )
+            )
+        return out
+
+    def linked(self, name: str, record: Record | None) -> JSON:
+        """An id field that names another kind of record (a van's `driver_id`) holds the id
+        of one such record of the world, the same one each time for this record."""
+        family = self.links(name, record)
+        return family[stable_int(record.id if record else "-", name) % len(family)]
+
+    def links(self, name: str, record: Record | None) -> list[str]:
+        """Ids of the other kind of record an id field names (none if it names this one)."""
+        family = sorted(r.id for r in self.world.records if refers_to(name, r) >= 3)
+        return [] if record is not None and record.id in family else family
+
+    def located(self, words: set[str], rng: Random) -> JSON:
+        """A coordinate near the world's own places (a UK fleet's vans are in the UK)."""
+        axis = _LATITUDE if words & _LATITUDE else _COORDINATES - _LATITUDE
+        places = [
+            float(v)
+            for r in self.world.records
+            for k, v in r.attributes.items()
+            if isinstance(v, int | float) and not isinstance(v, bool) and set(tokens(k)) & axis
+        ]
+        if not places:
+            return MISSING
+        return round(places[rng.randrange(len(places))] + rng.uniform(-0.06, 0.06), 5)
+
+    def number(self, words: set[str], schema: Mapping[str, Any], kind: str, rng: Random) -> Any:
+        low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
+        high = schema.get("maximum", schema.get("exclusiveMaximum"))
+        if words & {"count", "quantity", "items", "results", "remaining"}:
+            value: float = rng.randint(0, 5)
+        elif words & {"percent", "percentage", "pct", "rate", "score", "progress"}:
+            value = rng.randint(5, 95)
+        elif words & _MONEY:
+            value = round(rng.uniform(20, 900), 2)
+        elif words & {"overdue", "age", "days"}:
+            value = rng.randint(0, 30)
+        else:
+            value = rng.randint(1, 30)
+        if high is not None:
+            value = min(value, high)
+        value = max(value, low)
+        return int(value) if kind == "integer" else value
+
+    def email(self, record: Record | None, rng: Random) -> str:
+        person = (record.name if record else self.person(None, rng)).lower()
+        local = ".".join(re.findall(r"[a-z]+", person)[:2]) or "info"
+        return f"{local}@{self.domain()}"
+
+    def domain(self) -> str:
+        for record in self.world.records:
+            for value in record.attributes.values():
+                match = re.search(r"@([a-z0-9.-]+\.[a-z]+)", str(value))
+                if match:
+                    return match.group(1)
+        return "example.org"
+
+    def currency(self) -> str:
+        for record in self.world.records:
+            for key, value in record.attributes.items():
+                if "currency" in key and isinstance(value, str):
+                    return value
+                for code in ("gbp", "eur", "usd"):
+                    if code in tokens(key):
+                        return code.upper()
+        return "EUR"
+
+    def person(self, record: Record | None, rng: Random) -> str:
+        contacts = sorted(r.name for r in self.world.records if r.kind == "contact")
+        if contacts:
+            return contacts[rng.randrange(len(contacts))]
+        return "Operations team"  # a world with no people: the team that runs it
+
+
+def _from_name(words: set[str], record: Record) -> JSON:
+    """What a record's name says: `Van 17 (Ford Transit)` has the model Ford Transit,
+    `Hallway thermostat` sits in the hallway, `VTI position` holds the symbol VTI."""
+    inside = re.search(r"\(([^)]+)\)", record.name)
+    if words & {"model", "make", "product"} and inside:
+        return inside.group(1)
+    bare = re.sub(r"\s*\(.*?\)", "", record.name).split()
+    if words & _PLACE_WORDS and len(bare) >= 2 and bare[0][:1].isupper():
+        return " ".join(bare[:-1])
+    if words & {"symbol", "ticker"}:
+        caps = [w for w in bare if re.fullmatch(r"[A-Z]{2,5}", w)]
+        return caps[0] if caps else MISSING
+    if words == {"number"} or words & {"reference", "ref"}:
+        coded = [v for v in record.attributes.values() if isinstance(v, str) and _coded(v)]
+        return coded[0] if coded else record.id.upper().replace("_", "-")
+    return MISSING
+
+
+def _coded(text: str) -> bool:
+    return bool(re.fullmatch(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+", text))
+
+
+def _identifier(name: str, record: Record | None, rng: Random) -> str:
+    stem = [w for w in tokens(name) if w not in _IDENTIFIER_WORDS] or ["ref"]
+    if tokens(name)[-1:] == ["hash"] or tokens(name)[-1:] == ["sha"]:
+        return "".join(rng.choice("0123456789abcdef") for _ in range(40))
+    return f"{stem[-1][:4]}_{rng.randint(10000, 99999)}"
+
+
+def _described(record: Record | None) -> str:
+    if record is None:
+        return ""
+    return " ".join([record.name, *map(str, record.attributes.values())]).lower()
+
+
+def _describe(record: Record) -> str:
+    facts = [f"{k.replace('_', ' ')} {v}" for k, v in list(record.attributes.items())[:3]]
+    return f"{record.name}: {'; '.join(facts)}." if facts else f"{record.name}."
+
+
+def schema_type(schema: Mapping[str, Any], unknown: str = "string") -> str:
+    """The JSON type a schema describes (its first non-null type, or what its keywords
+    imply); `unknown` when it says nothing."""
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), unknown)
+    if isinstance(kind, str):
+        return kind
+    if "properties" in schema:
+        return "object"
+    if "items" in schema:
+        return "array"
+    return unknown
+
+
+def _type_of_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "string"
+
+
+_COMPATIBLE = {
+    "string": ("string",),
+    "integer": ("integer",),
+    "number": ("integer", "number"),
+    "boolean": ("boolean",),
+    "object": (),
+    "array": (),
+}
+
+
+def _as(text: str, kind: str) -> JSON:
+    if kind == "boolean":
+        return text == "True"
+    if kind == "integer":
+        return int(text)
+    if kind == "number":
+        return float(text)
+    return text
+
+
+def _bounded(value: JSON, schema: Mapping[str, Any]) -> JSON:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if (low is not None and value < low) or (high is not None and value > high):
+            return MISSING
+    return value

@@ -1,0 +1,314 @@
+"""The background population of a world: more records of the kinds a seed names.
+
+A seed names the dozen records its stories need (Van 17, the fuel card, two drivers). A real
+fleet console holds dozens of vans, a card has a statement of fills, a practice has many
+patients. Each family of records (entities sharing an id prefix, `veh_`, `drv_`, `txn_`)
+gains deterministic members cloned from the seed's own ordinary members: new numbers in the
+name and id, new person names, identifiers redrawn, numbers within the family's range, dates
+before the scenario's today, links to other members. Prose attributes are never copied (a
+clone of a record carrying an instruction must not carry it too), and no clone can be
+mistaken for a record the seed's requests or hazards name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime, timedelta
+from random import Random
+
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.inputs.seeds import Seed
+from pipeline.core.model.seeding import seeded_rng
+from pipeline.core.model.world import Record, Scalar
+
+FAMILY_SIZE = {"numbered": (16, 30), "person": (10, 18)}
+"""How many members a family reaches, by how its names vary."""
+
+_PERSON = re.compile(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2}")
+_DATE = re.compile(r"((?:19|20)\d\d-[01]\d-[0-3]\d)(T[0-2]\d:[0-5]\d(?::[0-5]\d)?Z?)?")
+FUTURE_DATE_WORDS = frozenset([
+    "expires", "expiry", "due", "until", "end", "ends", "valid", "renewal", "deadline", "next",
+    "scheduled", "start", "outbound", "inbound", "departure", "arrival", "check", "return",
+    "event", "appointment", "depart", "arrive", "checkin", "expected",
+])  # fmt: skip
+"""Words of attribute names whose dates may lie after the scenario's today."""
+_FIRST = [
+    "Aisha", "Ben", "Carla", "Dmitri", "Elif", "Femi", "Gwen", "Hugo", "Isla", "Jonas", "Kasia",
+    "Luca", "Maren", "Nikhil", "Olga", "Pablo", "Rosa", "Sanjay", "Tessa", "Umar", "Vera", "Wen",
+    "Xavier", "Yara", "Zoltan", "Bianca", "Cormac", "Dalia", "Emre", "Freya",
+]  # fmt: skip
+_LAST = [
+    "Abara", "Bergstrom", "Carvalho", "Dubois", "Eriksen", "Fontaine", "Garza", "Holm", "Iqbal",
+    "Jansen", "Kowal", "Lund", "Marsh", "Nakamura", "Osei", "Petrov", "Rahman", "Sorensen",
+    "Tanaka", "Ueda", "Varga", "Whitlock", "Yilmaz", "Zeller", "Achterberg", "Brodie", "Cruz",
+    "Devlin", "Ferris",
+]  # fmt: skip
+
+
+def background(seed: Seed, today: date) -> tuple[Record, ...]:
+    """Members added to every family of the seed that has ordinary, clonable members."""
+    rng = seeded_rng("population", seed.id)
+    seed_records = [
+        Record(id=e.id, kind=e.kind, name=e.name, attributes=dict(e.attributes))
+        for e in seed.entities
+    ]
+    guard = _Guard(seed, seed_records)
+    seed_ids = set(guard.ids)
+    families: dict[str, list[Record]] = defaultdict(list)
+    for record in seed_records:
+        families[_prefix(record.id)].append(record)
+    made: dict[str, list[Record]] = defaultdict(list)
+    for prefix, members in families.items():
+        templates = [m for m in members if _style(m) is not None]
+        if not templates:
+            continue
+        style = _style(templates[0]) or "numbered"
+        low, high = FAMILY_SIZE[style]
+        wanted = rng.randint(low, high) - len(members)
+        for n in range(wanted * 3):
+            if len(made[prefix]) >= wanted:
+                break
+            template = templates[n % len(templates)]
+            clone = _Cloner(rng, today, members, guard).clone(template)
+            if guard.admits(clone):
+                made[prefix].append(clone)
+    everyone = {p: [*families[p], *made[p]] for p in families}
+    return tuple(
+        _linked(clone, seed_ids, everyone, rng) for prefix in made for clone in made[prefix]
+    )
+
+
+def _prefix(record_id: str) -> str:
+    return record_id.split("_")[0].lower()
+
+
+def _style(record: Record) -> str | None:
+    """How a clone's name can differ: a person's name, or a number in it; else not cloned."""
+    if _DATE.search(record.name) or re.search(r"\d+[._]\d+[._]\d+", record.name):
+        return None
+    if _PERSON.fullmatch(record.name) and record.kind in ("contact", "account", "record"):
+        return "person"
+    if _NUMBER.search(record.name):
+        return "numbered"
+    return None
+
+
+class _Guard:
+    """Keeps clones apart from the records the seed's texts name."""
+
+    def __init__(self, seed: Seed, records: Sequence[Record]) -> None:
+        texts = [w.request for w in seed.workflows] + [h.description for h in seed.hazards]
+        texts += [p.rule for p in seed.policies] + [p.name for p in seed.personas]
+        self.text = " ".join(texts).lower()
+        self.names = {r.name.lower() for r in records}
+        self.ids = {r.id for r in records}
+        counts: dict[str, int] = defaultdict(int)
+        for record in records:
+            for word in set(re.findall(r"[a-z]{6,}", record.name.lower())):
+                counts[word] += 1
+        self.distinctive = {w for w, n in counts.items() if n == 1}
+        people = [r.name for r in records if _PERSON.fullmatch(r.name)]
+        self.people = {
+            w.lower() for name in people + [p.name for p in seed.personas] for w in name.split()
+        }
+
+    def admits(self, clone: Record) -> bool:
+        name = clone.name.lower()
+        bare = re.sub(r"\s*\(.*?\)", "", name).strip()
+        if clone.id in self.ids or name in self.names or self._said(bare):
+            return False
+        words = re.findall(r"[a-z]{6,}", name)
+        if any(w in self.distinctive and self._said(w) for w in words):
+            return False
+        if _PERSON.fullmatch(clone.name) and set(name.split()) & self.people:
+            return False
+        coded = [str(v).lower() for v in clone.attributes.values() if re.search(r"\d", str(v))]
+        if any(len(v) >= 5 and self._said(v) for v in coded):
+            return False
+        self.ids.add(clone.id)
+        self.names.add(name)
+        return True
+
+    def _said(self, phrase: str) -> bool:
+        return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", self.text) is not None
+
+
+class _Cloner:
+    """One new member of a family, drawn from a template member and the family's values."""
+
+    def __init__(self, rng: Random, today: date, family: Sequence[Record], guard: _Guard) -> None:
+        self.rng = rng
+        self.today = today
+        self.family = family
+        self.guard = guard
+        self.digits: dict[int, int] = {}
+        self.template = family[0]
+
+    def clone(self, template: Record) -> Record:
+        self.template = template
+        style = _style(template)
+        if style == "person":
+            name = f"{self.rng.choice(_FIRST)} {self.rng.choice(_LAST)}"
+        else:
+            name = _NUMBER.sub(lambda m: self._number(m.group(0)), template.name)
+        shift = self._shift(template)
+        attributes: dict[str, Scalar] = {}
+        for key, value in template.attributes.items():
+            drawn = self._attribute(key, value, name if style == "person" else None, shift)
+            if drawn is not None:
+                attributes[key] = drawn
+        return Record(
+            id=self._id(template, name, style),
+            kind=template.kind,
+            name=name,
+            attributes=attributes,
+            sensitive=template.sensitive,
+        )
+
+    def _number(self, run: str) -> str:
+        """A fresh number for a run of digits, the same wherever the number appears
+        (`Van 17` and `veh_van_017`), padded as the run was."""
+        value = int(run)
+        if value not in self.digits:
+            width = len(str(value))
+            low = 10 ** (width - 1) if width > 1 else 1
+            self.digits[value] = self.rng.randint(low, 10**width - 1)
+        return str(self.digits[value]).zfill(len(run))
+
+    def _id(self, template: Record, name: str, style: str | None) -> str:
+        if style == "person" and not re.search(r"\d", template.id):
+            slug = "_".join(tokens(name))
+            return f"{_prefix(template.id)}_{slug}"
+        return _NUMBER.sub(lambda m: self._number(m.group(0)), template.id)
+
+    def _shift(self, template: Record) -> timedelta:
+        """One move for all of a record's dates, so their order holds (delivered before the
+        return window ends), and its past dates stay before today."""
+        past = [
+            date.fromisoformat(m.group(1))
+            for key, value in template.attributes.items()
+            if not set(tokens(key)) & FUTURE_DATE_WORDS
+            and (m := _DATE.fullmatch(str(value))) is not None
+        ]
+        latest = (min(self.today - d for d in past).days - 1) if past else 40
+        days = self.rng.randint(-60, max(-1, min(40, latest)))
+        return timedelta(days=days, minutes=self.rng.randrange(-240, 240, 5))
+
+    def _attribute(
+        self, key: str, value: Scalar, person: str | None, shift: timedelta
+    ) -> Scalar | None:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int | float):
+            said = re.search(rf"(?<![\d.]){re.escape(str(value))}(?![\d.])", self.template.name)
+            return value if said else self._in_range(key, value)
+        text = str(value)
+        if text in self.guard.ids:
+            return text  # pointed at some member of that family afterwards
+        moment = _DATE.fullmatch(text)
+        if moment:
+            return _moved(moment, shift)
+        if "@" in text and person is not None and re.fullmatch(r"[^@\s]+@[\w.-]+", text):
+            local = ".".join(w.lower() for w in person.split())
+            return f"{local}@{text.split('@', 1)[1]}"
+        words = {w[:-1] if re.search(r"[^s]s$", w) else w for w in tokens(key)}
+        if words & {"address", "street"} and " " in text and len(text) <= 60:
+            mapped = self._mapped(text)
+            if mapped != text:
+                return mapped  # `89 Maple` lies at 89 Maple Ave
+            return re.sub(r"\d+", lambda m: str(self.rng.randint(1, 240)), text, count=1)
+        if re.search(r"https?://|@|\n", text) or len(text) > 40 or text.count(" ") >= 4:
+            return None  # prose, a link or an address of someone: never copied
+        if person is not None and set(re.findall(r"[a-z]+", text.lower())) & self.guard.people:
+            return None  # the seed person's own relations are not the clone's
+        if (words & _IDENTIFIERS and re.search(r"\d", text)) or re.fullmatch(
+            r"0x[\da-fA-F]+", text
+        ):
+            return self._code(text)
+        if words & {"status", "state"}:
+            options = sorted({str(m.attributes[key]) for m in self.family if key in m.attributes})
+            return self.rng.choice(options)
+        return text  # a category of the template (its carrier, its plan) stays with its name
+
+    def _in_range(self, key: str, value: float) -> float | int:
+        values = [
+            float(v)
+            for m in self.family
+            if isinstance(v := m.attributes.get(key), int | float) and not isinstance(v, bool)
+        ] or [float(value)]
+        low, high = min(values), max(values)
+        if low == high:
+            low, high = low * 0.6, high * 1.4
+        drawn = self.rng.uniform(min(low, high), max(low, high))
+        if set(tokens(key)) & {"pct", "percent", "percentage"}:
+            drawn = min(max(drawn, 0.0), 100.0)
+        if isinstance(value, int):
+            step = 100 if value >= 1000 and value % 100 == 0 else 1
+            return int(round(drawn / step) * step)
+        places = len(str(value).split(".")[1]) if "." in str(value) else 2
+        return round(drawn, places)
+
+    def _mapped(self, text: str) -> str:
+        """The text with the numbers this clone renumbered renumbered alike."""
+        return re.sub(
+            r"\d+",
+            lambda m: self._number(m.group(0)) if int(m.group(0)) in self.digits else m.group(0),
+            text,
+        )
+
+    def _code(self, text: str) -> str:
+        """An identifier of the same shape: the clone's numbers mapped, else its tail redrawn
+        (a plate, a VIN, a phone number)."""
+        mapped = self._mapped(text)
+        if mapped != text:
+            return mapped
+        keep = max(2, 2 * len(text) // 3)
+        letters = text.replace(" ", "").isalnum() and text.upper() == text
+        tail = "".join(
+            str(self.rng.randint(0, 9))
+            if ch.isdigit()
+            else self.rng.choice("ABCDEFGHJKLMNPRSTUVWXYZ")
+            if ch.isalpha() and letters
+            else ch
+            for ch in text[keep:]
+        )
+        return text[:keep] + tail
+
+
+_NUMBER = re.compile(
+    r"(?<![\d.])(?!(?:19|20)\d\d(?!\d))\d{2,}(?![\d.])"
+    r"(?!\s?(?:mg|mcg|ml|g|kg|t|km|m|gb|mb|tb|h|%)\b)(?!-[A-Z]\b)"
+)
+"""A number in a name that tells records apart (`Van 17`), not a quantity (`10 mg`)."""
+_IDENTIFIERS = frozenset([
+    "id", "number", "no", "ref", "reference", "plate", "vin", "phone", "mobile", "fax", "mrn",
+    "npi", "ip", "hostname", "host", "last4", "pan", "iban", "routing", "pin", "serial", "licence",
+    "license", "code", "sku", "ndc", "imei", "mac", "tag",
+])  # fmt: skip
+"""Words of attribute names whose values identify one record, so each clone draws its own."""
+
+
+def _moved(moment: re.Match[str], shift: timedelta) -> str:
+    day = date.fromisoformat(moment.group(1))
+    if moment.group(2) is None:
+        return (day + timedelta(days=shift.days)).isoformat()
+    stamp = datetime.fromisoformat(moment.group(0).rstrip("Z")) + shift
+    return stamp.strftime("%Y-%m-%dT%H:%M:00Z")
+
+
+def _linked(
+    clone: Record, seed_ids: set[str], everyone: dict[str, list[Record]], rng: Random
+) -> Record:
+    """A clone's links to seed records (a fill's `card`) point at some member of that family."""
+    attributes = dict(clone.attributes)
+    for key, value in clone.attributes.items():
+        if isinstance(value, str) and value in seed_ids:
+            attributes[key] = rng.choice(everyone[_prefix(value)]).id
+    return clone.model_copy(update={"attributes": attributes})
+
+
+def population_of(seed: Seed, records: Iterable[Record], today: date) -> tuple[Record, ...]:
+    """The seed's records followed by their background."""
+    return (*records, *background(seed, today))

@@ -1,0 +1,71 @@
+"""The background population: realistic families of records that cannot be mistaken for the
+records the seed's stories are about."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import pytest
+
+from pipeline.core.generation.population import FAMILY_SIZE, FUTURE_DATE_WORDS, background
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.world import build_world
+from pipeline.core.inputs.loading import Inputs
+
+
+def test_a_fleet_holds_dozens_of_vans_each_its_own(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["automotive_fleet"])
+    vans = [r for r in world.records if r.id.startswith("veh_")]
+    low, high = FAMILY_SIZE["numbered"]
+    assert low <= len(vans) <= high
+    for field in ("plate", "vin"):
+        values = [r.attributes[field] for r in vans if field in r.attributes]
+        assert len(values) == len(set(values)), f"two vans share a {field}"
+    numbers = [re.search(r"\d+", r.name).group(0) for r in vans]  # type: ignore[union-attr]
+    assert all(r.id.endswith(n.zfill(3)) for r, n in zip(vans, numbers, strict=True))
+
+
+def test_clones_link_to_records_that_exist(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["automotive_fleet"])
+    ids = {r.id for r in world.records}
+    cards = [r for r in world.records if r.id.startswith("card_")]
+    assert len(cards) > 1
+    assert all(r.attributes["vehicle"] in ids for r in cards)
+
+
+@pytest.mark.parametrize("domain", ["automotive_fleet", "real_estate", "payments_invoicing"])
+def test_no_clone_is_named_by_a_request_or_carries_prose(inputs: Inputs, domain: str) -> None:
+    seed = inputs.seeds[domain]
+    today = date.fromisoformat(build_world(seed).today)
+    clones = background(seed, today)
+    assert clones, f"{domain} gains no background records"
+    requests = " ".join(w.request for w in seed.workflows).lower()
+    seed_names = {e.name.lower() for e in seed.entities}
+    for clone in clones:
+        assert clone.name.lower() not in seed_names
+        bare = re.sub(r"\s*\(.*?\)", "", clone.name).lower()
+        assert not re.search(rf"(?<!\w){re.escape(bare)}(?!\w)", requests), clone.name
+        for key, value in clone.attributes.items():
+            assert not re.search(r"https?://", str(value)), f"{clone.id}.{key} copies a link"
+
+
+def test_a_clones_past_dates_stay_before_today_and_in_order(inputs: Inputs) -> None:
+    seed = inputs.seeds["ecommerce"]
+    today = date.fromisoformat(build_world(seed).today)
+    orders = [r for r in background(seed, today) if r.id.startswith("order_")]
+    assert orders
+    for order in orders:
+        for key, value in order.attributes.items():
+            if re.fullmatch(r"\d{4}-\d\d-\d\d", str(value)) and not (
+                set(tokens(key)) & FUTURE_DATE_WORDS
+            ):
+                assert date.fromisoformat(str(value)) < today, f"{order.id}.{key}"
+        delivered, window = order.attributes["delivered_on"], order.attributes["return_window_ends"]
+        assert str(delivered) < str(window), "a return window ends after the delivery"
+
+
+def test_the_population_is_the_same_in_every_build(inputs: Inputs) -> None:
+    seed = inputs.seeds["healthcare_records"]
+    today = date(2024, 9, 27)
+    assert background(seed, today) == background(seed, today)

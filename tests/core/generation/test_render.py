@@ -1,0 +1,71 @@
+"""Observations as a real API returns them: a page of records, every field filled with a
+value the record implies, coordinates where the world's places are."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pipeline.core.generation.render import render
+from pipeline.core.generation.world import PAGE_SIZE, build_world, execute
+from pipeline.core.inputs.loading import Inputs
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def test_a_fleet_listing_is_a_full_page_of_distinct_filled_records(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["automotive_fleet"])
+    tool = inputs.pool["fleet_list_vehicles"]
+    _, listed = execute(world, tool, {}, focus=("veh_van_017",))
+    shown = render(tool, listed, world, {}, random.Random(0))["vehicles"]
+    assert len(shown) == PAGE_SIZE
+    assert shown[0]["vehicle_id"] == "veh_van_017", "the vehicle the task is about comes first"
+    assert len({v["vehicle_id"] for v in shown}) == len(shown)
+    assert "" not in _leaves(shown)
+    van = next(v for v in shown if v["vehicle_id"] == "veh_van_017")
+    assert van["model"] == "Ford Transit", "the model the van's name states"
+
+
+def test_a_listing_honours_its_limit_and_status_filter(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["automotive_fleet"])
+    tool = inputs.pool["fleet_list_vehicles"]
+    _, listed = execute(world, tool, {"status": "maintenance", "limit": 3})
+    assert 0 < len(listed.records) <= 3
+    assert all(r.attributes["status"] == "maintenance" for r in listed.records)
+
+
+def test_a_location_lies_near_the_worlds_own_places(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["automotive_fleet"])
+    depot = world.get("geo_depot_north")
+    assert depot is not None
+    tool = inputs.pool["fleet_get_vehicle_location"]
+    _, read = execute(world, tool, {"vehicle_id": "veh_van_017"})
+    shown = render(tool, read, world, {"vehicle_id": "veh_van_017"}, random.Random(0))
+    assert abs(shown["lat"] - float(depot.attributes["lat"])) < 0.1
+    assert abs(shown["lon"] - float(depot.attributes["lon"])) < 0.1
+
+
+def test_an_optional_link_the_world_does_not_hold_is_left_out(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["automotive_fleet"])
+    tool = inputs.pool["fleet_list_vehicles"]
+    _, listed = execute(world, tool, {})
+    shown = render(tool, listed, world, {}, random.Random(0))["vehicles"]
+    assert all("driver_id" not in van for van in shown), "no van is given an invented driver"
+
+
+def test_a_tickets_thread_is_written_in_time_order_opened_by_its_customer(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["customer_support_crm"])
+    tool = inputs.pool["crm_get_ticket"]
+    _, read = execute(world, tool, {"ticket_id": "tck_88134"})
+    thread = render(tool, read, world, {"ticket_id": "tck_88134"}, random.Random(0))["thread"]
+    assert len(thread) >= 2
+    assert [m["sent_at"] for m in thread] == sorted(m["sent_at"] for m in thread)
+    assert all(m["sent_at"] < world.today for m in thread)
+    customer = world.get("cust_20871")
+    assert customer is not None and thread[0]["from"] == customer.name
