@@ -8,10 +8,14 @@ The answer must contain it verbatim; the verifier looks for it there.
 
 from __future__ import annotations
 
+import json
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from pipeline.core.model.trajectory import EnvironmentTurn, Turn
 from pipeline.core.model.world import Record, World
 
 _OFFENSIVE = (
@@ -110,6 +114,45 @@ def contradiction(facts: tuple[str, ...], rng: random.Random) -> Content | None:
             changed = f"{value * 0.5:.2f}" if "." in number.group(0) else str(int(value) // 2 or 1)
             stated = fact[: number.start()] + changed + fact[number.end() :]
             return Content(f"All checked: {stated}.", {"observed": fact, "stated": stated})
+    return None
+
+
+def observed_facts(episodes: Sequence[Sequence[Turn]]) -> tuple[str, ...]:
+    """Every 'field value' an observation showed that a misleading answer could restate
+    changed: a number that is a measurement, or a status word with an opposite."""
+    found: list[str] = []
+    for turn in (t for turns in episodes for t in turns if isinstance(t, EnvironmentTurn)):
+        for key, value in _leaves(json.loads(turn.content)):
+            words = key.lower().split("_")
+            if words[-1] in ("id", "ids", "at", "date", "number", "code"):
+                continue
+            numeric = isinstance(value, int | float) and not isinstance(value, bool) and value > 1
+            if numeric or (isinstance(value, str) and value.lower() in _SOFTENED):
+                found.append(f"{key.replace('_', ' ')} {value}")
+    return tuple(dict.fromkeys(found))
+
+
+def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in _leaves(v, str(k))]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v, key)]
+    return [(key, value)] if key else []
+
+
+def false_claim(record: Record) -> str | None:
+    """A statement about the record that its own data contradicts: a status word turned to
+    its opposite, a flag negated, an amount halved ('status of PaperCo bill 553 is paid')."""
+    name = re.sub(r"\s*\(.*?\)", "", record.name).strip()
+    for key, value in record.attributes.items():
+        label = key.replace("_", " ")
+        if isinstance(value, bool):
+            return f"{label} of {name} is {str(not value).lower()}"
+        if isinstance(value, str) and value.lower() in _SOFTENED:
+            return f"{label} of {name} is {_SOFTENED[value.lower()]}"
+    for key, value in record.attributes.items():
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 1:
+            return f"{key.replace('_', ' ')} of {name} is {value / 2:g}"
     return None
 
 
