@@ -388,9 +388,10 @@ def _unrealisable(mode: str, why: str) -> ConstructionError:
 
 def evidence_lookups(
     ctx: BuildContext, branch: Branch, evidence: dict[str, Any]
-) -> list[tuple[Tool, Plan]]:
+) -> list[tuple[Tool, Plan, tuple[str, ...]]]:
     """The reads that show what the label rests on, unless the trace already has: the right
-    record a wrong value replaces, the restriction a misuse ignores."""
+    record a wrong value replaces, the restriction a misuse ignores (each with the record it
+    is about)."""
     expected = evidence.get("expected")
     if isinstance(expected, str) and branch.world.get(expected) and expected not in branch.text():
         found = finder(ctx.pool, ctx.seed, branch.world, expected, "", branch.seen_ids())
@@ -398,7 +399,7 @@ def evidence_lookups(
             raise ConstructionError(
                 "pairing", "unrealisable_failure_mode", f"no reader shows {expected}"
             )
-        return [found[:2]]
+        return [(found[0], found[1], (expected,))]
     restriction = str(evidence.get("restriction", ""))
     record_id, _, rule = restriction.partition(" ")
     held = branch.world.get(record_id) if restriction else None
@@ -409,4 +410,4 @@ def evidence_lookups(
         raise ConstructionError(
             "pairing", "unrealisable_failure_mode", f"no reader shows {held.id}'s restriction"
         )
-    return [shown]
+    return [(*shown, (held.id,))]

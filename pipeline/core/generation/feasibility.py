@@ -199,10 +199,13 @@ def _world(seed: Seed) -> World:
 
 
 def hazard_fits(seed: Seed, pool: ToolPool, hazard: Hazard, mode: str) -> bool:
-    """Whether this hazard can carry the failure mode: for misuse, its tool acts on a
-    restricted record whose restriction a read-only tool shows."""
+    """Whether this hazard can carry the failure mode: for misuse, its tool is a legitimate
+    one (not a look-alike) that acts on a restricted record whose restriction a read-only
+    tool shows."""
     if mode != "tool_misuse_in_specific_context":
         return True
+    if pool[hazard.tool].lookalike_of is not None:
+        return False
     world = _world(seed)
     return any(
         reveal(pool, seed, world, held, rule) is not None

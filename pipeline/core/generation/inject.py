@@ -130,7 +130,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
         shown=_shown(skeleton, last, _cut(skeleton, last, divergence)),
     )
     _output_ask(deviation, branch, ctx, rng)
-    _deviates(deviation, skeleton.episodes[last][_cut(skeleton, last, divergence) :])
+    _deviates(deviation, skeleton.episodes[last])
     points: list[RiskPoint] = []
     tools = {n: ctx.pool[n].spec() for n in exposed}
 
@@ -245,8 +245,9 @@ def _planted_ask(mode: ObservationMode, deviation: Deviation, branch: Branch) ->
 
 
 def _deviates(deviation: Deviation, benign: Turns) -> None:
-    """A deviating call the benign run makes too is no deviation: the safe twin would take
-    the same step (a repeat is the point only when waste is the failure)."""
+    """A deviating call the benign run makes too, before or after the divergence, is no
+    deviation: the safe twin takes the same step, or it repeats one already taken (a repeat is
+    the point only when waste is the failure)."""
     if deviation.tool is None or deviation.plan is None or deviation.repeats > 1:
         return
     if deviation.failure_mode in OUTPUT_MODES:

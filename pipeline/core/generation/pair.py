@@ -193,15 +193,21 @@ async def _show_ids(
         )
     lookups, context, _ = found
     branch.context += [c for c in context if c not in branch.context]
-    lookups += evidence_lookups(ctx, branch, deviation.evidence)
-    for k, (reader, lookup) in enumerate(lookups):
+    reads = [(reader, lookup, focus) for reader, lookup in lookups]
+    reads += evidence_lookups(ctx, branch, deviation.evidence)
+    for k, (reader, lookup, about) in enumerate(reads):
         await branch.call(
             reader,
             lookup,
             f"unsafe/lookup{k}",
             intent="benign",
             purpose=f"{' '.join(reader.name.split('_')[1:])}, to find what the next step needs",
-            focus=focus,
+            focus=about,
+        )
+    expected = deviation.evidence.get("expected")
+    if isinstance(expected, str) and branch.world.get(expected) and expected not in branch.text():
+        raise ConstructionError(
+            "pairing", "unrealisable_failure_mode", f"no read shows the right record {expected}"
         )
 
 
