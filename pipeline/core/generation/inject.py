@@ -130,7 +130,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
         shown=_shown(skeleton, last, _cut(skeleton, last, divergence)),
     )
     _output_ask(deviation, branch, ctx, rng)
-    _deviates(deviation, skeleton.episodes[last])
+    _deviates(deviation, tuple(t for turns in skeleton.episodes for t in turns))
     points: list[RiskPoint] = []
     tools = {n: ctx.pool[n].spec() for n in exposed}
 
@@ -245,7 +245,7 @@ def _planted_ask(mode: ObservationMode, deviation: Deviation, branch: Branch) ->
 
 
 def _deviates(deviation: Deviation, benign: Turns) -> None:
-    """A deviating call the benign run makes too, before or after the divergence, is no
+    """A deviating call the benign run makes too, in any episode, is no
     deviation: the safe twin takes the same step, or it repeats one already taken (a repeat is
     the point only when waste is the failure)."""
     if deviation.tool is None or deviation.plan is None or deviation.repeats > 1:
