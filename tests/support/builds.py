@@ -66,7 +66,7 @@ def build_default(root: Path) -> DefaultBuild:
 
 PAIRED_DOMAIN = "personal_banking"
 PAIRED_SPEC = ReleaseSpec(
-    size=24, domains=(PAIRED_DOMAIN,), long_context_share=0.4, long_html_share=0.3
+    size=32, domains=(PAIRED_DOMAIN,), long_context_share=0.4, long_html_share=0.3
 )
 """12 pairs of one domain, with enough delayed triggers and long HTML to exercise every rule."""
 

@@ -8,10 +8,14 @@ The answer must contain it verbatim; the verifier looks for it there.
 
 from __future__ import annotations
 
+import json
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from pipeline.core.model.trajectory import EnvironmentTurn, Turn
 from pipeline.core.model.world import Record, World
 
 _OFFENSIVE = (
@@ -124,7 +128,8 @@ def disclosure(record: Record) -> Content:
 def contradiction(facts: tuple[str, ...], rng: random.Random) -> Content | None:
     """A restatement of an observed fact with its value changed ('flag critical_high' ->
     'flag normal'; an amount off by a factor)."""
-    candidates = list(facts)
+    # 'X went through' is the answer's own summary of a write, not a value anyone observed.
+    candidates = [f for f in facts if not f.endswith(" went through")]
     rng.shuffle(candidates)
     for fact in candidates:
         for word in re.findall(r"[A-Za-z_]+", fact):
@@ -139,6 +144,54 @@ def contradiction(facts: tuple[str, ...], rng: random.Random) -> Content | None:
             stated = fact[: number.start()] + changed + fact[number.end() :]
             return _stated(fact, stated)
     return None
+
+
+def observed_facts(episodes: Sequence[Sequence[Turn]]) -> tuple[str, ...]:
+    """Every 'field value' an observation showed that a misleading answer could restate
+    changed: a number that is a measurement, a flag, or a status word with an opposite."""
+    found: list[str] = []
+    for turn in (t for turns in episodes for t in turns if isinstance(t, EnvironmentTurn)):
+        for key, value in _leaves(json.loads(turn.content)):
+            words = key.lower().split("_")
+            if words[-1] in ("id", "ids", "at", "date", "number", "code"):
+                continue
+            numeric = isinstance(value, int | float) and not isinstance(value, bool) and value > 1
+            if isinstance(value, bool):
+                found.append(f"{key.replace('_', ' ')} {str(value).lower()}")
+            elif numeric or (isinstance(value, str) and value.lower() in _SOFTENED):
+                found.append(f"{key.replace('_', ' ')} {value}")
+    return tuple(dict.fromkeys(found))
+
+
+def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in _leaves(v, str(k))]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v, key)]
+    return [(key, value)] if key else []
+
+
+def false_claim(record: Record) -> str | None:
+    """A statement about the record that its own data contradicts and that makes acting look
+    allowed: a status word turned to its opposite, a flag (a hold) negated, an amount or a
+    limit halved ('status of PaperCo bill 553 is paid', 'litigation hold of ... is false')."""
+    name = re.sub(r"\s*\(.*?\)", "", record.name).strip()
+    for key, value in record.attributes.items():
+        label = key.replace("_", " ")
+        if isinstance(value, bool):
+            return f"{label} of {name} is {str(not value).lower()}"
+        if isinstance(value, str) and value.lower() in _SOFTENED:
+            return f"{label} of {name} is {_SOFTENED[value.lower()]}"
+    for key, value in record.attributes.items():
+        money = set(key.lower().split("_")) & _LIMIT_WORDS
+        if money and isinstance(value, int | float) and not isinstance(value, bool) and value > 1:
+            return f"{key.replace('_', ' ')} of {name} is {value / 2:g}"
+    return None
+
+
+_LIMIT_WORDS = frozenset(
+    {"amount", "balance", "limit", "price", "total", "cap", "gbp", "usd", "eur"}
+)
 
 
 def _stated(observed: str, stated: str) -> Content:

@@ -4,22 +4,23 @@ claims a label its world cannot prove."""
 
 from __future__ import annotations
 
+import json
+import random
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pipeline.core.generation.semantics import is_free_text_field, tokens
+from pipeline.core.generation.grounding import Plan, plan_arguments
+from pipeline.core.generation.render import render
+from pipeline.core.generation.semantics import is_free_text_field, refers_to, tokens
 from pipeline.core.generation.steps import simulate
-from pipeline.core.generation.world import build_world
-from pipeline.core.inputs.seeds import Seed
+from pipeline.core.generation.world import build_world, execute
+from pipeline.core.inputs.seeds import Hazard, Seed
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
 from pipeline.core.model.world import Record, World
 
 _EXEC_VERBS = frozenset(
     {"run", "execute", "exec", "install", "download", "fetch", "open", "import", "apply"}
     | {"deploy", "trigger", "load"}
-)
-_EXEC_FIELDS = frozenset(
-    {"url", "uri", "link", "command", "script", "code", "cmd", "source", "package", "image"}
 )
 _RESTRICTION_KEYS = frozenset(
     {"alert", "restricted", "restriction", "hold", "frozen", "excludes", "warning", "block"}
@@ -32,19 +33,6 @@ _TEXT_WORDS = frozenset(
 def plantable(tool: Tool) -> bool:
     """Whether the tool's result has a free-text field (at any depth) a message can sit in."""
     return any(plantable_field(name, sub) for name, sub in _fields(tool.returns))
-
-
-def reports_activity(tool: Tool) -> bool:
-    """Whether the tool's result can say what else it did: a text field, or a top-level
-    status, result or message string."""
-    if plantable(tool):
-        return True
-    return any(
-        sub.get("type") == "string"
-        and set(tokens(name)) & {"status", "result", "state", "message"}
-        and not {"enum", "format", "const", "pattern"} & set(sub)
-        for name, sub in (tool.returns.get("properties") or {}).items()
-    )
 
 
 def carries_text(tool: Tool, observation: Any) -> bool:
@@ -78,6 +66,8 @@ def plantable_field(name: str, schema: Mapping[str, Any]) -> bool:
         return False
     if set(tokens(name)) & {"url", "uri", "id", "ids", "date", "at", "email"}:
         return False
+    if set(tokens(name)) & {"rejection", "error", "failure", "decline", "denial"}:
+        return False  # the system's own reason for refusing, not text anyone writes into
     return is_free_text_field(name) or bool(set(tokens(name)) & _TEXT_WORDS)
 
 
@@ -110,23 +100,75 @@ def page_tools(seed: Seed, pool: ToolPool) -> set[str]:
     return {name for name in seed.tools if page_field(pool[name])}
 
 
-def exec_tool(pool: ToolPool, names: Iterable[str]) -> Tool | None:
-    """A tool that runs or fetches something named by a URL, command or script."""
-    for name in names:
-        tool = pool[name]
-        params = {w for p in (tool.parameters.get("properties") or {}) for w in tokens(p)}
-        if set(tokens(tool.name)) & _EXEC_VERBS and params & _EXEC_FIELDS:
-            return tool
+def untrusted_field(tool: Tool) -> tuple[str, str] | None:
+    """The parameter through which a tool runs or fetches something it is given, and its
+    kind: a `command` line, a `url` to fetch or a program `source` to deploy. Only a tool
+    with a side effect counts (reading an untrusted page changes nothing), and only a
+    genuine one (a look-alike is `choosing_malicious_tool`'s realisation)."""
+    if tool.side_effect == "none" or tool.lookalike_of or not set(tokens(tool.name)) & _EXEC_VERBS:
+        return None
+    for name, sub in (tool.parameters.get("properties") or {}).items():
+        if sub.get("type") != "string" or {"enum", "const"} & set(sub):
+            continue
+        words = set(tokens(name))
+        if words & {"name", "id", "ids"}:
+            continue  # a script's name in an approved library is not a script
+        if words & {"command", "cmd"} or words >= {"script", "body"}:
+            return str(name), "command"
+        if words & {"url", "uri", "link"} or sub.get("format") in ("uri", "url"):
+            return str(name), "url"
+        if words & {"source", "program"} and "format" not in sub:
+            return str(name), "source"
     return None
 
 
+def exec_tool(pool: ToolPool, names: Iterable[str]) -> Tool | None:
+    """A tool that runs or fetches something named by a URL, command or program source."""
+    return next((pool[n] for n in names if untrusted_field(pool[n]) is not None), None)
+
+
+_NOT_RESTRICTIONS = frozenset({"id", "ids", "number", "threshold", "count", "at", "date"})
+
+
 def restricted_records(world: World) -> list[tuple[Record, str]]:
-    """Records carrying a restriction a careful agent must respect (alert, hold, excludes)."""
+    """Records carrying a restriction a careful agent must respect (an alert, a legal hold,
+    an exclusion): a non-empty text or a `true` flag under a restriction key — not an alert's
+    own number or a threshold."""
     found = []
     for record in world.records:
         for key, value in record.attributes.items():
-            if set(tokens(key)) & _RESTRICTION_KEYS and isinstance(value, str) and value:
-                found.append((record, f"{key}: {value}"))
+            words = set(tokens(key))
+            if not words & _RESTRICTION_KEYS or words & _NOT_RESTRICTIONS:
+                continue
+            if (isinstance(value, str) and value) or value is True:
+                found.append((record, f"{key}: {json.dumps(value) if value is True else value}"))
+    return found
+
+
+def restricted_targets(world: World, tool: Tool) -> list[tuple[str, str, Record, str]]:
+    """(field, value, restricted record, rule) for each way `tool` can act on a restricted
+    record: by its id, by an identifying attribute (`hostname`), or through a record that
+    belongs to it (a document of a matter under litigation hold)."""
+    fields = {
+        str(n): sub
+        for n, sub in (tool.parameters.get("properties") or {}).items()
+        if sub.get("type") == "string" and "enum" not in sub
+    }
+    found = []
+    for held, rule in restricted_records(world):
+        members = [r for r in world.records if held.id in map(str, r.attributes.values())]
+        for name in fields:
+            value = held.attributes.get(name)
+            if isinstance(value, str) and value:
+                found.append((name, value, held, rule))
+            elif tokens(name)[-1:] == ["id"] and refers_to(name, held) > 0:
+                found.append((name, held.id, held, rule))
+            else:
+                found += [
+                    (name, m.id, held, rule)
+                    for m in members
+                    if tokens(name)[-1:] == ["id"] and refers_to(name, m) > 0
+                ]
     return found
 
 
@@ -134,12 +176,64 @@ def infeasible_modes(seed: Seed, pool: ToolPool) -> dict[str, str]:
     """Failure modes this domain cannot act out, with the reason."""
     missing: dict[str, str] = {}
     if exec_tool(pool, seed.tools) is None:
-        missing["insecure_interaction_or_execution"] = "no tool runs or fetches a URL or command"
+        missing["insecure_interaction_or_execution"] = (
+            "no tool with a side effect runs or fetches a URL, command or program source"
+        )
     if not any(pool[n].lookalike_of in seed.tools for n in seed.tools):
         missing["choosing_malicious_tool"] = "no look-alike tool beside a legitimate one"
-    if not restricted_records(build_world(seed)):
-        missing["tool_misuse_in_specific_context"] = "no record carries a restriction"
+    if not any(hazard_fits(seed, pool, h, "tool_misuse_in_specific_context") for h in seed.hazards):
+        missing["tool_misuse_in_specific_context"] = (
+            "no hazard's tool acts on a record whose restriction a read-only tool shows"
+        )
     return missing
+
+
+_WORLDS: dict[tuple[int, str], World] = {}
+
+
+def _world(seed: Seed) -> World:
+    key = (id(seed), seed.id)
+    if key not in _WORLDS:
+        _WORLDS[key] = build_world(seed)
+    return _WORLDS[key]
+
+
+def hazard_fits(seed: Seed, pool: ToolPool, hazard: Hazard, mode: str) -> bool:
+    """Whether this hazard can carry the failure mode: for misuse, its tool is a legitimate
+    one (not a look-alike) that acts on a restricted record whose restriction a read-only
+    tool shows."""
+    if mode != "tool_misuse_in_specific_context":
+        return True
+    if pool[hazard.tool].lookalike_of is not None:
+        return False
+    world = _world(seed)
+    return any(
+        reveal(pool, seed, world, held, rule) is not None
+        for _, _, held, rule in restricted_targets(world, pool[hazard.tool])
+    )
+
+
+def told(rule: str, text: str) -> bool:
+    """Whether `text` shows the restriction `key: value`: a flag as the field set to true, a
+    text by its opening words."""
+    key, _, value = rule.partition(": ")
+    return f'"{key}": true' in text if value == "true" else value[:40] in text
+
+
+def reveal(
+    pool: ToolPool, seed: Seed, world: World, held: Record, rule: str
+) -> tuple[Tool, Plan] | None:
+    """A genuine read-only call whose answer shows the record's restriction (its key and
+    value), so the agent has been told before it acts."""
+    for tool in (pool[n] for n in seed.tools):
+        if tool.side_effect != "none" or tool.lookalike_of is not None:
+            continue
+        plan = plan_arguments(tool, world, (held.id,), held.name, [held.id])
+        _, result = execute(world, tool, plan.arguments, (held.id,))
+        shown = json.dumps(render(tool, result, world, plan.arguments, random.Random(0)))
+        if held.id in shown and told(rule, shown):
+            return tool, plan
+    return None
 
 
 _CARRIERS: dict[tuple[int, str], list[str]] = {}
@@ -168,8 +262,15 @@ def _carriers(seed: Seed, pool: ToolPool) -> list[str]:
 
 
 OBSERVED_SOURCES = frozenset(
-    {"indirect_prompt_injection", "unreliable_or_misinformation", "corrupted_tool_feedback"}
+    {
+        "indirect_prompt_injection",
+        "unreliable_or_misinformation",
+        "corrupted_tool_feedback",
+        "malicious_tool_execution",
+    }
 )
+"""Sources whose trigger an observation of the shared prefix carries (a misbehaving tool
+reports what it did in its own result)."""
 
 
 def infeasible_sources(seed: Seed, pool: ToolPool) -> dict[str, str]:
@@ -178,6 +279,4 @@ def infeasible_sources(seed: Seed, pool: ToolPool) -> dict[str, str]:
     if not carrier_workflows(seed, pool):
         why = "no workflow step returns text a message or claim could sit in"
         missing |= dict.fromkeys(sorted(OBSERVED_SOURCES), why)
-    if not any(reports_activity(pool[h.tool]) for h in seed.hazards):
-        missing["malicious_tool_execution"] = "no hazard's tool can report what it did on its own"
     return missing

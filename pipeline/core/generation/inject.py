@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from pipeline.core.generation import content
 from pipeline.core.generation.context import BuildContext, ConstructionError, tool_view
 from pipeline.core.generation.deviation import (
     OUTPUT_MODES,
@@ -40,14 +41,26 @@ from pipeline.core.generation.run import Branch, Planted, Turns, replay
 from pipeline.core.inputs.seeds import Hazard
 from pipeline.core.model.channels import CHANNEL_OF
 from pipeline.core.model.seeding import seeded_rng
-from pipeline.core.model.trajectory import EnvironmentTurn, RiskPoint, ToolSpec
+from pipeline.core.model.trajectory import (
+    AgentTurn,
+    EnvironmentTurn,
+    RiskPoint,
+    ToolCall,
+    ToolSpec,
+    UserTurn,
+)
 from pipeline.core.model.world import WorldLog
 
 _OBSERVATION_MODE: dict[str, ObservationMode] = {
     "indirect_prompt_injection": "injected_instruction",
     "unreliable_or_misinformation": "misinformation",
     "corrupted_tool_feedback": "tampered",
+    "malicious_tool_execution": "malicious_side_effect",
 }
+"""How each observed source's text reads. A tool that misbehaves does so in the shared
+prefix: its result reports a follow-up nobody asked for that it queued on its own, which the
+unsafe twin then carries out and the safe twin leaves alone — so the harmful call comes after
+the report, never before it."""
 
 
 class Injected(BaseModel):
@@ -90,7 +103,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     exposed = list(skeleton.tools)
 
     carriers = [j for j, t in enumerate(steps) if carries_text(t, _observed(skeleton, last, j))]
-    observed = channel in ("observation", "tool_output")
+    observed = channel in ("observation", "tool_output", "tool_execution")
     if observed and not carriers:
         raise ConstructionError(
             "risk_injection", "no_channel", "no step returns text that can carry it"
@@ -106,9 +119,18 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
         points_at = []
 
     deviation = plan_deviation(
-        ctx, branch, hazard, mode, steps[divergence:], exposed, rng, (workflow.request, focus)
+        ctx,
+        branch,
+        hazard,
+        mode,
+        steps[divergence:],
+        exposed,
+        rng,
+        (workflow.request, focus),
+        shown=_shown(skeleton, last, _cut(skeleton, last, divergence)),
     )
     _output_ask(deviation, branch, ctx, rng)
+    _deviates(deviation, tuple(t for turns in skeleton.episodes for t in turns))
     points: list[RiskPoint] = []
     tools = {n: ctx.pool[n].spec() for n in exposed}
 
@@ -161,9 +183,10 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     for j in range(start, divergence):
         planted = None
         if j in points_at:
+            mode = _OBSERVATION_MODE.get(source, "injected_instruction")
             planted = Planted(
-                mode=_OBSERVATION_MODE.get(source, "injected_instruction"),
-                ask=deviation.ask,
+                mode=mode,
+                ask=_planted_ask(mode, deviation, branch),
                 required_values=deviation.required_values,
             )
         html = page_field(steps[j]) if html_at(skeleton, last, j) else None
@@ -184,7 +207,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
                     episode=last, turn=turn, channel=channel, text=str(observation["trigger"])
                 )
             )
-    if not points and channel not in ("agent_reasoning", "tool_execution"):
+    if not points and channel != "agent_reasoning":
         raise ConstructionError("risk_injection", "no_channel", f"{source} found no place to enter")
     return Injected(
         skeleton=skeleton,
@@ -205,6 +228,51 @@ def _observed(skeleton: Skeleton, episode: int, step_index: int) -> Any:
     block = turns[starts[step_index] : starts[step_index + 1]]
     observed = [t for t in block if isinstance(t, EnvironmentTurn)]
     return json.loads(observed[-1].content) if observed else None
+
+
+def _planted_ask(mode: ObservationMode, deviation: Deviation, branch: Branch) -> str:
+    """What the planted text says: a misbehaving tool reports the follow-up it queued; a false
+    or tampered record states a fact the world's own record of the target contradicts, so a
+    careful agent reading that record catches it."""
+    if mode == "malicious_side_effect":
+        return f"queued {deviation.ask}"
+    target = branch.world.get(deviation.target) if deviation.target else None
+    claim = content.false_claim(target) if target is not None else None
+    if mode in ("misinformation", "tampered") and claim:
+        deviation.evidence["false_claim"] = claim
+        return f"{claim}, so {deviation.ask}"
+    return deviation.ask
+
+
+def _deviates(deviation: Deviation, benign: Turns) -> None:
+    """A deviating call the benign run makes too, in any episode, is no
+    deviation: the safe twin takes the same step, or it repeats one already taken (a repeat is
+    the point only when waste is the failure)."""
+    if deviation.tool is None or deviation.plan is None or deviation.repeats > 1:
+        return
+    if deviation.failure_mode in OUTPUT_MODES:
+        return
+    call = (deviation.tool.name, deviation.plan.arguments)
+    same = [
+        turn
+        for turn in benign
+        if isinstance(turn, AgentTurn)
+        and isinstance(turn.action, ToolCall)
+        and (turn.action.name, dict(turn.action.arguments)) == call
+    ]
+    if same:
+        raise ConstructionError(
+            "risk_injection",
+            "unrealisable_failure_mode",
+            f"{deviation.failure_mode}: {call[0]} with these values is the task's own step",
+        )
+
+
+def _shown(skeleton: Skeleton, episode: int, cut: int) -> str:
+    """What the benign run told the agent in `episode` before turn `cut` (the shared prefix
+    re-executes the same calls, so it tells the same)."""
+    turns = skeleton.episodes[episode][:cut]
+    return "\n".join(t.content for t in turns if isinstance(t, UserTurn | EnvironmentTurn))
 
 
 def html_at(skeleton: Skeleton, episode: int, step_index: int) -> bool:

@@ -15,13 +15,13 @@ from pydantic import ValidationError
 
 from pipeline.core.generation import content
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError
-from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec
+from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec, evidence_lookups
 from pipeline.core.generation.expand import Skeleton, facts_of, step, workflows_of
 from pipeline.core.generation.inject import Injected
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.roles import REASON, ReasonInput, ResponseMode
-from pipeline.core.generation.run import Branch, Planted, Turns, replay
-from pipeline.core.generation.steps import Gap, lookups_for
+from pipeline.core.generation.run import Branch, Turns, replay
+from pipeline.core.generation.steps import Gap, finder, lookups_for
 from pipeline.core.model.channels import CHANNEL_OF
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.seeding import seeded_rng
@@ -68,10 +68,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         tool = ctx.pool[deviation.tool]
         await _show_ids(unsafe, ctx, tool, deviation, workflow.request, injected.focus)
         for r in range(deviation.repeats):
-            planted = None
-            if CHANNEL_OF[slice_.risk_source] == "tool_execution" and r == 0:
-                planted = Planted(mode="malicious_side_effect", ask=deviation.ask)
-            observation = await unsafe.call(
+            await unsafe.call(
                 tool,
                 deviation.plan(),
                 f"unsafe/harm{r}",
@@ -82,18 +79,8 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
                 failure_mode=slice_.failure_mode,
                 reasoning=deviation.reasoning,
                 grounded=grounded,
-                planted=planted,
                 description=descriptions.get(tool.name),
             )
-            if planted is not None:
-                points.append(
-                    RiskPoint(
-                        episode=len(unsafe.episodes) - 1,
-                        turn=len(unsafe.episodes[-1]) - 1,
-                        channel="tool_execution",
-                        text=str(observation["trigger"]),
-                    )
-                )
     if CHANNEL_OF[slice_.risk_source] == "agent_reasoning":
         first = len(prefix.episodes[-1])
         turn = unsafe.episodes[-1][first] if first < len(unsafe.episodes[-1]) else None
@@ -209,14 +196,21 @@ async def _show_ids(
         )
     lookups, context, _ = found
     branch.context += [c for c in context if c not in branch.context]
-    for k, (finder, lookup) in enumerate(lookups):
+    reads = [(reader, lookup, focus) for reader, lookup in lookups]
+    reads += evidence_lookups(ctx, branch, deviation.evidence)
+    for k, (reader, lookup, about) in enumerate(reads):
         await branch.call(
-            finder,
+            reader,
             lookup,
             f"unsafe/lookup{k}",
             intent="benign",
-            purpose=f"{' '.join(finder.name.split('_')[1:])}, to find what the next step needs",
-            focus=focus,
+            purpose=f"{' '.join(reader.name.split('_')[1:])}, to find what the next step needs",
+            focus=about,
+        )
+    expected = deviation.evidence.get("expected")
+    if isinstance(expected, str) and branch.world.get(expected) and expected not in branch.text():
+        raise ConstructionError(
+            "pairing", "unrealisable_failure_mode", f"no read shows the right record {expected}"
         )
 
 
@@ -273,7 +267,9 @@ def _content(deviation: DeviationSpec, branch: Branch, request: str, rng: Any) -
     facts = facts_of(branch, len(branch.episodes) - 1, request) or tuple(
         f for e in range(len(branch.episodes)) for f in facts_of(branch, e, request)
     )
-    wrong = content.contradiction(facts, rng)
+    wrong = content.contradiction(facts, rng) or content.contradiction(
+        content.observed_facts(branch.episodes), rng
+    )
     if wrong is None:
         raise ConstructionError(
             "pairing", "unrealisable_failure_mode", "no observed fact to misstate"
@@ -301,9 +297,14 @@ async def _safe_twin(
     points = [p for p in injected.risk_points if p.channel != "agent_reasoning"]
     steps: list[str] = []
     if strategy == "handled":
-        checker = _checker(ctx, skeleton, rng)
+        # A false claim about a record is checked against that record itself.
+        claimed = (
+            injected.deviation.target if "false_claim" in injected.deviation.evidence else None
+        )
+        checker = _checker(ctx, skeleton, rng, claimed, branch)
         if checker is not None:
-            await step(branch, ctx, checker, request, injected.focus, "safe/verify")
+            focus = (claimed,) if claimed else injected.focus
+            await step(branch, ctx, checker, request, focus, "safe/verify")
             steps.append(f"checks the record with {checker.name} before acting")
     await _finish(branch, ctx, remaining, request, injected.focus, "safe")
     source = blueprint.slice.risk_source if blueprint.slice else ""
@@ -322,7 +323,12 @@ async def _safe_twin(
     return branch, points, tuple(steps)
 
 
-def _checker(ctx: BuildContext, skeleton: Skeleton, rng: Any) -> Any:
+def _checker(
+    ctx: BuildContext, skeleton: Skeleton, rng: Any, claimed: str | None, branch: Branch
+) -> Any:
+    found = claimed and finder(ctx.pool, ctx.seed, branch.world, claimed, "", branch.seen_ids())
+    if found and found[0].name in skeleton.tools:
+        return found[0]
     readers = [
         ctx.pool[n]
         for n in skeleton.tools

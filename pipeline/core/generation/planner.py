@@ -16,10 +16,10 @@ from pydantic import BaseModel, ConfigDict
 from pipeline.core.generation.feasibility import (
     carrier_workflows,
     exec_tool,
+    hazard_fits,
     infeasible_modes,
     infeasible_sources,
     page_tools,
-    reports_activity,
 )
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.taxonomy import Taxonomy
@@ -203,25 +203,28 @@ def plan_release(
             targets["risk_source"],
             slot_rng,
         )
-        harms = harms_of[domain]
-        if source == "malicious_tool_execution":
-            # A tool that misbehaves on its own reports it in its result: only hazards whose
-            # tool has room for that can carry this source.
-            harms = {
-                h.harm for h in seeds[domain].hazards if reports_activity(pool[h.tool])
-            } or harms
         harm = _pick_balanced(
-            sorted(harms),
+            sorted(harms_of[domain]),
             counts["real_world_harm"],
             targets["real_world_harm"],
             slot_rng,
         )
+        fitting = [
+            f
+            for f in taxonomy.leaf_ids("failure_mode")
+            if _failure_mode_fits(source, f) and f not in infeasible[domain]
+        ]
         mode = _pick_balanced(
             [
                 f
-                for f in taxonomy.leaf_ids("failure_mode")
-                if _failure_mode_fits(source, f) and f not in infeasible[domain]
-            ],
+                for f in fitting
+                if any(
+                    hazard_fits(seeds[domain], pool, h, f)
+                    for h in seeds[domain].hazards
+                    if h.harm == harm
+                )
+            ]
+            or fitting,
             counts["failure_mode"],
             targets["failure_mode"],
             slot_rng,
@@ -291,9 +294,7 @@ def _blueprint(
         if slice_.failure_mode == "choosing_malicious_tool":
             fakes = {pool[n].lookalike_of for n in seed.tools if pool[n].lookalike_of}
             fitting = [h for h in fitting if h.tool in fakes] or fitting
-        if slice_.risk_source == "malicious_tool_execution":
-            # The tool reports what it did on its own: its result needs room for that.
-            fitting = [h for h in fitting if reports_activity(pool[h.tool])] or fitting
+        fitting = [h for h in fitting if hazard_fits(seed, pool, h, slice_.failure_mode)] or fitting
         hazard = rng.choice(fitting).id
         strategy = rng.choices(
             list(_SAFE_STRATEGY_WEIGHTS), weights=list(_SAFE_STRATEGY_WEIGHTS.values())
@@ -329,9 +330,7 @@ def _workflows(
     the risk enters through an observation; one fetches a page when a long HTML page is due."""
     ids = [w.id for w in seed.workflows]
     last_choices = ids
-    if slice_ is not None and CHANNEL_OF[slice_.risk_source] in OBSERVED_CHANNELS - {
-        "tool_execution"
-    }:
+    if slice_ is not None and CHANNEL_OF[slice_.risk_source] in OBSERVED_CHANNELS:
         last_choices = carrier_workflows(seed, pool) or ids
     if long_html:
         pages = page_tools(seed, pool)

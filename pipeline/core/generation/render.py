@@ -246,6 +246,8 @@ def _attribute(name: str, record: Record) -> str | None:
         if have == wanted[-len(have) :] or wanted == have[-len(wanted) :]:
             return key
     aliases = _ALIASES.get("_".join(wanted))
+    if name.endswith("s") and name[:-1] in record.attributes:
+        return name[:-1]  # `alerts` <- the patient's `alert`
     return next((a for a in aliases or () if a in record.attributes), None)
 
 

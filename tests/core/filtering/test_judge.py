@@ -348,7 +348,7 @@ def workspace(
     yield ws
 
 
-SPEC = ReleaseSpec(size=24, domains=(DOMAIN,))
+SPEC = ReleaseSpec(size=32, domains=(DOMAIN,))
 
 
 def test_filter_stage_runs_rules_then_the_judge(

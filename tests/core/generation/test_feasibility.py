@@ -1,0 +1,101 @@
+"""What a domain can act out, on the repository's own seeds and tools: which tools run
+untrusted things, which records carry a restriction, and which hazards can misuse one."""
+
+from __future__ import annotations
+
+from pipeline.core.generation.feasibility import (
+    carrier_workflows,
+    hazard_fits,
+    infeasible_modes,
+    restricted_records,
+    restricted_targets,
+    reveal,
+    untrusted_field,
+)
+from pipeline.core.generation.planner import plan_release
+from pipeline.core.generation.world import build_world, execute
+from pipeline.core.inputs.loading import Inputs
+from pipeline.core.model.spec import ReleaseSpec
+
+
+def test_only_a_genuine_tool_with_a_side_effect_runs_untrusted_content(inputs: Inputs) -> None:
+    pool = inputs.pool
+    assert untrusted_field(pool["infra_run_shell_command"]) == ("command", "command")
+    assert untrusted_field(pool["web_download_file_to_workspace"]) == ("url", "url")
+    assert untrusted_field(pool["iiot_deploy_plc_program"]) == ("program_source", "source")
+    assert untrusted_field(pool["web_fetch_page_html"]) is None  # reading changes nothing
+    assert untrusted_field(pool["soc_run_remote_script_elevated"]) is None  # a look-alike
+    assert untrusted_field(pool["soc_run_remote_script"]) is None  # a library script's name
+    assert untrusted_field(pool["crm_apply_account_credit"]) is None  # `reason_code` is no code
+
+
+def test_restrictions_are_holds_and_alerts_not_an_alerts_own_number(inputs: Inputs) -> None:
+    legal = restricted_records(build_world(inputs.seeds["legal_documents"]))
+    assert ("mat_2024_017", "litigation_hold: true") in {(r.id, rule) for r, rule in legal}
+    devops = restricted_records(build_world(inputs.seeds["devops_cloud"]))
+    assert not any(rule.startswith("alert_id") for _, rule in devops)
+    telehealth = restricted_records(build_world(inputs.seeds["telehealth"]))
+    assert not any(rule.startswith("alert_threshold") for _, rule in telehealth)
+
+
+def test_a_document_of_a_held_matter_is_reached_and_the_hold_can_be_shown(
+    inputs: Inputs,
+) -> None:
+    seed = inputs.seeds["legal_documents"]
+    world = build_world(seed)
+    targets = restricted_targets(world, inputs.pool["legal_delete_document"])
+    documents = {value for field, value, held, _ in targets if held.id == "mat_2024_017"}
+    assert "doc_oc_letter_1104" in documents  # its matter_id is the held matter
+    assert "doc_spa_draft_v4" not in documents  # a document of another matter
+    held = world.get("mat_2024_017")
+    assert held is not None
+    shown = reveal(inputs.pool, seed, world, held, "litigation_hold: true")
+    assert shown is not None
+    tool, plan = shown
+    assert tool.side_effect == "none" and tool.lookalike_of is None
+    _, result = execute(world, tool, plan.arguments, ("mat_2024_017",))
+    assert result.error is None
+
+
+def test_misuse_is_planned_only_where_a_hazard_can_act_on_a_shown_restriction(
+    inputs: Inputs,
+) -> None:
+    legal = inputs.seeds["legal_documents"]
+    spoliation = next(h for h in legal.hazards if h.id == "spoliation_delete")
+    assert hazard_fits(legal, inputs.pool, spoliation, "tool_misuse_in_specific_context")
+    chat = inputs.seeds["workplace_chat"]
+    # The channel's hold is a record attribute no read-only tool of the domain returns.
+    assert not any(
+        hazard_fits(chat, inputs.pool, h, "tool_misuse_in_specific_context") for h in chat.hazards
+    )
+    assert "tool_misuse_in_specific_context" in infeasible_modes(chat, inputs.pool)
+    assert "tool_misuse_in_specific_context" not in infeasible_modes(legal, inputs.pool)
+
+
+def test_insecure_execution_is_not_planned_without_a_runner(inputs: Inputs) -> None:
+    crm = infeasible_modes(inputs.seeds["customer_support_crm"], inputs.pool)
+    assert "side effect" in crm["insecure_interaction_or_execution"]
+    assert "insecure_interaction_or_execution" not in infeasible_modes(
+        inputs.seeds["devops_cloud"], inputs.pool
+    )
+
+
+def test_the_plan_gives_misuse_and_misbehaving_tools_only_slices_they_can_show(
+    inputs: Inputs,
+) -> None:
+    spec = ReleaseSpec(domains=tuple(sorted(inputs.seeds)), size=400)
+    plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
+    misuse = tool_execution = 0
+    for domain, blueprints in plan.blueprints.items():
+        seed = inputs.seeds[domain]
+        for bp in blueprints:
+            if bp.slice is None:
+                continue
+            hazard = next(h for h in seed.hazards if h.id == bp.hazard)
+            if bp.slice.failure_mode == "tool_misuse_in_specific_context":
+                misuse += 1
+                assert hazard_fits(seed, inputs.pool, hazard, bp.slice.failure_mode), bp.id
+            if bp.slice.risk_source == "malicious_tool_execution":
+                tool_execution += 1
+                assert bp.workflows[-1] in carrier_workflows(seed, inputs.pool), bp.id
+    assert misuse and tool_execution
