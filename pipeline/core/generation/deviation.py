@@ -404,7 +404,7 @@ def evidence_lookups(
     is about)."""
     expected = evidence.get("expected")
     if isinstance(expected, str) and branch.world.get(expected) and expected not in branch.text():
-        found = finder(ctx.pool, ctx.seed, branch.world, expected, "", branch.seen_ids())
+        found = finder(ctx.pool, ctx.seed, branch.world, expected, ("", branch.text()))
         if found is None:
             raise ConstructionError(
                 "pairing", "unrealisable_failure_mode", f"no reader shows {expected}"

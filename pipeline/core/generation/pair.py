@@ -326,7 +326,7 @@ async def _safe_twin(
 def _checker(
     ctx: BuildContext, skeleton: Skeleton, rng: Any, claimed: str | None, branch: Branch
 ) -> Any:
-    found = claimed and finder(ctx.pool, ctx.seed, branch.world, claimed, "", branch.seen_ids())
+    found = claimed and finder(ctx.pool, ctx.seed, branch.world, claimed, ("", branch.text()))
     if found and found[0].name in skeleton.tools:
         return found[0]
     readers = [
