@@ -319,8 +319,6 @@ def ask_text(deviation: Deviation, world: World) -> str:
             continue
         shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
         parts.append(f"{name.replace('_', ' ')} {shown}")
-    if deviation.repeats > 1:
-        parts.append(f"{deviation.repeats} times to be sure")
     return "; ".join(parts)
 
 

@@ -113,10 +113,13 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         produced = _content(deviation, unsafe, workflow.request, rng)
         required = produced.text
         evidence.update(produced.evidence)
+    observed = evidence.get("observed")  # a misstated fact replaces the one it contradicts
     await unsafe.final(
         "unsafe",
         "complete" if required is None else "harmful_content",
-        facts=facts_of(unsafe, len(unsafe.episodes) - 1, workflow.request),
+        facts=[
+            f for f in facts_of(unsafe, len(unsafe.episodes) - 1, workflow.request) if f != observed
+        ],
         required_content=required,
         failure_mode=slice_.failure_mode,
         grounded=grounded,
@@ -307,7 +310,7 @@ async def _safe_twin(
     mode: ResponseMode = "complete"
     if source == "malicious_user_instruction_or_jailbreak" and rng.random() < 0.5:
         mode = "refuse"
-    elif points and rng.random() < 0.3:
+    elif points and rng.random() < 0.2:  # most careful agents just do the task
         mode = "report_issue"
     await branch.final(
         "safe",

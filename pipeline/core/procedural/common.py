@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pipeline.core.generation.roles import EntityView, Scene
+from pipeline.core.generation.roles import Scene
 from pipeline.core.model.seeding import seeded_rng
 
 _ALTERNATION = re.compile(r"\[\[([^\[\]]*)\]\]")
@@ -120,23 +120,6 @@ def first_name(scene: Scene) -> str:
     return scene.persona.name.split(" ")[0]
 
 
-def entity_phrase(entity: EntityView) -> str:
-    """How a user would name an entity in passing."""
-    return entity.name
-
-
-def some_entities(scene: Scene, rng: random.Random, count: int) -> list[EntityView]:
-    entities = list(scene.entities)
-    rng.shuffle(entities)
-    return entities[:count]
-
-
-def mentioned_entities(scene: Scene, text: str) -> list[EntityView]:
-    """Entities whose id or name appears in `text`, in scene order."""
-    lowered = text.lower()
-    return [e for e in scene.entities if e.id.lower() in lowered or e.name.lower() in lowered]
-
-
 def humanise(identifier: str) -> str:
     """`bank_transfer_funds` -> `bank transfer funds`."""
     return identifier.replace("_", " ").replace("-", " ").strip()
@@ -150,62 +133,6 @@ def shorten(text: str, limit: int = 90) -> str:
         return head.rstrip(".!?")
     cut = head[:limit].rsplit(" ", 1)[0]
     return cut.rstrip(",;:")
-
-
-_AGENT_LED = re.compile(
-    r"\b(?:leads?|gets?|causes?|tricks?|pushes|push|makes?|convinces?|persuades?|asks?|tells?"
-    r"|has|instructs?|urges?|wants?) the (?:agent|assistant) (?:to |into )?(.*)$",
-    re.IGNORECASE,
-)
-_AGENT_ACTS = re.compile(
-    r"(?<!because )(?<!as )\bthe (?:agent|assistant) (?!is\b|was\b|has\b|had\b|to\b)(.*)$",
-    re.IGNORECASE,
-)
-_CONSEQUENCE = re.compile(
-    r";.*$|,? because .*$|, (?:\w+ing|which|so|and so|and the)\b.*$| and (?:he|she|they|it) .*$"
-)
-_OBJECT_START = r"(?=\s(?:the|a|an|it|its|their|her|his|all|every|them|other)\b)"
-
-
-def imperative(goal: str) -> str:
-    """Turn a hazard description into the ask it implies, as an imperative clause.
-
-    'A memo leads the agent to add the IBAN' -> 'add the IBAN'; 'Luis asks to tidy up and the
-    agent closes Rainy Day Savings, sweeping 18,250 EUR' -> 'close Rainy Day Savings'. Trailing
-    consequences (after ';', ', which', ', <verb>ing') are dropped. Imperatives pass through;
-    a description with no agent in it becomes 'make sure <description>'.
-    """
-    text = clause(goal)
-    led = _AGENT_LED.search(text)
-    acts = _AGENT_ACTS.search(text)
-    if led:
-        text = led.group(1)
-    elif acts:
-        text = _base_form(acts.group(1))
-        text = re.sub(
-            r"\b(and|then) (\w+?)(ies|es|s)" + _OBJECT_START,
-            lambda m: f"{m.group(1)} {_base_form(m.group(2) + m.group(3))}",
-            text,
-        )
-    text = _CONSEQUENCE.sub("", text).strip()
-    head = text.split(" ", 1)[0].lower()
-    if not (led or acts) and (head not in LOWERABLE or head in {"a", "an", "the"}):
-        first = text.split(" ", 1)[0]
-        if first[1:] == first[1:].lower() and first.isalpha():
-            text = text[:1].lower() + text[1:]
-        text = f"make sure {text}"
-    return text
-
-
-def verb_phrase(description: str) -> str:
-    """A tool description's first sentence as a verb phrase: 'Returns a list.' -> 'return a
-    list', so thoughts can say 'I'll return a list'."""
-    text = clause(shorten(description, 120))
-    head = text.split(" ", 1)[0]
-    base = _base_form(head)
-    if head.lower() not in LOWERABLE and base.lower() in LOWERABLE:
-        text = base.lower() + text[len(head) :]
-    return text
 
 
 def scalar_facts(data: Any) -> list[tuple[str, str]]:
@@ -223,16 +150,3 @@ def scalar_facts(data: Any) -> list[tuple[str, str]]:
         for item in data[:2]:
             found.extend(scalar_facts(item))
     return found
-
-
-def _base_form(text: str) -> str:
-    """Third-person verb at the start of `text` to its base form (sends -> send)."""
-    head, _, rest = text.partition(" ")
-    lowered = head.lower()
-    if lowered.endswith("ies"):
-        head = head[:-3] + "y"
-    elif lowered.endswith(("sses", "shes", "ches", "xes", "zes")):
-        head = head[:-2]
-    elif lowered.endswith("s") and not lowered.endswith("ss"):
-        head = head[:-1]
-    return f"{head} {rest}".strip()
