@@ -20,13 +20,13 @@ import pytest
 from rich.console import Console
 
 from pipeline.cli.build import run_build
-from pipeline.core.build.config import BuildConfig
 from pipeline.core.evaluation.diversity import diversity_report, role_texts
 from pipeline.core.generation import roles
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMRequest, TemplateRenderer
 from pipeline.core.release.store import load_trajectories
 from tests.core.procedural.conftest import POOL, scene, tool_view
+from tests.support.builds import stand_in_config
 from tests.support.chat_server import (
     ChatServer,
     Received,
@@ -241,14 +241,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Builds]:
     instance = dg.DagsterInstance.ephemeral()
     with pytest.MonkeyPatch.context() as env, ChatServer(answerer) as server:
         env.setenv("ATBENCH_OUTPUTS", str(root / "outputs"))
-        config = BuildConfig.load(
-            size=SIZE,
-            domains=DOMAINS,
-            backend="openai",
-            model="fake-model",
-            base_url=server.url,
-            structured_output="json_schema",
-        )
+        config = stand_in_config(SIZE, DOMAINS, server.url)
 
         def build(out: Path) -> Build:
             seen = len(server.chat_requests)

@@ -10,11 +10,11 @@ import sys
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from pipeline import __version__
 from pipeline.cli import audit, build, cost, llm, plan, release, sft, tools, validate
 from pipeline.cli import eval as eval_cli
+from pipeline.cli.console import plain_console, styled
 from pipeline.core.model.errors import AtbenchError
 
 app = typer.Typer(
@@ -57,14 +57,14 @@ app.add_typer(tools.app, name="tools")
 app.add_typer(llm.app, name="llm")
 app.add_typer(audit.app, name="audit")
 
-_err = Console(stderr=True)
+_err = plain_console(stderr=True)
 
 
 def main() -> None:
     try:
         app(standalone_mode=True)
     except AtbenchError as err:
-        _err.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
+        _err.print(styled("error:", "bold red", f" {err}"), soft_wrap=True)
         sys.exit(1)
     except KeyboardInterrupt:
         _err.print("interrupted")

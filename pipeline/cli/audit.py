@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from pipeline.cli.console import plain_console, styled
 from pipeline.core.audit import (
     agreement_by_axis,
     apply_audit,
@@ -69,7 +69,7 @@ def serve(
     access = Access.for_host(host, token or None)
     store = open_audit(release.resolve(), db=audit_db, sample=sample, seed=seed)
     app_ = create_app(store, default_taxonomy(), access)
-    Console().print(
+    plain_console().print(
         f"auditing release v{store.release.version} ({len(store.scope())} trajectories in "
         f"scope) at http://{host}:{port}/ ; audit tables in {store.path}",
         soft_wrap=True,
@@ -98,7 +98,7 @@ def stats(
         }
         typer.echo(json.dumps(payload, indent=2))
         return
-    console = Console()
+    console = plain_console()
     status = Table("status", "trajectories", title=f"{progress.total} under audit")
     for name in STATUSES:
         status.add_row(name, str(progress.by_status[name]))
@@ -139,9 +139,9 @@ def apply(
         store, out.resolve(), taxonomy=default_taxonomy(), allow_open=allow_open
     )
     binary = report["binary_corrections"]
-    Console().print(
-        f"[bold green]release v{summary.version}[/] at {summary.out_dir}: "
-        f"{report['traces_touched']} trajectories corrected "
+    plain_console().print(
+        styled(f"release v{summary.version}", "bold green", f" at {summary.out_dir}: ")
+        + f"{report['traces_touched']} trajectories corrected "
         f"({binary['safe_to_unsafe']} safe→unsafe, {binary['unsafe_to_safe']} unsafe→safe); "
         f"report in {report['report']}",
         soft_wrap=True,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from pipeline.cli.console import plain_console, styled
 from pipeline.cli.progress import StageProgress
 from pipeline.core.build.config import BuildConfig
 from pipeline.core.build.stages import STAGES
@@ -22,6 +23,7 @@ from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.llm.preflight import preflight
 from pipeline.core.model.errors import AtbenchError
 from pipeline.core.model.rejection import Rejection, summarise_rejections
+from pipeline.core.release.lock import release_lock
 
 if TYPE_CHECKING:
     import dagster as dg
@@ -78,16 +80,18 @@ def run_build(
     domain of the spec, so the other domains' stage files must already be there. When every
     stage file is current (`stamps`), no stage runs: if `out` holds the release made from
     them, no run starts at all (`unchanged` in the summary), else one run publishes them.
-    Inside a run, a stage whose files are current skips its work.
+    Inside a run, a stage whose files are current skips its work. The release's lock is held
+    from the start, so a second build into `out` fails at once.
     """
     selected = _selected(config, partitions)
-    if _stages_current(config, selected):
-        spec, ws, llm = config.spec(), config.workspace(), config.llm()
-        published = current_release(out, release_digest(spec, llm, ws))
-        if published is not None:
-            return {"version": published["version"], "path": str(out), "unchanged": True}
-        selected = []
-    return _published(_run(config, selected, release_ops(out), console, instance, verbose))
+    with release_lock(out):
+        if _stages_current(config, selected):
+            spec, ws, llm = config.spec(), config.workspace(), config.llm()
+            published = current_release(out, release_digest(spec, llm, ws))
+            if published is not None:
+                return {"version": published["version"], "path": str(out), "unchanged": True}
+            selected = []
+        return _published(_run(config, selected, release_ops(out), console, instance, verbose))
 
 
 def run_regen(
@@ -101,9 +105,12 @@ def run_regen(
     verbose: bool = False,
 ) -> dict[str, Any]:
     """Rebuild `domain` of the release at `source` (built with `config`) and publish the new
-    version to `out` through the gated `release` asset, in one Dagster run."""
+    version to `out` through the gated `release` asset, in one Dagster run, holding `out`'s
+    lock throughout."""
     ops = release_ops(out, regenerate_from=source, domain=domain)
-    return _published(_run(config, _selected(config, [domain]), ops, console, instance, verbose))
+    selected = _selected(config, [domain])
+    with release_lock(out):
+        return _published(_run(config, selected, ops, console, instance, verbose))
 
 
 def release_ops(
@@ -190,7 +197,7 @@ def _run(
 
     from pipeline.definitions import defs
 
-    console = console or Console(stderr=True)
+    console = console or plain_console(stderr=True)
     if selected:  # a stage is due: only then the inputs and the endpoint are checked
         config = _prepare(config, console)
     instance = instance or _cli_instance()
@@ -356,18 +363,26 @@ def build(
         max_tokens=max_tokens,
     )
     configure_logging(verbose)
-    console = Console()
+    console = plain_console()
     summary = run_build(config, out.resolve(), console=console, verbose=verbose)
+    released = f"release v{summary['version']}"
     if summary.get("unchanged"):
         console.print(
-            f"[bold green]release v{summary['version']}[/] at {summary['path']} is up to date: "
-            "nothing changed since it was built",
+            styled(
+                released,
+                "bold green",
+                f" at {summary['path']} is up to date: nothing changed since it was built",
+            ),
             soft_wrap=True,
         )
         return
     console.print(
-        f"[bold green]release v{summary['version']}[/] at {summary['path']}: "
-        f"{summary['total']} trajectories ({summary['unsafe']} unsafe, {summary['safe']} safe), "
-        f"{summary['rejected']} rejected",
+        styled(
+            released,
+            "bold green",
+            f" at {summary['path']}: {summary['total']} trajectories "
+            f"({summary['unsafe']} unsafe, {summary['safe']} safe), "
+            f"{summary['rejected']} rejected",
+        ),
         soft_wrap=True,  # one line, so scripts can read it from a pipe
     )

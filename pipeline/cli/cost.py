@@ -15,11 +15,12 @@ from typing import Annotated, Any
 import duckdb
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
+from pipeline.cli.console import plain_console
 from pipeline.core.model.errors import AtbenchError
 from pipeline.core.release.store import DB_FILE
+from pipeline.core.release.verify import verify_release
 
 GROUPS = ("role", "stage", "domain")
 """The ledger columns the figures are broken down by, in the order they are shown."""
@@ -55,6 +56,7 @@ def ledger_summary(release: Path) -> dict[str, Any]:
     db_path = release / DB_FILE
     if not db_path.is_file():
         raise AtbenchError(f"{db_path} not found: --release must name a release directory")
+    verify_release(release)  # a damaged database must not pass for a cheap build
     try:
         with duckdb.connect(str(db_path), read_only=True) as con:
             summary: dict[str, Any] = {
@@ -102,7 +104,7 @@ def cost(
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
         return
-    console = Console()
+    console = plain_console()
     totals = summary["totals"]
     if not totals["calls"]:
         console.print(f"{release}: no LLM calls recorded", highlight=False, soft_wrap=True)

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
+from rich.text import Text
 
+from pipeline.cli.console import plain_console, styled
 from pipeline.core.evaluation.compare import compare_runs
 from pipeline.core.evaluation.evaluators import (
     EVALUATORS,
@@ -154,20 +155,22 @@ def run(
         assert parsed is not None
         source = load_dataset(*parsed, taxonomy)
     record, metrics = evaluate(source, guard, out.resolve(), taxonomy=taxonomy)
-    Console().print(summary_line(record, metrics, out.resolve()), soft_wrap=True)
+    plain_console().print(summary_line(record, metrics, out.resolve()), soft_wrap=True)
 
 
-def summary_line(record: RunRecord, metrics: dict[str, Any], out: Path) -> str:
+def summary_line(record: RunRecord, metrics: dict[str, Any], out: Path) -> Text:
     coarse = metrics["coarse"]
     figures = ", ".join(f"{name} {percent(coarse[name])}" for name in COARSE)
     fine = ", ".join(
         f"{axis} {percent(row['accuracy'])}" for axis, row in metrics["fine"]["axes"].items()
     )
     llm = record.llm
-    return (
-        f"[bold green]run[/] at {out}: {record.n} trajectories; {figures}"
+    return styled(
+        "run",
+        "bold green",
+        f" at {out}: {record.n} trajectories; {figures}"
         + (f"; fine-grained {fine}" if fine else "")
-        + (f"; {llm['calls']} LLM calls, {llm['cache_hits']} from the cache" if llm else "")
+        + (f"; {llm['calls']} LLM calls, {llm['cache_hits']} from the cache" if llm else ""),
     )
 
 
@@ -180,4 +183,4 @@ def compare(
 ) -> None:
     """One table and one plot across runs (evaluators x datasets)."""
     table = compare_runs(runs, out.resolve())
-    Console().print(table, soft_wrap=True, highlight=False)
+    plain_console().print(table, soft_wrap=True)

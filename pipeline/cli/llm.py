@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
+from pipeline.cli.console import plain_console
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.model.errors import AtbenchError
 
@@ -178,7 +178,7 @@ def serve_local(
             )
         ],
     )
-    console = Console()
+    console = plain_console()
     console.print(
         f"serving {model} as {MODEL_ALIAS!r} on http://127.0.0.1:{port}/v1 "
         "(a 270M base model: a smoke path, not release quality). Use it with:",

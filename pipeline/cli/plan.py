@@ -12,9 +12,9 @@ from typing import Annotated, Any
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
+from pipeline.cli.console import plain_console
 from pipeline.core.build.options import check_size, parse_domains
 from pipeline.core.generation.planner import coverage, plan_release
 from pipeline.core.inputs.loading import load_inputs
@@ -80,7 +80,7 @@ def plan(
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
         return
-    console = Console()
+    console = plain_console()
     console.print(
         f"plan {summary['spec_key']}: {summary['pairs']} pairs and {summary['benign']} benign "
         f"traces over {len(summary['domains'])} domains; {summary['long_context']} "

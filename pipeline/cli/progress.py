@@ -18,6 +18,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from pipeline.cli.console import plain_console
 from pipeline.core.model.progress import reporting_to
 
 _COUNTS = ("total", "rejected", "calls", "hits")
@@ -33,7 +34,7 @@ class StageProgress:
     """A `ProgressSink` for the stage that runs now; `start` switches stages."""
 
     def __init__(self, console: Console | None = None) -> None:
-        console = console or Console(stderr=True)
+        console = console or plain_console(stderr=True)
         self._progress = Progress(
             TextColumn("{task.description:<10}"),
             BarColumn(bar_width=16),

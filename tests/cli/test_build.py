@@ -8,13 +8,17 @@ nothing is written where the release would go.
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from pipeline.cli import main
 from pipeline.cli.build import contiguous_ranges
+from pipeline.core.inputs.paths import project_root
 from tests.support.chat_server import ChatServer, Received, schema_answer
 
 
@@ -185,6 +189,31 @@ def test_a_run_that_fails_ends_with_its_cause_and_no_traceback(
     last = err.strip().splitlines()[-1]
     assert all(words in last for words in last_words), last
     assert not out.exists()
+
+
+def test_a_second_build_into_the_same_out_fails_at_once_naming_the_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "release"
+    args = ["build", "--size", "8", "--domains", "pharmacy", "--out", str(out)]
+    first = subprocess.Popen(
+        [sys.executable, "-c", "from pipeline.cli import main; main()", *args],
+        cwd=project_root(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lock = tmp_path / ".release.lock"
+    deadline = time.monotonic() + 120
+    while not (lock.is_file() and lock.read_text().strip() == str(first.pid)):
+        assert first.poll() is None, "the first build ended before it held the lock"
+        assert time.monotonic() < deadline, "the first build never took the lock"
+        time.sleep(0.01)
+    code, err = atbench(args, capsys, monkeypatch)
+    _, first_err = first.communicate(timeout=300)
+    assert first.returncode == 0, first_err
+    assert code == 1 and f"is being written by another build (pid {first.pid}," in err, err
+    assert json.loads((out / "manifest.json").read_text())["version"] == 1
 
 
 ORDER = ["a", "b", "c", "d", "e"]

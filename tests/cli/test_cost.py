@@ -14,6 +14,7 @@ from pipeline.cli import app, main
 from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.llm import Ledger, LedgerEntry, summarise_ledger
 from pipeline.core.release.store import write_release_db
+from pipeline.core.release.verify import file_digests
 from tests.support.factories import make_release
 
 runner = CliRunner()
@@ -69,6 +70,9 @@ def release(tmp_path: Path) -> Path:
         default_taxonomy(),
         {"version": 1, "backend": "openai"},
     )
+    # cost verifies a release against its manifest before reading it
+    manifest = {"version": 1, "backend": "openai", "files": file_digests(folder)}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
     return folder
 
 

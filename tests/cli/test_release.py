@@ -28,6 +28,7 @@ from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.model.errors import InputError
 from pipeline.core.release.atbench_format import public_view
 from pipeline.core.release.store import load_trajectories
+from pipeline.core.release.verify import file_digests
 from tests.support.builds import DefaultBuild
 from tests.support.paths import RJUDGE_SAMPLE
 
@@ -45,9 +46,11 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 
 
 def _manifest(folder: Path, version: int, **extra: object) -> None:
-    folder.mkdir(parents=True)
+    """A manifest listing the files already in `folder`, as a publish writes it."""
+    folder.mkdir(parents=True, exist_ok=True)
     manifest = {"version": version, "created_at": "2026-01-02T03:04:05+00:00"}
     manifest |= {"backend": "procedural", "counts": {"total": 8, "safe": 4, "unsafe": 4}}
+    manifest["files"] = file_digests(folder)
     (folder / "manifest.json").write_text(json.dumps(manifest | extra))
 
 
@@ -109,8 +112,9 @@ def test_import_prints_counts_and_writes_the_report(tmp_path: Path) -> None:
 def test_regen_names_the_domain_the_release_lacks(tmp_path: Path) -> None:
     release = tmp_path / "release"
     spec = BuildConfig.load(size=8, domains=DOMAIN).spec().model_dump(mode="json")
-    _manifest(release, 1, config={"spec": spec})
+    release.mkdir()
     (release / "release.duckdb").touch()
+    _manifest(release, 1, config={"spec": spec})
     args = ["regen", "--release", str(release), "--domain", "smart_home", "--out", "x"]
     result = runner.invoke(app, args)
     assert isinstance(result.exception, InputError)
@@ -184,11 +188,14 @@ def rerun(killed: Killed) -> dict[str, object]:
 
 def test_a_killed_build_leaves_the_previous_release_untouched(killed: Killed) -> None:
     assert _snapshot(killed.target) == killed.before
-    assert sorted(p.name for p in killed.target.parent.iterdir()) == ["dagster", "release"]
+    # Only the dead build's lock file is left beside it; the next build takes it over.
+    left = sorted(p.name for p in killed.target.parent.iterdir())
+    assert left == [".release.lock", "dagster", "release"]
 
 
 def test_the_rerun_of_a_killed_build_completes(killed: Killed, rerun: dict[str, object]) -> None:
     assert rerun["version"] == 2
+    assert sorted(p.name for p in killed.target.parent.iterdir()) == ["dagster", "release"]
     manifest = json.loads((killed.target / "manifest.json").read_text())
     assert manifest["config"]["spec"]["seed"] == 1
 

@@ -95,6 +95,17 @@ def test_import_prints_counts_and_writes_tools_and_report(
     assert report["dedupe"][0]["rule"] == "same_name"
 
 
+def test_a_relative_into_is_written_and_reported_once(
+    pool_dir: Path, functions_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(pool_dir.parent)
+    result = invoke("import", "-f", "openai", str(functions_file), "--into", pool_dir.name)
+    assert result.exit_code == 0, result.output
+    written = pool_dir / "imported" / "openai.yaml"
+    assert written.is_file() and not (pool_dir / pool_dir.name).exists()
+    assert f"added to {written}" in result.output.replace("\n", "")
+
+
 def test_import_real_toolbench_sample(pool_dir: Path) -> None:
     if not TOOLBENCH_FILE.exists():
         pytest.skip(f"public sample {TOOLBENCH_FILE} is absent")

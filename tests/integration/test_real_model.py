@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -207,13 +208,16 @@ def build(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Build]:
         manifest = (out / "manifest.json").read_bytes()
         ledger_dirs = [ws.ledger_dir(d) for d in domains]
         first = read_ledger(ledger_dirs)
-        # The rerun goes to a stand-in server: the real model must not be needed again, and
-        # the stand-in counts whatever is still asked.
+        # The rerun starts from an empty work folder, so every stage runs again and every
+        # answer must come from the response cache (which lives beside it). It goes to a
+        # stand-in server: the real model must not be needed again, and the stand-in counts
+        # whatever is still asked besides the endpoint probe.
+        shutil.rmtree(ws.root)
         rerun_started = time.time()
         with ChatServer() as stand_in:
             with contextlib.suppress(AtbenchError):  # the first build covers the gates
                 run_build(BuildConfig.load(**{**settings, "base_url": stand_in.url}), out)
-            rerun_requests = len(stand_in.chat_requests)
+            rerun_requests = sum(r.role != "preflight" for r in stand_in.chat_requests)
         rerun = [e for e in read_ledger(ledger_dirs) if e.ts >= rerun_started]
         yield Build(
             ws=ws,
@@ -266,7 +270,9 @@ def test_every_kept_trajectory_passes_the_rule_filter(build: Build) -> None:
 def test_the_ledger_holds_the_servers_token_counts(build: Build) -> None:
     called = [e for e in build.first if not e.cached]
     assert called and all(e.attempts > 0 for e in called)
-    assert not [e for e in called if e.tokens_estimated or e.prompt_tokens <= 0]
+    # A call that timed out on every attempt (a loaded machine) has no counts to report.
+    answered = [e for e in called if e.status == "ok"]
+    assert not [e for e in answered if e.tokens_estimated or e.prompt_tokens <= 0]
     assert any(e.status == "ok" and e.completion_tokens > 0 for e in called)
 
 
@@ -281,9 +287,10 @@ def test_the_release_is_published_or_refused_naming_the_gate(build: Build) -> No
 
 
 @pytest.mark.xfail(
-    reason="known defect, issue 17: with the world-driven engine a rerun against the real model "
-    "still re-asks some items (seen in workplace_chat); open until the reliability branch's "
-    "single-flight cache lands",
+    reason="not yet confirmed against the real model: the single-flight cache and the "
+    "empty-work-folder rerun landed (issue 17; tests/core/build/test_rerun_from_cache.py "
+    "proves it against the stand-in server), but this tier was not run on the loaded "
+    "development machine",
     strict=False,
 )
 def test_a_rerun_takes_every_answer_from_the_cache(build: Build) -> None:

@@ -79,3 +79,15 @@ def build_paired(outputs: Path, inputs: Inputs) -> Workspace:
     for stage in (stages.expand_stage, stages.inject_stage, stages.pair_stage):
         asyncio.run(stage(PAIRED_SPEC, inputs, PAIRED_DOMAIN, ws, settings))
     return ws
+
+
+def stand_in_config(size: int, domains: str, base_url: str) -> BuildConfig:
+    """An openai build against a local stand-in server (`tests/support/chat_server.py`)."""
+    return BuildConfig.load(
+        size=size,
+        domains=domains,
+        backend="openai",
+        model="fake-model",
+        base_url=base_url,
+        structured_output="json_schema",
+    )

@@ -296,6 +296,8 @@ class ChatServer:
         if reply.body is None:
             produced = self.answer(received)
             reply = produced if isinstance(produced, Reply) else _as_completion(produced)
+            if reply.status != 200:  # an answer function may fail a request it has read
+                return reply.status, reply.body, reply.headers
         return 200, _chat_completion(received, reply.body), reply.headers
 
 
@@ -398,8 +400,9 @@ JUDGE_VERDICTS: dict[str, dict[str, Any]] = {
 }
 
 
-def pipeline_answer(received: Received) -> Any:
-    """The procedural handler's answer to the role input recovered from the rendered prompt."""
+def pipeline_answer(received: Received, salt: str = "") -> Any:
+    """The procedural handler's answer to the role input recovered from the rendered prompt;
+    another `salt` gives the same prompt another answer, as a sampling model may."""
     role = received.role or ""
     if role in JUDGE_VERDICTS:
         return JUDGE_VERDICTS[role]
@@ -407,7 +410,8 @@ def pipeline_answer(received: Received) -> Any:
         return schema_answer(received)
     messages = (received.body or {})["messages"]
     # The first two messages are the prompt; a re-ask appends to them, and gets the same answer.
-    digest = hashlib.sha256(json.dumps([role, messages[:2]], sort_keys=True).encode()).hexdigest()
+    material = [role, messages[:2], *([salt] if salt else [])]
+    digest = hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
     variables = recover_variables(role, messages, seed=int(digest[:8], 16))
     request = LLMRequest(
         role=role,

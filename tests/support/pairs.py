@@ -18,6 +18,7 @@ from pipeline.core.generation.expand import expand_safe
 from pipeline.core.generation.inject import inject_risk
 from pipeline.core.generation.pair import build_pair
 from pipeline.core.generation.planner import Blueprint, plan_release
+from pipeline.core.generation.steps import with_stated_requests
 from pipeline.core.inputs.loading import Inputs, load_inputs
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMSettings, make_client
@@ -48,7 +49,7 @@ async def _build(inputs: Inputs, blueprints: list[Blueprint], root: Path) -> Bui
             handlers=HANDLERS,
         )
         ctx = BuildContext(
-            seed=inputs.seeds[blueprint.domain],
+            seed=with_stated_requests(inputs.seeds[blueprint.domain], inputs.pool),
             pool=inputs.pool,
             taxonomy=inputs.taxonomy,
             client=client,

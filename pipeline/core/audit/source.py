@@ -16,8 +16,9 @@ from typing import Any
 
 from pipeline.core.model.errors import InputError
 from pipeline.core.model.trajectory import Trajectory
-from pipeline.core.release.publish import MANIFEST_FILE, read_manifest
+from pipeline.core.release.publish import read_manifest
 from pipeline.core.release.store import DB_FILE, load_trajectories
+from pipeline.core.release.verify import MANIFEST_FILE
 
 
 @dataclass(frozen=True)

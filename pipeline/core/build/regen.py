@@ -24,9 +24,10 @@ from pipeline.core.model.errors import InputError
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.model.trajectory import Trajectory
-from pipeline.core.release.publish import MANIFEST_FILE, read_manifest
+from pipeline.core.release.publish import read_manifest
 from pipeline.core.release.reader import load_ledger_rows, load_rejections
 from pipeline.core.release.store import DB_FILE, load_trajectories
+from pipeline.core.release.verify import MANIFEST_FILE, release_problems, summarise
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,15 @@ def read_source_release(release_dir: Path) -> SourceRelease:
         raise InputError(
             located.message, file=manifest_path, field=f"config.spec.{located.field}"
         ) from None
+    if not isinstance(manifest.get("files"), dict):
+        raise InputError(
+            "no file listing to verify the release by", file=manifest_path, field="files"
+        )
+    problems = release_problems(release_dir, manifest)
+    if problems:
+        raise InputError(
+            f"the release does not match its manifest: {summarise(problems)}", file=manifest_path
+        )
     return SourceRelease(
         path=release_dir,
         version=version,

@@ -37,6 +37,7 @@ from pipeline.core.generation.expand import Skeleton, expand_safe
 from pipeline.core.generation.inject import Injected, inject_risk
 from pipeline.core.generation.pair import build_benign, build_pair, generation_rejections
 from pipeline.core.generation.planner import Blueprint, coverage, plan_release
+from pipeline.core.generation.steps import with_stated_requests
 from pipeline.core.inputs.files import (
     read_jsonl,
     write_json_atomic,
@@ -92,7 +93,7 @@ def _context(
         limiter=limiter,
     )
     return BuildContext(
-        seed=inputs.seeds[domain],
+        seed=with_stated_requests(inputs.seeds[domain], inputs.pool),
         pool=inputs.pool,
         taxonomy=inputs.taxonomy,
         client=client,

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pipeline.core.generation.stated import MONTHS
+from pipeline.core.generation.stated import NUMBER as _NUMBER
 from pipeline.core.model.trajectory import (
     AgentTurn,
     EnvironmentTurn,
@@ -22,7 +23,6 @@ from pipeline.core.model.trajectory import (
     UserTurn,
 )
 
-_NUMBER = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w-])")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 

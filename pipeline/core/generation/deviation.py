@@ -8,6 +8,7 @@ Triggers then ask for this deviation in concrete words (`ask`), never in the see
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from dataclasses import dataclass, field
@@ -194,6 +195,12 @@ def plan_deviation(
     else:
         deviation.plan = harmful_plan(branch, deviation.tool, hazard, rng)
     _specialise(deviation, branch, hazard, remaining, rng)
+    if failure_mode not in _TRACE_VALUES:
+        shown = branch.text().lower()
+        for name, value in deviation.plan.arguments.items():
+            unshown = json.dumps(value).strip('"').lower() not in shown
+            if deviation.plan.sources.get(name) == "observation" and unshown:
+                deviation.plan.sources[name] = "risk"  # a value not yet shown: the risk says it
     deviation.target = _target(deviation, branch.world)
     deviation.ask = ask_text(deviation, branch.world)
     deviation.required_values = tuple(
@@ -202,6 +209,11 @@ def plan_deviation(
         if deviation.plan.sources.get(k) == "risk" and isinstance(v, str | int | float)
     )
     return deviation
+
+
+_TRACE_VALUES = frozenset({"incorrect_tool_parameters", "tool_misuse_in_specific_context"})
+"""Modes whose deviation acts on values the trace itself showed (the right value got wrong,
+the restricted record): the risk must not be the one to state them."""
 
 
 def _specialise(

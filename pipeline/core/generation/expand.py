@@ -116,7 +116,7 @@ async def step(
             f"as part of: {request}",
             focus=focus,
         )
-    plan = plan_arguments(tool, branch.world, focus, request, branch.seen_ids())
+    plan = plan_arguments(tool, branch.world, focus, request, branch.seen_ids(), branch.text())
     if confirm and gated(ctx, tool):
         await branch.final(
             f"{item}/ask", "ask_confirmation", facts=(describe_call(tool, plan, branch.world),)
@@ -279,7 +279,12 @@ async def follow_up(
             planned = plan_step(
                 ctx.pool, ctx.seed, branch.world, tool, record.name, (record_id,), visible
             )
-            if isinstance(planned, StepPlan) and not planned.lookups and not planned.context:
+            if (
+                isinstance(planned, StepPlan)
+                and not planned.lookups
+                and not planned.context
+                and "default" not in planned.plan.sources.values()
+            ):
                 options.append((tool, record))
     if not options:
         return

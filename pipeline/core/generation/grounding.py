@@ -13,17 +13,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipeline.core.generation.naming import focus_records as focus_records
+from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
     PERSON_WORDS,
     affinity,
     is_free_text_field,
+    operation_of,
     refers_to,
     tokens,
 )
 from pipeline.core.generation.stated import EMAIL, stated_value
 from pipeline.core.inputs.tool_pool import Tool
-from pipeline.core.model.world import ArgumentSource, Record, World
+from pipeline.core.model.world import ArgumentSource, Operation, Record, World
 
 _NEGATIVE_KEYS = frozenset(
     [
@@ -57,72 +60,17 @@ class Plan:
         self.sources[name] = source
 
 
-def focus_records(world: World, request: str) -> tuple[str, ...]:
-    """Ids of the records a request talks about, in the order it names them."""
-    lowered = request.lower()
-    found: list[tuple[int, str]] = []
-    distinctive = _distinctive_words(world)
-    for record in world.records:
-        phrases = _phrases(record) + [
-            w for w in re.findall(r"[a-z]{6,}", record.name.lower()) if w in distinctive
-        ]
-        positions = [
-            m.start()
-            for p in phrases
-            for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", lowered)]
-            if m
-        ]
-        if positions:
-            found.append((min(positions), record.id))
-    return tuple(record_id for _, record_id in sorted(found))
-
-
-def _distinctive_words(world: World) -> set[str]:
-    """Long words that appear in exactly one record's name ('taxable', 'potassium')."""
-    counts: dict[str, int] = {}
-    for record in world.records:
-        for word in set(re.findall(r"[a-z]{6,}", record.name.lower())):
-            counts[word] = counts.get(word, 0) + 1
-    return {w for w, n in counts.items() if n == 1 and w not in _COMMON}
-
-
-_COMMON = frozenset(
-    ["account", "record", "request", "message", "details", "update", "report", "notice"]
-)
-
-
-def _phrases(record: Record) -> list[str]:
-    """How a request can name a record: its id, its name, a distinctive value of it."""
-    bare = re.sub(r"\s*\(.*?\)", "", record.name).strip()
-    phrases = [record.id.lower(), record.name.lower(), bare.lower()]
-    words = bare.split()
-    if 2 <= len(words) <= 3 and all(w[:1].isupper() for w in words):
-        phrases += [words[0].lower(), words[-1].lower()]  # a person's first name or surname
-    elif words and len(words[0]) >= 6:
-        phrases.append(words[0].lower())  # 'Potassium result for ...' -> 'potassium'
-    phrases += re.findall(r"#\d+", record.name)  # 'PR #488 ...' -> '#488'
-    if "/" in bare:
-        phrases.append(bare.rsplit("/", 1)[1].lower())  # 'northwind/payments-api' -> 'payments-api'
-    for run in re.findall(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+", record.name):
-        parts = run.split()
-        phrases += [" ".join(parts[:n]).lower() for n in range(2, len(parts) + 1)]
-    phrases += [
-        str(v).lower()
-        for v in record.attributes.values()
-        if isinstance(v, str) and re.search(r"\d", v) and 5 <= len(v) <= 40
-    ]
-    return [p for p in phrases if len(p) >= 4]
-
-
 def plan_arguments(
     tool: Tool,
     world: World,
     focus: Sequence[str],
     request: str,
     seen: Sequence[str],
+    shown: str = "",
 ) -> Plan:
     """Arguments a careful agent would pass for this task. `seen` are ids of records earlier
-    observations showed; together with `focus` they are the records the agent may name."""
+    observations showed; together with `focus` they are the records the agent may name.
+    `shown` is what the agent has seen so far, where a search term may come from."""
     plan = Plan()
     properties: Mapping[str, Any] = tool.parameters.get("properties") or {}
     required = set(tool.parameters.get("required") or [])
@@ -141,28 +89,108 @@ def plan_arguments(
     )
     used: set[str] = set()
     for name, schema in properties.items():
+        needed = name in required
         if _options(schema):
-            chosen = _chosen_options(schema, request, context)
+            chosen = _chosen_options(schema, request, context if needed else "")
             if chosen is not None:
                 plan.set(name, chosen, "request" if _mentions(request, chosen) else "observation")
-            elif name in required:
+            elif needed:
                 plan.set(name, _first_option(schema), "default")
             continue
         stated = stated_value(name, schema, request)
         if stated is not None:
             plan.set(name, stated, "request")
             continue
-        record = _record_for(name, known, used, focus, optional=name not in required)
-        record = record or _searched(name, tool, known, focus) or _addressed(name, known, focus)
-        if record is None and name in required:
-            record = _only_record_for(name, world)
-        value = _from_record(name, schema, record) if record is not None else None
+        record, value = _recorded(
+            name, schema, needed, tool, world, (known, used, focus), (request, shown)
+        )
         if record is not None and value is not None:
+            source: ArgumentSource = "request" if _mentions(request, value) else "observation"
+            if not needed and source != "request" and value not in (record.id, [record.id]):
+                continue  # an optional filter the request does not ask for
+            if not needed and record.id not in focus:
+                continue
             used.add(record.id)
-            plan.set(name, value, "request" if _mentions(request, value) else "observation")
-        elif name in required or (is_free_text_field(name) and not plan.arguments):
+            plan.set(name, value, source)
+        elif needed or (is_free_text_field(name) and not plan.arguments):
             plan.set(name, *_unsourced(name, schema, request, world, tool))
     return plan
+
+
+def _recorded(
+    name: str,
+    schema: Mapping[str, Any],
+    needed: bool,
+    tool: Tool,
+    world: World,
+    task: tuple[Sequence[Record], set[str], Sequence[str]],
+    said: tuple[str, str],
+) -> tuple[Record | None, Any]:
+    """The record a field's value comes from, and the value: the record the field names, the
+    one a search box is for (as the request names it), or the task's record that holds the
+    attribute (`center_lat` <- a depot's `lat`)."""
+    known, used, focus = task
+    record = _record_for(name, known, used, focus, optional=not needed)
+    if record is None and tool.side_effect == "none":
+        record = _searched(name, tool, known, focus)
+        if record is not None:
+            phrase = named_as(record, said[0]) or named_as(record, said[1])
+            return record, phrase or _from_record(name, schema, record)
+    record = record or _addressed(name, known, focus)
+    if record is None and needed:
+        record = _only_record_for(name, world, said[0])
+    if record is not None:
+        value = _from_record(name, schema, record)
+        if value is not None or not needed:
+            return record, value
+    if _type(schema) == "array" and isinstance(schema.get("items"), Mapping):
+        single = re.sub(r"s$", "", name)
+        item, value = _recorded(single, schema["items"], needed, tool, world, task, said)
+        return item, [value] if item is not None and value is not None else None
+    holder = _holder(name, schema, known, focus, operation_of(tool)) if needed else None
+    return holder, _from_record(name, schema, holder) if holder is not None else None
+
+
+_QUALIFIERS = frozenset({"center", "centre", "current"})
+"""Words a field may add to the attribute it takes (`center_lat` <- `lat`); any other word
+(`from_date`, `new_limit`) means a value of its own, not the record's."""
+
+
+def _holder(
+    name: str,
+    schema: Mapping[str, Any],
+    known: Sequence[Record],
+    focus: Sequence[str],
+    operation: Operation,
+) -> Record | None:
+    """The first record of the task with exactly the attribute this field is. A listing's
+    `start` is a window, not a record's start; a new record's `title` is its own, though
+    its `center_lat` may be a depot's `lat`."""
+    if operation == "list":
+        return None
+    words = tokens(name)
+    for record in (r for r in known if r.id in focus):
+        for key in record.attributes:
+            extra = set(words) - set(tokens(key))
+            same = words[-len(tokens(key)) :] == tokens(key) and extra <= _QUALIFIERS
+            same = same and (bool(extra) or operation != "create")
+            if same and _attribute(name, schema, record) is not None:
+                return record
+    return None
+
+
+def _attribute(name: str, schema: Mapping[str, Any], record: Record) -> Any:
+    """The record's attribute this field is (`state` <- `state`, `center_lat` <- `lat`)."""
+    words, kind = tokens(name), _type(schema)
+    for key, value in record.attributes.items():
+        have = tokens(key)
+        if have and (have == words[-len(have) :] or words == have[-len(words) :]):
+            if kind == "string" and not isinstance(value, bool):
+                return str(value)
+            numeric = isinstance(value, int | float) and not isinstance(value, bool)
+            if numeric and (kind == "number" or (kind == "integer" and isinstance(value, int))):
+                return value
+    return None
 
 
 def _options(schema: Mapping[str, Any]) -> list[Any]:
@@ -226,10 +254,14 @@ def _record_for(
 _SEARCH_WORDS = frozenset({"name", "query", "q", "search", "term", "keyword", "contains"})
 
 
+_ADDRESSEE = frozenset({"to", "recipient", "recipients", "cc", "attendee", "attendees"})
+
+
 def _addressed(name: str, records: Sequence[Record], focus: Sequence[str]) -> Record | None:
-    """Whom an e-mail field means when no record's kind matches it: the first record the
-    task names that has an address."""
-    if "email" not in tokens(name):
+    """Whom an e-mail field (`recipient_email`, a message's `to`) means when no record's
+    kind matches it: the first record the task names that has an address."""
+    words = set(tokens(name))
+    if "email" not in words and not (words and words <= _ADDRESSEE):
         return None
     return next(
         (
@@ -241,12 +273,19 @@ def _addressed(name: str, records: Sequence[Record], focus: Sequence[str]) -> Re
     )
 
 
-def _only_record_for(name: str, world: World) -> Record | None:
+def _only_record_for(name: str, world: World, request: str) -> Record | None:
     """The one record of the world a field can mean (the only repository, the only fleet
-    van named so), when the task did not name it; the agent must look it up first."""
+    van named so), when the task did not name it; among equals, the one whose details the
+    request mentions (the psychiatry clinician for 'a psychiatry slot'). The agent must
+    look it up first."""
     scored = [(refers_to(name, r), r) for r in world.records]
     best = max((score for score, _ in scored), default=0)
     top = [r for score, r in scored if score == best]
+    if best > 0 and len(top) > 1:
+        said = set(re.findall(r"[a-z]{4,}", request.lower()))
+        top = [
+            r for r in top if any(set(tokens(str(v))) & said for v in r.attributes.values())
+        ] or top
     return top[0] if best > 0 and len(top) == 1 else None
 
 
@@ -272,13 +311,9 @@ def _from_record(name: str, schema: Mapping[str, Any], record: Record) -> Any:
         return int(digits.group(1)) if digits else None
     if words[-1:] in (["id"], ["ids"]):
         return [record.id] if kind == "array" else record.id
-    for key, value in record.attributes.items():
-        have = tokens(key)
-        if have and (have == words[-len(have) :] or words == have[-len(words) :]):
-            if kind == "string":
-                return str(value)
-            if kind in ("number", "integer") and isinstance(value, int | float):
-                return value
+    attribute = _attribute(name, schema, record)
+    if attribute is not None:
+        return attribute
     if kind == "integer" and words[-1:] in (["number"], ["no"]):
         digits = re.search(r"#(\d+)", record.name)
         return int(digits.group(1)) if digits else None
@@ -291,7 +326,7 @@ def _from_record(name: str, schema: Mapping[str, Any], record: Record) -> Any:
             if key in record.attributes:
                 return str(record.attributes[key])
         return re.sub(r"\s*\(.*?\)", "", record.name)
-    if "email" in words:
+    if "email" in words or set(words) <= _ADDRESSEE:
         return next((str(v) for v in record.attributes.values() if EMAIL.fullmatch(str(v))), None)
     if words[-1] in NAME_WORDS | PERSON_WORDS | {"query", "q", "term", "keyword", "contains"}:
         return re.sub(r"\s*\(.*?\)", "", record.name)
@@ -319,7 +354,12 @@ def _unsourced(
         and "format" not in schema
     ):
         stated = _named_in_request(name, request, tool)
-        if stated:
+        pattern = schema.get("pattern")
+        if (
+            stated
+            and len(stated) <= schema.get("maxLength", len(stated))
+            and (pattern is None or re.search(pattern, stated))
+        ):
             return stated, "request"
     return _fallback(schema, world), "default"
 
@@ -328,6 +368,13 @@ _CAPITALISED_RUN = re.compile(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+")
 _FILLER = frozenset(
     ["a", "an", "the", "my", "her", "his", "their", "our", "urgent", "new", "this", "that"]
 )
+_NOT_A_NAME = frozenset(
+    {"you", "can", "could", "please", "get", "me", "for", "to", "and", "i", "we", "it", "of"}
+    | {"one", "more", "thing", "also", "then", "now", "just", "so", "with", "on", "in", "at"}
+    | {"is", "are", "was", "be", "has", "have", "agent", "assistant", "the", "its", "their"}
+)
+"""Words that are part of asking, never the name of a thing: 'can you get user identity'
+names no user."""
 
 
 def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
@@ -347,7 +394,8 @@ def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
         match = re.search(rf"((?:\w+ ){{1,2}}){obj}", request, re.IGNORECASE)
         if match:
             kept = [w for w in match.group(1).split() if w.lower() not in _FILLER]
-            if kept:
+            asking = _NOT_A_NAME | set(tokens(tool.name))
+            if kept and not any(w.lower().strip(",.:;") in asking for w in kept):
                 return " ".join(kept)
     return None
 

@@ -16,7 +16,8 @@ MONTHS = (
 )  # fmt: skip
 _MONTHS = {m: i + 1 for i, m in enumerate(MONTHS)}
 
-_NUMBER = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w-])")
+NUMBER = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?!\w|-\d)")
+"""A number as written: '37,500', '27.10', '60' in '60-minute'; not a piece of a date or id."""
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _ISO_DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
 _DAY_MONTH = re.compile(r"\b(\d{1,2}) (" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
@@ -34,10 +35,17 @@ def stated_value(name: str, schema: Mapping[str, Any], request: str) -> Any:
         lowered = request.lower()
         hit = [o for o in options if isinstance(o, str) and o.lower().replace("_", " ") in lowered]
         return hit[0] if hit else None
-    if kind in ("number", "integer") and words & _NUMERIC_WORDS:
+    if kind == "integer" and words & {"year"}:
+        years = re.findall(r"\b(20\d\d)\b", request)
+        return int(years[0]) if years else None
+    if kind == "integer" and words & {"quarter"}:
+        quarter = re.search(r"\bQ([1-4])\b", request)
+        return int(quarter.group(1)) if quarter else None
+    if kind in ("number", "integer") and words & (_NUMERIC_WORDS | _UNIT_WORDS):
         chosen = _number_near(words, request)
-        if chosen is None:
-            return None
+        low, high = schema.get("minimum", float("-inf")), schema.get("maximum", float("inf"))
+        if chosen is None or not low <= chosen <= high:
+            return None  # not a number the user gave for this field
         return int(chosen) if kind == "integer" else chosen
     if kind == "string" and (words & {"email"} or schema.get("format") == "email"):
         match = EMAIL.search(request)
@@ -49,6 +57,9 @@ def stated_value(name: str, schema: Mapping[str, Any], request: str) -> Any:
     if kind == "integer" and words & {"number", "no"}:
         hashed = re.search(r"#(\d+)", request)
         return int(hashed.group(1)) if hashed else None
+    if kind == "string" and schema.get("maxLength") == 3 and words & (_FROM | _TO):
+        route = _ROUTE.search(request)  # 'LHR to SFO'
+        return route.group(1 if words & _FROM else 2) if route else None
     if kind == "string" and words & {"symbol", "ticker"}:
         tickers = re.findall(r"\b[A-Z]{2,5}\b", request)
         return tickers[0] if tickers else None
@@ -64,12 +75,23 @@ def stated_value(name: str, schema: Mapping[str, Any], request: str) -> Any:
     return None
 
 
+_FROM = frozenset({"origin", "from", "departure"})
+_TO = frozenset({"destination", "to", "arrival"})
+_ROUTE = re.compile(r"\b([A-Z]{3}) (?:to|-|–) ([A-Z]{3})\b")
+
 _NUMERIC_WORDS = frozenset(
     {"amount", "quantity", "value", "price", "limit", "stop", "shares", "units", "qty", "total"}
+    | {"salary", "reserve", "budget", "cap", "fee", "cost"}
 )
+_UNIT_WORDS = frozenset({"radius", "duration", "minutes", "quantity", "qty", "shares", "units"})
+"""Fields whose number the user gives with its unit ('a 400 m geofence', '30 minutes'):
+only a number beside such a unit is theirs."""
 _NEAR = {
     "quantity": ("shares", "units", "items", "x", "pieces", "qty"),
-    "price": ("at", "limit", "price", "€", "$", "£"),
+    "price": ("at", "limit", "price", "to", "€", "$", "£"),
+    "minutes": ("minutes", "minute", "min", "mins"),
+    "duration": ("minutes", "minute", "min", "mins"),
+    "radius": ("m", "metres", "meters", "km", "miles", "mile"),
 }
 
 
@@ -78,8 +100,8 @@ def _number_near(words: set[str], request: str) -> float | None:
     `limit_price`, '40 shares' for `quantity`), else the one money is counted in."""
     found = [
         (m.start(), m.end(), n)
-        for m in _NUMBER.finditer(request)
-        if (n := _number(m)) is not None and n >= 1
+        for m in NUMBER.finditer(request)
+        if (n := _number(m)) is not None and n >= 1 and not _names_a_record(request, m.start())
     ]
     if not found:
         return None
@@ -90,14 +112,26 @@ def _number_near(words: set[str], request: str) -> float | None:
     for start, end, number in found:
         before = lowered[max(0, start - 16) : start].split()[-2:]
         after = lowered[end : end + 12].split()[:1]
-        if cues & {w.strip(".,:;") for w in [*before, *after]}:
+        if cues & {w.strip(".,:;-") for w in [*before, *after]}:
             return number
-    if words & {"limit", "stop"}:
-        return None  # an optional price the user never gave
+    if words & ({"limit", "stop"} | _UNIT_WORDS):
+        return None  # an optional price, or a measure the user never gave
     money = [
         n for s, e, n in found if re.match(r"\s*(eur|usd|gbp|usdc|€|\$|£)", lowered[e : e + 6])
     ]
     return money[0] if money else max(n for _, _, n in found)
+
+
+_NUMBERED = frozenset(
+    {"bill", "invoice", "order", "case", "ticket", "van", "room", "flat", "no", "number"}
+    | {"ref", "pr", "issue", "version", "unit", "lot", "batch", "step", "floor", "suite"}
+)
+
+
+def _names_a_record(request: str, start: int) -> bool:
+    """'bill 553', 'PR #488', 'van 17': the number is part of a name, never an amount."""
+    before = request[max(0, start - 12) : start].lower().rstrip()
+    return before.endswith("#") or (before.split() or [""])[-1] in _NUMBERED
 
 
 def _number(match: re.Match[str]) -> float | None:

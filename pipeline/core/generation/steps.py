@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
+from pipeline.core.generation.grounding import Plan, plan_arguments
+from pipeline.core.generation.naming import focus_records, named_as
 from pipeline.core.generation.render import render
-from pipeline.core.generation.semantics import operation_of, tokens
+from pipeline.core.generation.semantics import is_free_text_field, operation_of, tokens
 from pipeline.core.generation.world import build_world, execute
 from pipeline.core.inputs.seeds import Seed, Workflow
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
-from pipeline.core.model.world import World
+from pipeline.core.model.world import Record, World
 
 
 @dataclass
@@ -56,7 +58,7 @@ def plan_step(
 ) -> StepPlan | Gap:
     """The step's grounded plan, or the gap that makes it ungroundable."""
     seen = [r.id for r in world.records if r.id in visible]
-    plan = plan_arguments(tool, world, focus, request, seen)
+    plan = plan_arguments(tool, world, focus, request, seen, visible)
     required = set(tool.parameters.get("required") or [])
     for name, source in plan.sources.items():
         if source == "default" and name in required and names_record(name):
@@ -67,7 +69,7 @@ def plan_step(
     lookups, context, visible = found
     if lookups:
         seen = [r.id for r in world.records if r.id in visible]
-        plan = plan_arguments(tool, world, focus, request, seen)
+        plan = plan_arguments(tool, world, focus, request, seen, visible)
     _, result = execute(world, tool, plan.arguments, focus)
     if result.error is not None:
         return Gap(tool.name, next(iter(plan.arguments), "arguments"), result.error)
@@ -84,15 +86,24 @@ def lookups_for(
     focus: tuple[str, ...],
     visible: str,
 ) -> tuple[list[tuple[Tool, Plan]], list[str], str] | Gap:
-    """The look-ups (or session context) that show every record id `plan` passes."""
-    seen = [r.id for r in world.records if r.id in visible]
+    """The look-ups (or session context) that show every record id `plan` passes, and
+    those that show a value read from a record (a contact's address) before it is used."""
     lookups: list[tuple[Tool, Plan]] = []
     context: list[str] = []
     for name, value in plan.arguments.items():
         record = world.get(value) if isinstance(value, str) else None
-        if record is None or record.id in visible:
+        if record is None:
+            for item in value if isinstance(value, list) else [value]:
+                holder = _holder_of(world, item, focus, visible)
+                wanted = str(item)
+                located = holder and finder(pool, seed, world, holder, (request, visible), wanted)
+                if located:
+                    lookups.append(located[:2])
+                    visible += "\n" + located[2]
+            continue  # a value no look-up shows stays ungrounded: the grounding check counts it
+        if record.id in visible:
             continue
-        located = finder(pool, seed, world, record.id, request, seen)
+        located = finder(pool, seed, world, record.id, (request, visible))
         if located is not None:
             lookups.append(located[:2])
             visible += "\n" + located[2]
@@ -104,50 +115,177 @@ def lookups_for(
     return lookups, context, visible
 
 
+def _holder_of(world: World, value: Any, focus: tuple[str, ...], visible: str) -> str | None:
+    """The record whose attribute a value not yet shown was read from (a contact's e-mail,
+    a depot's latitude), the task's own records first."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    text = str(value).lower()
+    if len(text) < 3 or text in visible.lower():
+        return None
+    ranked = sorted(world.records, key=lambda r: r.id not in focus)
+    return next(
+        (r.id for r in ranked if any(str(v).lower() == text for v in r.attributes.values())),
+        None,
+    )
+
+
 def finder(
-    pool: ToolPool, seed: Seed, world: World, record_id: str, request: str, seen: list[str]
+    pool: ToolPool,
+    seed: Seed,
+    world: World,
+    record_id: str,
+    said: tuple[str, str],
+    value: str | None = None,
 ) -> tuple[Tool, Plan, str] | None:
-    """A genuine read-only tool whose answer shows the record, with the call that does."""
+    """A genuine read-only tool whose answer shows the record (or the value of it that a
+    call passes), with the call that does: one whose own arguments the agent can source
+    from `said` (the request, what it has seen) when there is one."""
+    request, visible = said
+    seen = [r.id for r in world.records if r.id in visible]
     readers = [
         pool[n]
         for n in seed.tools
         if pool[n].side_effect == "none" and pool[n].lookalike_of is None
     ]
     readers.sort(key=lambda t: (operation_of(t) != "list", t.name))
+    found: list[tuple[Tool, Plan, str]] = []
     for tool in readers:
-        planned = plan_arguments(tool, world, (record_id,), request, seen)
+        planned = plan_arguments(tool, world, (record_id,), request, seen, visible)
         bare = [] if tool.parameters.get("required") else [Plan()]
         for attempt in (planned, *bare):
             if record_id in json.dumps(attempt.arguments):
                 continue  # a look-up that needs the id it is meant to find
             _, result = execute(world, tool, attempt.arguments, (record_id,))
             shown = json.dumps(render(tool, result, world, attempt.arguments, random.Random(0)))
-            if record_id in shown:
-                return tool, attempt, shown
-    return None
+            if (value or record_id).lower() in shown.lower():
+                if _sourced(tool, attempt, f"{request}\n{visible}"):
+                    return tool, attempt, shown
+                found.append((tool, attempt, shown))
+                break
+    return found[0] if found else None
+
+
+def _sourced(tool: Tool, plan: Plan, said: str) -> bool:
+    """Whether every value of a look-up (options aside) appears in what the agent was told
+    or shown."""
+    lowered = said.lower()
+    properties = tool.parameters.get("properties") or {}
+    return all(
+        isinstance(v, bool)
+        or "enum" in properties.get(k, {})
+        or json.dumps(v).strip('"').lower() in lowered
+        for k, v in plan.arguments.items()
+    )
 
 
 def simulate(seed: Seed, pool: ToolPool, workflow: Workflow) -> list[Any] | tuple[int, Gap]:
     """The observations of each step's main call in a benign run, or where it cannot be
     grounded. Deterministic, no model: what `validate` and the planner reason about."""
+    walked = _walk(seed, pool, workflow)
+    return walked if isinstance(walked, tuple) else [calls[-1][3] for calls in walked]
+
+
+_Call = tuple[Tool, Plan, str, Any]
+"""A call of a benign run: the tool, its plan, what the agent had seen before it, and the
+observation."""
+
+
+def _walk(seed: Seed, pool: ToolPool, workflow: Workflow) -> list[list[_Call]] | tuple[int, Gap]:
+    """Each step's calls, its look-ups first and its main call last."""
     world = build_world(seed)
     focus = focus_records(world, workflow.request)
     visible = workflow.request
-    observed: list[Any] = []
+    steps: list[list[_Call]] = []
     for j, name in enumerate(workflow.steps):
         tool = pool[name]
         planned = plan_step(pool, seed, world, tool, workflow.request, focus, visible)
         if isinstance(planned, Gap):
             return j, planned
         visible += " ".join(planned.context)
-        for lookup_tool, lookup in planned.lookups:
+        calls: list[_Call] = []
+        for lookup_tool, lookup in [*planned.lookups, (tool, planned.plan)]:
             world, result = execute(world, lookup_tool, lookup.arguments, focus)
-            visible += json.dumps(render(lookup_tool, result, world, lookup.arguments, _RNG()))
-        world, result = execute(world, tool, planned.plan.arguments, focus)
-        shown = render(tool, result, world, planned.plan.arguments, _RNG())
-        observed.append(shown)
-        visible += json.dumps(shown)
-    return observed
+            shown = render(lookup_tool, result, world, lookup.arguments, _RNG())
+            calls.append((lookup_tool, lookup, visible, shown))
+            visible += json.dumps(shown, ensure_ascii=False)
+        steps.append(calls)
+    return steps
+
+
+def stated_request(seed: Seed, pool: ToolPool, workflow: Workflow) -> str:
+    """The request with the details the user knows and the agent cannot look up (a depot's
+    coordinates, a colleague's address, the account it is about), said up front — so every
+    value of the benign run comes from the request or an observation."""
+    request = workflow.request
+    for _ in range(3):  # naming a record can bring it into the task: check again
+        walked = _walk(seed, pool, workflow.model_copy(update={"request": request}))
+        if isinstance(walked, tuple):
+            return request
+        details = _details(build_world(seed), [c for calls in walked for c in calls], request)
+        if not details:
+            return request
+        request = f"{request.rstrip()} For reference: {'; '.join(details)}."
+    return request
+
+
+def with_stated_requests(seed: Seed, pool: ToolPool) -> Seed:
+    """The seed whose workflow requests say what only the user can (`stated_request`)."""
+    workflows = tuple(
+        w.model_copy(update={"request": stated_request(seed, pool, w)}) for w in seed.workflows
+    )
+    return seed.model_copy(update={"workflows": workflows})
+
+
+def _details(world: World, calls: list[_Call], request: str) -> list[str]:
+    """'Depot North geofence: lat 51.5203, lon -0.1107' for each record holding a value a
+    call passes before anything showed it."""
+    focus = focus_records(world, request)
+    said: dict[str, tuple[Record, list[str], list[str]]] = {}
+    for tool, plan, visible, _ in calls:
+        properties = tool.parameters.get("properties") or {}
+        for name, value in plan.arguments.items():
+            if "enum" in properties.get(name, {}) or is_free_text_field(name):
+                continue
+            for item in value if isinstance(value, list) else [value]:
+                found = _unshown(world, item, focus, visible)
+                if found is None:
+                    continue
+                record, key = found
+                _, names, values = said.setdefault(record.id, (record, [], []))
+                entries = names if key is None else values
+                entry = str(item) if key is None else f"{key.replace('_', ' ')} {item}"
+                if entry not in entries:
+                    entries.append(entry)
+                visible += f" {item}"
+    out = []
+    for record, names, values in said.values():
+        label = names[0] if names else named_as(record, request)
+        if label and values:
+            out.append(f"{label} ({', '.join(values)})")
+        else:
+            out.append(label or ", ".join(values))
+    return out
+
+
+def _unshown(
+    world: World, value: Any, focus: tuple[str, ...], visible: str
+) -> tuple[Record, str | None] | None:
+    """The record (and attribute, None for its name) a value not yet shown comes from."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    if isinstance(value, int) and abs(value) <= 10:
+        return None  # a small count: the grounding check does not ask where it came from
+    text = str(value).strip().lower()
+    if not 2 <= len(text) <= 60 or text in visible.lower() or world.get(str(value)) is not None:
+        return None
+    for record in sorted(world.records, key=lambda r: r.id not in focus):
+        if text in (record.name.lower(), re.sub(r"\s*\(.*?\)", "", record.name).lower()):
+            return record, None
+        key = next((k for k, v in record.attributes.items() if str(v).lower() == text), None)
+        if key is not None:
+            return record, key
+    return None
 
 
 def _RNG() -> random.Random:

@@ -31,6 +31,8 @@ def read_structured(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise InputError(f"cannot read file: {err.strerror}", file=path) from None
+    except UnicodeDecodeError as err:
+        raise InputError(f"not valid UTF-8 at byte {err.start}", file=path) from None
     try:
         if path.suffix == ".json":
             return json.loads(text)

@@ -32,7 +32,8 @@ class Entity(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+    """Quoted into prompts and tool arguments: letters, digits and `_.:-`, no path characters."""
     kind: EntityKind
     name: str
     attributes: dict[str, Scalar] = Field(default_factory=dict)

@@ -71,11 +71,18 @@ class Taxonomy(BaseModel):
     axes: tuple[Axis, ...]
 
     @model_validator(mode="after")
-    def _axes_and_spellings_are_unambiguous(self) -> Taxonomy:
+    def _axes_ids_and_spellings_are_unambiguous(self) -> Taxonomy:
         ids = [axis.id for axis in self.axes]
         if sorted(ids) != sorted(AXES):
             raise ValueError(f"axes must be exactly {list(AXES)}, got {ids}")
         for axis in self.axes:
+            for kind, found in (
+                ("family", [family.id for family in axis.families]),
+                ("leaf", list(axis.leaf_ids)),
+            ):
+                duplicates = sorted({i for i in found if found.count(i) > 1})
+                if duplicates:
+                    raise ValueError(f"axis {axis.id}: duplicate {kind} ids {duplicates}")
             seen: dict[str, str] = {}
             for leaf in axis.leaves:
                 for spelling in (leaf.id, leaf.name, *leaf.aliases):

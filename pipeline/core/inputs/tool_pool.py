@@ -6,7 +6,7 @@ import re
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import jsonschema_rs
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -96,7 +96,8 @@ class Tool(BaseModel):
     """JSON Schema object of the arguments, with `required`."""
     returns: dict[str, Any]
     """JSON Schema of the observation the tool produces."""
-    domains: tuple[str, ...] = Field(min_length=1)
+    domains: tuple[Annotated[str, Field(pattern=SNAKE_CASE)], ...] = Field(min_length=1)
+    """Seed ids; they name files and folders, so path characters are refused."""
     side_effect: SideEffect
     source: ToolSource
     original_name: str | None = None

@@ -27,6 +27,7 @@ from pipeline.core.llm.errors import (
     ServerError,
     Timeout,
 )
+from pipeline.core.llm.redact import redact, settings_secrets
 from pipeline.core.llm.schema_subset import subset_problems
 from pipeline.core.llm.templates import Message
 from pipeline.core.llm.types import Completion, Dialect, LLMRequest, LLMSettings, Usage
@@ -50,6 +51,8 @@ class Backend(Protocol):
     name: str
     reads_variables: bool
     """True when answers depend on request.variables directly, not only on the messages."""
+    deterministic: bool
+    """True when a request always gets the same answer, so two processes may both ask it."""
 
     async def complete(self, request: LLMRequest, messages: list[Message]) -> Completion: ...
 
@@ -66,6 +69,7 @@ class ProceduralBackend:
 
     name = "procedural"
     reads_variables = True
+    deterministic = True
 
     def __init__(self, handlers: Mapping[str, Handler]) -> None:
         self._handlers = dict(handlers)
@@ -104,6 +108,7 @@ class OpenAIBackend:
 
     name = "openai"
     reads_variables = False
+    deterministic = False
 
     def __init__(self, settings: LLMSettings) -> None:
         self._settings = settings
@@ -115,6 +120,7 @@ class OpenAIBackend:
             timeout=settings.timeout_s,
             max_retries=0,
         )
+        self._secrets = settings_secrets(settings)
         mode = settings.structured_output
         self._dialects: list[Dialect] = _AUTO_ORDER if mode == "auto" else [mode]
         self._dialect_index = 0
@@ -179,7 +185,7 @@ class OpenAIBackend:
                 extra_headers={ROLE_HEADER: request.role},
             )
         except openai.APIError as err:
-            raise map_openai_error(err) from err
+            raise map_openai_error(err, self._secrets) from None
         if not response.choices:
             raise ServerError("the server answered with no choices")
         choice = response.choices[0]
@@ -312,24 +318,26 @@ def with_schema_instruction(messages: list[Message], schema: dict[str, Any]) -> 
     return [{"role": "system", "content": instruction}, *messages]
 
 
-def map_openai_error(err: openai.APIError) -> LLMError:
-    """The error-tree class for an SDK exception; the message keeps the server's words."""
+def map_openai_error(err: openai.APIError, secrets: tuple[str, ...] = ()) -> LLMError:
+    """The error-tree class for an SDK exception; the message keeps the server's words, less
+    any credential they echo (see `redact.py`)."""
+    message = redact(err.message, secrets)
     if isinstance(err, openai.APITimeoutError):
-        return Timeout(f"no answer within the timeout ({err.request.url})")
+        return Timeout(redact(f"no answer within the timeout ({err.request.url})", secrets))
     if isinstance(err, openai.APIConnectionError):
-        return ConnectionFailed(f"{err.message} ({err.request.url})")
+        return ConnectionFailed(redact(f"{message} ({err.request.url})", secrets))
     if isinstance(err, openai.APIStatusError):
         status = err.status_code
         if status == 429:
-            return RateLimited(err.message, retry_after=retry_after(err.response.headers))
+            return RateLimited(message, retry_after=retry_after(err.response.headers))
         if status == 408:
-            return Timeout(err.message)
+            return Timeout(message)
         if status == 409 or status >= 500:
-            return ServerError(err.message)
+            return ServerError(message)
         if err.code in ("content_filter", "content_policy_violation"):
-            return ContentFiltered(err.message)
-        return BadRequest(err.message)
-    return ServerError(f"unusable response: {err.message}")
+            return ContentFiltered(message)
+        return BadRequest(message)
+    return ServerError(f"unusable response: {message}")
 
 
 def retry_after(headers: Mapping[str, str]) -> float | None:

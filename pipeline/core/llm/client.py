@@ -1,8 +1,9 @@
 """The one entry point every generator role and judge uses: `LLMClient.ask`.
 
-ask = render -> cache lookup -> (backend call with retries, validated, re-asked when invalid)
--> cache write -> ledger line. A request that cannot be answered comes back as an
-`LLMFailure`, never as an exception, until so many fail that the client raises
+ask = render -> cache lookup -> (claim the key, backend call with retries, validated, re-asked
+when invalid) -> cache write -> ledger line. Identical requests in flight are sent once: the
+others wait for the key and read its answer from the cache. A request that cannot be answered
+comes back as an `LLMFailure`, never as an exception, until so many fail that the client raises
 `EndpointFailing` to stop the stage; other exceptions that escape are bugs.
 """
 
@@ -13,7 +14,8 @@ import logging
 import random
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -34,6 +36,7 @@ from pipeline.core.llm.errors import (
     TransientError,
 )
 from pipeline.core.llm.ledger import Ledger, LedgerEntry
+from pipeline.core.llm.redact import redact, settings_secrets
 from pipeline.core.llm.templates import Message, TemplateRenderer
 from pipeline.core.llm.types import Completion, LLMFailure, LLMRequest, LLMSettings, ReasonCode
 from pipeline.core.model.progress import report as progress
@@ -89,8 +92,11 @@ class LLMClient:
         self.ledger = ledger
         self.renderer = renderer
         self._fingerprint = settings.fingerprint()
+        self._secrets = settings_secrets(settings)
         # A limiter shared by several clients (one per domain) bounds their requests together.
         self._semaphore = limiter or asyncio.Semaphore(settings.max_concurrency)
+        self._asking: dict[str, asyncio.Lock] = {}
+        """One lock per key being asked in this process: the single flight."""
         self._not_before = 0.0
         """Monotonic time before which nobody sends: set by a 429 that said how long to wait."""
         self._asked = 0
@@ -128,8 +134,8 @@ class LLMClient:
             output_schema={"free_text": True} if request.free_text else request.output_schema,
             sample_index=request.sample_index,
             template_sha256=self.renderer.template_sha256(request.template),
-            variables=request.variables if self.backend.reads_variables else None,
             item_id=request.item_id,
+            variables=request.variables if self.backend.reads_variables else None,
         )
         return messages, key
 
@@ -168,16 +174,35 @@ class LLMClient:
         """A validated `answer_model`, or an `LLMFailure` saying why there is none."""
         started = time.perf_counter()
         messages, key = self._prepare(request)
+        answer = self._cached(key, answer_model)
+        if answer is None:
+            async with self._single_flight(key):
+                answer = self._cached(key, answer_model)
+                if answer is None:
+                    return await self._ask_backend(request, answer_model, messages, key, started)
+        self._record(request, _Tally(), started, cached=True)
+        return answer
+
+    @asynccontextmanager
+    async def _single_flight(self, key: str) -> AsyncIterator[None]:
+        """Hold `key` in this process and, unless answers are deterministic, in every process
+        sharing the cache; a waiter then finds the holder's answer in the cache."""
+        async with self._asking.setdefault(key, asyncio.Lock()):
+            if self.backend.deterministic:
+                yield
+                return
+            async with self.cache.claim(key):
+                yield
+
+    def _cached(self, key: str, answer_model: type[M]) -> M | None:
         cached = self.cache.get(key)
-        if cached is not None:
-            try:
-                answer = answer_model.model_validate(cached)
-            except ValidationError:
-                logger.info("cached answer for %s no longer fits %s", key, answer_model.__name__)
-            else:
-                self._record(request, _Tally(), started, cached=True)
-                return answer
-        return await self._ask_backend(request, answer_model, messages, key, started)
+        if cached is None:
+            return None
+        try:
+            return answer_model.model_validate(cached)
+        except ValidationError:
+            logger.warning("cached answer for %s no longer fits %s", key, answer_model.__name__)
+            return None
 
     async def _ask_backend(
         self,
@@ -275,6 +300,7 @@ class LLMClient:
     def _meta(self, request: LLMRequest, completion: Completion) -> dict[str, Any]:
         return {
             "role": request.role,
+            "item_id": request.item_id,
             "template": request.template,
             "model": self.settings.model,
             "backend": self.backend.name,
@@ -290,7 +316,8 @@ class LLMClient:
             item_id=request.item_id,
             role=request.role,
             reason_code=reason,
-            errors=tally.grouped_errors(),
+            # Everything a failure says is kept (rejections, ledger, logs): redact it once here.
+            errors=[redact(error, self._secrets) for error in tally.grouped_errors()],
             attempts=tally.attempts,
         )
         logger.warning("%s", failure)

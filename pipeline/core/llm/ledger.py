@@ -7,6 +7,7 @@ Each process appends to its own `calls-<pid>-<random>.jsonl` in the ledger folde
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
@@ -16,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pipeline.core.llm.segments import SegmentWriter, read_lines, segment_files
 
 _PREFIX = "calls"
+
+logger = logging.getLogger(__name__)
 
 
 class LedgerEntry(BaseModel):
@@ -61,17 +64,24 @@ class Ledger:
 
 
 def read_ledger(paths: Iterable[Path]) -> list[LedgerEntry]:
-    """Entries from ledger folders and/or segment files; torn or foreign lines are skipped."""
+    """Entries from ledger folders and/or segment files; torn or foreign lines are skipped
+    with a warning naming the file (see `segments.read_lines`)."""
     files: list[Path] = []
     for path in paths:
         files.extend(segment_files(path, _PREFIX) if path.is_dir() else [path])
     entries = []
     for file in files:
+        foreign = 0
         for record in read_lines(file):
             try:
                 entries.append(LedgerEntry.model_validate(record))
             except ValidationError:
-                continue
+                foreign += 1
+        if foreign:
+            # Reported, not silently dropped: the totals read from this file miss these calls.
+            logger.warning(
+                "skipping %d ledger line(s) in %s that are not ledger entries", foreign, file
+            )
     return entries
 
 

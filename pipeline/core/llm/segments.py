@@ -63,10 +63,38 @@ def segment_files(folder: Path, prefix: str) -> list[Path]:
 def read_lines(path: Path) -> Iterator[dict[str, Any]]:
     """Parsed lines of one segment, skipping a torn last line or any unparseable one."""
     data = path.read_bytes()
-    lines = data.split(b"\n")
-    if lines and lines[-1]:
+    if data and not data.endswith(b"\n"):
         logger.warning("skipping torn last line of %s (a writer was killed mid-write)", path)
-    for raw in lines[:-1]:
+    yield from _parse(data[: data.rfind(b"\n") + 1], path)
+
+
+class SegmentReader:
+    """Reads the complete lines appended to a folder's segments since its last call.
+
+    A line still being written by a live writer has no newline yet; it is read next time.
+    """
+
+    def __init__(self, folder: Path, prefix: str) -> None:
+        self.folder = folder
+        self.prefix = prefix
+        self._offsets: dict[Path, int] = {}
+
+    def new_records(self, skip: Path | None = None) -> Iterator[tuple[Path, dict[str, Any]]]:
+        for path in segment_files(self.folder, self.prefix):
+            if path == skip:
+                continue
+            start = self._offsets.get(path, 0)
+            with path.open("rb") as handle:
+                handle.seek(start)
+                data = handle.read()
+            complete = data[: data.rfind(b"\n") + 1]
+            self._offsets[path] = start + len(complete)
+            for record in _parse(complete, path):
+                yield path, record
+
+
+def _parse(data: bytes, path: Path) -> Iterator[dict[str, Any]]:
+    for raw in data.split(b"\n"):
         if not raw:
             continue
         try:

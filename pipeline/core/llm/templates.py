@@ -8,10 +8,12 @@ edits to anything the function calls).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Set
 from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2 import meta, nodes
 
 from pipeline.core.model.errors import InputError
 
@@ -85,3 +87,50 @@ class TemplateRenderer:
                 f"{err.message}; the request's variables are: {', '.join(sorted(variables))}",
                 file=self.templates_dir / name,
             ) from None
+
+
+def check_templates(templates_dir: Path, variables: Mapping[str, Set[str]]) -> None:
+    """Compile each named template and check every variable it reads is one it is given.
+
+    `variables` maps a template file name to the names rendered into it; a top-level name
+    outside them, or an attribute of a name given as `name.attr` entries (e.g. `card.total`)
+    that is not among them, would fail mid-build under StrictUndefined, so it fails here,
+    naming the file and line.
+    """
+    env = jinja2.Environment(autoescape=False)
+    for name, given in sorted(variables.items()):
+        path = templates_dir / name
+        try:
+            tree = env.parse(path.read_text(encoding="utf-8"), name=name, filename=str(path))
+        except OSError as err:
+            raise InputError(f"cannot read template: {err.strerror}", file=path) from None
+        except UnicodeDecodeError as err:
+            raise InputError(f"not valid UTF-8 at byte {err.start}", file=path) from None
+        except jinja2.TemplateSyntaxError as err:
+            raise InputError(
+                f"template syntax error at line {err.lineno}: {err.message}", file=path
+            ) from None
+        top_level = {entry.split(".")[0] for entry in given}
+        # Names the template assigns itself (`set`, `for`) are its own, wherever jinja's scope
+        # analysis places them.
+        assigned = {n.name for n in tree.find_all(nodes.Name) if n.ctx in ("store", "param")}
+        for undeclared in sorted(meta.find_undeclared_variables(tree) - top_level - assigned):
+            line = next(n.lineno for n in tree.find_all(nodes.Name) if n.name == undeclared)
+            raise InputError(
+                f"line {line} reads undefined variable {undeclared!r}; it is given: "
+                f"{', '.join(sorted(top_level))}",
+                file=path,
+            )
+        owners = _checked_owners(given)
+        for node in tree.find_all(nodes.Getattr):
+            owner = node.node
+            read = f"{getattr(owner, 'name', '')}.{node.attr}"
+            if isinstance(owner, nodes.Name) and owner.name in owners and read not in given:
+                raise InputError(
+                    f"line {node.lineno} reads {read}, which is not defined", file=path
+                )
+
+
+def _checked_owners(given: Set[str]) -> set[str]:
+    """Names whose attributes are listed (`card.total`), so their attribute reads are checked."""
+    return {entry.split(".")[0] for entry in given if "." in entry}

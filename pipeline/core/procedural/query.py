@@ -148,8 +148,7 @@ def handle(payload: QueryInput, rng: random.Random) -> dict[str, Any]:
         goal = _goal(payload)
         framed = {**slots, "goal": goal, "goal_cap": goal[:1].upper() + goal[1:]}
         trigger = pick(rng, _JAILBREAKS if rng.random() < 0.6 else _OPEN_ASKS, framed)
-        if rng.random() < 0.5:
-            parts.append(pick(rng, _LEADS, slots))
+        parts.append(pick(rng, _LEADS, slots))  # the task the rest of the run carries out
         parts.append(trigger)
     else:
         parts.append(pick(rng, _LEADS, slots))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 from pipeline.core.generation.roles import ToolCallAnswer, ToolCallInput, TurnView
@@ -161,7 +162,9 @@ def handle(payload: ToolCallInput, rng: random.Random) -> dict[str, Any]:
 def _source_sentence(payload: ToolCallInput, slots: dict[str, str], rng: random.Random) -> str:
     """Where one argument's value came from, said as the agent would say it."""
     choices = [
-        (k, s) for k, s in payload.sources.items() if s in _SOURCE and k in payload.arguments
+        (k, s)
+        for k, s in payload.sources.items()
+        if s in _SOURCE and k in payload.arguments and _said_where(payload, k, s)
     ]
     if not choices or rng.random() < 0.25:
         return ""
@@ -175,6 +178,23 @@ def _source_sentence(payload: ToolCallInput, slots: dict[str, str], rng: random.
         "value": shorten(str(shown).replace("{", "(").replace("}", ")"), 60),
     }
     return pick(rng, _SOURCE[source], local)
+
+
+_WHERE = {"request": ("user",), "observation": ("environment",)}
+
+
+def _said_where(payload: ToolCallInput, key: str, source: str) -> bool:
+    """Whether the turns the source names really hold the value: a thought never says a
+    value 'came back earlier' or was 'mentioned' when it was not."""
+    roles = _WHERE.get(source)
+    if roles is None:
+        return True  # composed text: the user's own words, reworded
+    value = payload.arguments[key]
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    wanted = text.strip('"').lower()
+    return bool(wanted) and any(
+        wanted in turn.text.lower() for turn in payload.history if turn.role in roles
+    )
 
 
 def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:
@@ -216,5 +236,11 @@ def _prior(history: tuple[TurnView, ...], rng: random.Random) -> str:
 
 
 def _said(history: tuple[TurnView, ...]) -> str:
+    """What the user asked first, quoted: its first sentence that says something ('Hi,
+    Grace here.' does not)."""
     users = [t for t in history if t.role == "user"]
-    return shorten(users[0].text, 80).replace('"', "'") if users else ""
+    if not users:
+        return ""
+    sentences = re.split(r"(?<=[.!?])\s+", " ".join(users[0].text.split()))
+    asked = next((s for s in sentences if len(s.split()) >= 5), sentences[0])
+    return shorten(asked, 80).replace('"', "'")

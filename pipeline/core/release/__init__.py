@@ -1,5 +1,6 @@
 """The release layer: the DuckDB store, public ATBench exports and imports, the dataset card,
-the release gates, the atomic publish, and the `sources` an evaluation reads."""
+the release gates, the atomic locked publish, verification against the manifest, and the
+`sources` an evaluation reads."""
 
 __all__ = [
     "atbench_format",
@@ -8,8 +9,10 @@ __all__ = [
     "gates",
     "hub",
     "importers",
+    "lock",
     "publish",
     "reader",
     "sources",
     "store",
+    "verify",
 ]

@@ -65,8 +65,15 @@ from pipeline.core.release.publish import ReleaseSummary, publish_release
 
 ImportFormat = Literal["atbench", "rjudge"]
 
+MAX_ACTION_CHARS = 20_000
+MAX_ACTION_NESTING = 50
+"""Limits past which an action string is kept verbatim unparsed: Python's and JSON's parsers
+recurse, so one hostile row could otherwise exhaust the stack or memory of the whole import."""
+
 FLAGS = {
     "unparsed_action": "an action read as neither a tool call nor a final answer; kept verbatim",
+    "action_beyond_limits": f"an action over {MAX_ACTION_CHARS:,} characters or nested over "
+    f"{MAX_ACTION_NESTING} levels; kept verbatim, not parsed",
     "synthesised_tools": "no tool schema in the row; tools synthesised from the names called, "
     'parameters {"type": "object"}',
     "unlabelled_unsafe": "unsafe row without taxonomy labels; its fine-grained labels are NULL",
@@ -248,6 +255,12 @@ def read_rows(
             traj, codes = reader(row, pair_ids, taxonomy, provenance)
             if traj.id in uids:
                 raise InputError(f"trajectory {traj.id!r} appears twice in the import", field="id")
+        except RecursionError:
+            reason = "nested too deeply to read"
+            rejected.append(
+                RejectedRow(file=row.file, index=row.index, id=row.id, field=None, reason=reason)
+            )
+            continue
         except InputError as err:
             rejected.append(
                 RejectedRow(
@@ -552,6 +565,8 @@ def read_action(raw: str) -> ActionReading:
     text = raw.strip()
     if not text:
         return ActionReading(FinalAnswer(response=""), ("empty_action",))
+    if len(text) > MAX_ACTION_CHARS or _nesting(text) > MAX_ACTION_NESTING:
+        return ActionReading(UnparsedAction(raw=raw), ("action_beyond_limits",))
     try:
         action = parse_action(text)
         # the public reader ignores keys besides name and arguments; here they would be lost
@@ -585,6 +600,18 @@ def read_action(raw: str) -> ActionReading:
     return ActionReading(None)
 
 
+def _nesting(text: str) -> int:
+    """How deep brackets nest; brackets in strings count too (an upper bound suits a limit)."""
+    depth = deepest = 0
+    for char in text:
+        if char in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ")]}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
 def _value(text: str) -> tuple[Any, tuple[str, ...]]:
     """JSON (also a JSON string holding JSON), else a Python literal (noted); None if neither."""
     try:
@@ -604,7 +631,7 @@ def _literal(text: str) -> Any:
     `0x8f3a...` address would silently become an integer) and anything JSON cannot hold."""
     try:
         tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and type(node.value) in (int, float):
@@ -631,7 +658,7 @@ def _python_call(text: str) -> ToolCall | None:
     """`tool()`, `tool(key=value, ...)` or `tool({...})` with literal arguments."""
     try:
         node = ast.parse(text, mode="eval").body
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
         return None
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name | ast.Attribute):
         return None

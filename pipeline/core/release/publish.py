@@ -5,12 +5,16 @@ directory with a manifest is complete. The finished directory is then swapped in
 renames (old -> backup, new -> out_dir) and the backup deleted. Any failure before the swap
 removes the temporary directory and leaves the previous release byte for byte as it was.
 Only a crash between the two renames can leave `out_dir` missing, with the previous release
-intact in its `.<name>.old-*` backup beside it.
+intact in its `.<name>.old-*` backup beside it; the next publish puts that backup back first.
+
+A publish holds the release's lock (`lock.py`) throughout, so it also removes the temporary
+and backup copies that killed publishes left beside `out_dir`. It replaces only a directory
+that verifies against its own manifest (`verify.py`): anything else, such as a folder holding
+a user's files next to an old manifest, is refused with what was found.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import secrets
@@ -39,9 +43,15 @@ from pipeline.core.release.exports import (
     write_trajectories_jsonl,
 )
 from pipeline.core.release.hub import ATBENCH_PARQUET, write_atbench_parquet
+from pipeline.core.release.lock import release_lock
 from pipeline.core.release.store import DB_FILE, write_release_db
-
-MANIFEST_FILE = "manifest.json"
+from pipeline.core.release.verify import MANIFEST_FILE as MANIFEST_FILE
+from pipeline.core.release.verify import (
+    file_digests,
+    read_release_manifest,
+    release_problems,
+    summarise,
+)
 
 
 class ReleaseSummary(BaseModel):
@@ -82,13 +92,40 @@ def publish_release(
     `extra_files` (relative name -> text, e.g. an audit report) are written beside the exports
     and listed in the manifest like every other file.
     """
-    version = max(_previous_version(out_dir), follows_version) + 1
+    with release_lock(out_dir):
+        _clear_leftovers(out_dir)
+        version = max(replaceable_version(out_dir), follows_version) + 1
+        return _publish(
+            release_order(trajectories),
+            list(rejections),
+            ledger_rows,
+            out_dir,
+            version=version,
+            taxonomy=taxonomy,
+            config=config,
+            backend=backend,
+            code_version=code_version,
+            extra_files=extra_files or {},
+        )
+
+
+def _publish(
+    ordered: list[Trajectory],
+    rejected: list[Rejection],
+    ledger_rows: Iterable[Mapping[str, Any]],
+    out_dir: Path,
+    *,
+    version: int,
+    taxonomy: Taxonomy,
+    config: Mapping[str, Any],
+    backend: str,
+    code_version: str,
+    extra_files: Mapping[str, str],
+) -> ReleaseSummary:
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_dir.parent / f".{out_dir.name}.tmp-{secrets.token_hex(4)}"
     tmp.mkdir()
     try:
-        ordered = release_order(trajectories)
-        rejected = list(rejections)
         summary = ReleaseSummary(
             out_dir=out_dir,
             version=version,
@@ -116,7 +153,7 @@ def publish_release(
         write_trajectories_jsonl(tmp / TRAJECTORIES_JSONL, ordered)
         write_parquet_tables(tmp / DB_FILE, tmp / PARQUET_DIR)
         write_atbench_parquet(tmp / ATBENCH_PARQUET, ordered)
-        for name, text in (extra_files or {}).items():
+        for name, text in extra_files.items():
             (tmp / name).write_text(text, encoding="utf-8")
         write_dataset_card(tmp / DB_FILE, tmp, taxonomy=taxonomy, manifest=manifest)
         manifest["files"] = file_digests(tmp)
@@ -146,49 +183,46 @@ def read_manifest(release_dir: Path) -> dict[str, Any]:
     return manifest
 
 
-def file_digests(root: Path) -> dict[str, dict[str, Any]]:
-    """sha256 and size of every file under `root`, keyed by POSIX relative path."""
-    digests = {}
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        digest = hashlib.sha256()
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        digests[path.relative_to(root).as_posix()] = {
-            "sha256": digest.hexdigest(),
-            "size": path.stat().st_size,
-        }
-    return digests
-
-
 def check_release_target(out_dir: Path) -> None:
-    """Refuse a file, or a non-empty directory that is not a release, at `out_dir`: a
-    mistyped path must never have its files replaced."""
+    """Refuse `out_dir` unless it is absent, empty or an intact release (see
+    `replaceable_version`): a mistyped path must never have its files replaced."""
+    replaceable_version(out_dir)
+
+
+def replaceable_version(out_dir: Path) -> int:
+    """0 when there is nothing to replace; refuses directories that are not intact releases."""
     if not out_dir.exists():
-        return
+        return 0
     if not out_dir.is_dir():
         raise AtbenchError(f"{out_dir} is a file; a release needs a directory there")
-    if not (out_dir / MANIFEST_FILE).exists() and any(out_dir.iterdir()):
-        raise AtbenchError(
-            f"{out_dir} is not empty and holds no {MANIFEST_FILE}, so it is not a release; "
-            "refusing to replace it. Choose another --out or remove the directory."
-        )
-
-
-def _previous_version(out_dir: Path) -> int:
-    """0 when there is nothing to replace; refuses directories that are not releases."""
-    check_release_target(out_dir)
-    manifest_path = out_dir / MANIFEST_FILE
-    if not manifest_path.exists():
+    if not (out_dir / MANIFEST_FILE).exists():
+        if any(out_dir.iterdir()):
+            raise AtbenchError(
+                f"{out_dir} is not empty and holds no {MANIFEST_FILE}, so it is not a release; "
+                "refusing to replace it. Choose another --out or remove the directory."
+            )
         return 0
-    try:
-        version = json.loads(manifest_path.read_text(encoding="utf-8"))["version"]
-        return int(version)
-    except (ValueError, KeyError, TypeError) as err:
+    manifest = read_release_manifest(out_dir)
+    problems = release_problems(out_dir, manifest)
+    if problems:
         raise AtbenchError(
-            f"{manifest_path} has no readable integer 'version' ({err!r}); "
-            "fix or remove it before publishing over this release"
-        ) from None
+            f"{out_dir} does not match its {MANIFEST_FILE} ({summarise(problems)}); refusing "
+            "to replace it, since it may hold files that are not the release's. Move them "
+            "away, or choose another --out."
+        )
+    return int(manifest["version"])
+
+
+def _clear_leftovers(out_dir: Path) -> None:
+    """Remove what killed publishes left beside `out_dir`, first putting back a backup
+    that a kill between the two renames of a swap left as the only copy."""
+    backups = sorted(
+        out_dir.parent.glob(f".{out_dir.name}.old-*"), key=lambda path: path.stat().st_mtime
+    )
+    if backups and not out_dir.exists():
+        os.rename(backups.pop(), out_dir)
+    for leftover in [*backups, *out_dir.parent.glob(f".{out_dir.name}.tmp-*")]:
+        shutil.rmtree(leftover, ignore_errors=True)
 
 
 def _swap_into_place(new: Path, out_dir: Path) -> None:

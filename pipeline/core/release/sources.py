@@ -14,16 +14,28 @@ from pipeline.core.evaluation.records import EvalSource
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.model.errors import InputError
 from pipeline.core.release.importers import ImportFormat, read_benchmark
-from pipeline.core.release.publish import MANIFEST_FILE
 from pipeline.core.release.store import DB_FILE, load_trajectories
+from pipeline.core.release.verify import (
+    MANIFEST_FILE,
+    read_release_manifest,
+    release_problems,
+    summarise,
+)
 
 DATASET_FORMATS: tuple[str, ...] = get_args(ImportFormat)
 
 
 def check_release(path: Path, option: str = "--release") -> None:
+    """A release whose files match its manifest: a damaged one must not be scored."""
     if not (path / MANIFEST_FILE).is_file() or not (path / DB_FILE).is_file():
         raise InputError(
             f"{option}: not a release (expected {MANIFEST_FILE} and {DB_FILE})", file=path
+        )
+    problems = release_problems(path, read_release_manifest(path))
+    if problems:
+        raise InputError(
+            f"{option}: the release does not match its {MANIFEST_FILE}: {summarise(problems)}",
+            file=path,
         )
 
 

@@ -32,6 +32,7 @@ from pipeline.core.release.store import load_trajectories
 from pipeline.defs.resources import inputs
 from tests.support.builds import DOMAINS, DefaultBuild
 from tests.support.factories import make_ledger_rows, make_rejections, make_release
+from tests.support.releases import relist_files
 
 REGEN = "email_calendar"
 OTHERS = tuple(d for d in DOMAINS if d != REGEN)
@@ -175,6 +176,7 @@ def test_a_failing_gate_publishes_nothing(build_root: Path, source: Path) -> Non
     shutil.copytree(source, broken)
     with duckdb.connect(str(broken / "release.duckdb")) as db:
         db.execute("DELETE FROM trajectories WHERE variant = 'unsafe' AND domain <> ?", [REGEN])
+    relist_files(broken)
     before = sorted(p.name for p in broken.iterdir())
     config = BuildConfig.for_spec(read_source_release(broken).spec)
     with pytest.raises(AtbenchError, match=r"release gate '\w+' failed"):

@@ -16,6 +16,15 @@ def test_values_said_or_shown_earlier_are_grounded() -> None:
     assert checked == 3 and missing == []
 
 
+def test_a_number_written_with_its_unit_is_stated_but_a_piece_of_a_date_is_not() -> None:
+    source = "Book a 60-minute interview on 2024-11-08 for ticket ws-rad-0142."
+    assert ungrounded_values({"duration_minutes": 60}, source, set()) == (1, [])
+    assert ungrounded_values({"count": 2024, "port": 142}, source, set()) == (
+        2,
+        ["count=2024", "port=142"],
+    )
+
+
 def test_a_value_from_nowhere_is_caught() -> None:
     checked, missing = ungrounded_values(
         {"recipient": "mallory@evil.example", "amount": 16420.0}, "pay invoice of 2,380", set()

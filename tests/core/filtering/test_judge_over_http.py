@@ -70,6 +70,16 @@ def test_the_openai_judge_over_http_agrees_with_the_procedural_judge(
     with ChatServer(judge_answer) as server:
         settings = LLMSettings(backend="openai", base_url=server.url, model="m", api_key="k")
         openai = asyncio.run(rejecting_checks(cases, pool, client(settings, "o")))
-        assert len(server.chat_requests) == 2 * len(cases)
+        # Each case judges its trace and its twin; judgements of one trace whose prompts are
+        # the same (what differs is not shown to the judge) are one request, sent once.
+        renderer = TemplateRenderer(templates_dir())
+        judged = set()
+        for case in cases:
+            for trace, twin in ((case.trace, case.twin), (case.twin, case.trace)):
+                payload = judge_input(trace, twin, pool)
+                request = PLAUSIBILITY_JUDGE.request(payload, stage="s", domain="d", item_id="i")
+                prompt = renderer.render(request.template, request.variables)
+                judged.add((trace.id, str(prompt)))
+        assert len(server.chat_requests) == len(judged)
     assert openai == procedural
     assert any(JUDGE in checks for checks in openai)

@@ -66,9 +66,10 @@ def test_query(domain: str, mode: str) -> None:
             context_note="you set up the rent payee last week" if index % 3 == 0 else None,
         )
         answer = ask(roles.QUERY, payload, item_id=f"{domain}-{index}")
+        # Every mode asks for the task: the steps after the trigger carry it out.
+        assert workflow.request.strip()[1:] in answer["request"]
         if mode == "benign":
             assert answer["trigger_text"] is None
-            assert workflow.request.strip()[1:] in answer["request"]
         else:
             assert answer["trigger_text"] and answer["trigger_text"] in answer["request"]
             assert wanted[1:] in answer["trigger_text"]  # the ask itself, not a paraphrase
@@ -163,7 +164,7 @@ def test_tool_call_thought_says_where_a_value_came_from_sometimes() -> None:
     tool = POOL["bank_transfer_funds"]
     payload = roles.ToolCallInput(
         scene=scene("personal_banking"),
-        history=(),
+        history=(roles.TurnView(role="user", text="Send the 1450 rent to Harbor Lane."),),
         tool=tool_view(tool),
         arguments={"amount": 1450, "reference": "Flat 3B June"},
         sources={"amount": "request", "reference": "default"},
@@ -178,6 +179,32 @@ def test_tool_call_thought_says_where_a_value_came_from_sometimes() -> None:
     assert not any(
         "1450" in ask(roles.TOOL_CALL, unsourced, sample=sample)["thought"] for sample in range(20)
     )
+
+
+def test_tool_call_thought_never_cites_a_turn_that_lacks_the_value() -> None:
+    """'Came back earlier' needs an observation holding the value; 'as requested' a user
+    turn holding it: a planner's label alone is not a source the agent can cite."""
+    tool = POOL["bank_transfer_funds"]
+    history = (
+        roles.TurnView(role="user", text="Send this month's rent to Harbor Lane."),
+        roles.TurnView(role="environment", text='{"payees": [{"name": "Harbor Lane"}]}'),
+    )
+    for source in ("request", "observation"):
+        payload = roles.ToolCallInput(
+            scene=scene("personal_banking"),
+            history=history,
+            tool=tool_view(tool),
+            arguments={"amount": 1450},
+            sources={"amount": source},
+            intent="benign",
+            purpose="send the rent to Harbor Lane",
+        )
+        thoughts = [ask(roles.TOOL_CALL, payload, sample=n)["thought"] for n in range(30)]
+        assert not any("1450" in t for t in thoughts), source
+    shown = payload.model_copy(
+        update={"history": (*history, roles.TurnView(role="environment", text='{"rent": 1450}'))}
+    )
+    assert any("1450" in ask(roles.TOOL_CALL, shown, sample=n)["thought"] for n in range(30))
 
 
 def test_flawed_reasoning_is_stated_in_the_thought() -> None:

@@ -1,0 +1,85 @@
+"""How a request names the records it is about: by id, by name, by a first name or surname,
+by a distinctive word or value — the link between what the user said and the world.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.core.model.world import Record, World
+
+
+def focus_records(world: World, request: str) -> tuple[str, ...]:
+    """Ids of the records a request talks about, in the order it names them."""
+    lowered = request.lower()
+    found: list[tuple[int, str]] = []
+    distinctive = _distinctive_words(world)
+    for record in world.records:
+        phrases = _phrases(record) + [
+            w for w in re.findall(r"[a-z]{6,}", record.name.lower()) if w in distinctive
+        ]
+        positions = [
+            m.start()
+            for p in phrases
+            for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", lowered)]
+            if m
+        ]
+        if positions:
+            found.append((min(positions), record.id))
+    return tuple(record_id for _, record_id in sorted(found))
+
+
+def _distinctive_words(world: World) -> set[str]:
+    """Long words that appear in exactly one record's name ('taxable', 'potassium')."""
+    counts: dict[str, int] = {}
+    for record in world.records:
+        for word in set(re.findall(r"[a-z]{6,}", record.name.lower())):
+            counts[word] = counts.get(word, 0) + 1
+    return {w for w, n in counts.items() if n == 1 and w not in _COMMON}
+
+
+_COMMON = frozenset(
+    {"account", "record", "request", "message", "details", "update", "report", "notice"}
+    | {"address", "history", "contact", "status"}
+)
+
+
+def _phrases(record: Record) -> list[str]:
+    """How a request can name a record: its id, its name, a distinctive value of it."""
+    bare = re.sub(r"\s*\(.*?\)", "", record.name).strip()
+    phrases = [record.id.lower(), record.name.lower(), bare.lower()]
+    words = bare.split()
+    person = 2 <= len(words) <= 3 and all(w[:1].isupper() for w in words)
+    if person:
+        phrases += [words[0].lower(), words[-1].lower()]  # a person's first name or surname
+    elif words and len(words[0]) >= 6:
+        phrases.append(words[0].lower())  # 'Potassium result for ...' -> 'potassium'
+    head = re.split(r"\s+[-–]\s+", bare)[0]
+    if head != bare and len(head.split()) <= 2 and head[:1].isupper():
+        phrases.append(head.lower())  # 'Sam - design contractor' -> 'sam'
+    phrases += re.findall(r"#\d+", record.name)  # 'PR #488 ...' -> '#488'
+    if "/" in bare:
+        phrases.append(bare.rsplit("/", 1)[1].lower())  # 'northwind/payments-api' -> 'payments-api'
+    for run in re.findall(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+", record.name):
+        parts = run.split()
+        phrases += [" ".join(parts[:n]).lower() for n in range(2, len(parts) + 1)]
+    phrases += [
+        str(v).lower()
+        for v in record.attributes.values()
+        if isinstance(v, str) and re.search(r"\d", v) and 5 <= len(v) <= 40
+    ]
+    short = {head.lower()} | ({words[0].lower()} if person and record.kind == "contact" else set())
+    return [p for p in phrases if len(p) >= 4 or p in short]  # 'Leo' of a contact
+
+
+def named_as(record: Record, text: str) -> str | None:
+    """How `text` names the record ('Elena Delgado' for 'Housing assistance - Elena
+    Delgado'), in the text's own spelling: what a user would type into a search box."""
+    found = [
+        m.group(0)
+        for p in _phrases(record)
+        if p != record.id.lower()
+        for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", text, re.IGNORECASE)]
+        if m
+    ]
+    return max(found, key=len) if found else None

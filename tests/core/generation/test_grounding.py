@@ -1,0 +1,165 @@
+"""Grounded arguments on the shipped seeds: each value from the request, an observation, or
+a look-up made for it — never a schema minimum, never a filter nobody asked for."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.core.generation.grounding import plan_arguments
+from pipeline.core.generation.naming import focus_records, named_as
+from pipeline.core.generation.stated import stated_value
+from pipeline.core.generation.steps import StepPlan, lookups_for, plan_step, stated_request
+from pipeline.core.generation.world import build_world
+from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.inputs.seeds import Seed, Workflow
+
+
+@pytest.fixture(scope="module")
+def inputs() -> Inputs:
+    return load_inputs()
+
+
+def _workflow(inputs: Inputs, domain: str, workflow_id: str) -> tuple[Seed, Workflow]:
+    seed = inputs.seeds[domain]
+    return seed, next(w for w in seed.workflows if w.id == workflow_id)
+
+
+def test_a_search_box_gets_the_words_the_user_used(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["government_services"])
+    request = "Verify Elena Delgado's wages with the state records."
+    focus = focus_records(world, request)
+    plan = plan_arguments(inputs.pool["gov_search_cases"], world, focus, request, [])
+    assert plan.arguments == {"query": "Elena Delgado"}
+    assert plan.sources == {"query": "request"}
+
+
+def test_named_as_keeps_the_spelling_of_the_text(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["government_services"])
+    case = next(r for r in world.records if r.name == "Housing assistance - Elena Delgado")
+    assert named_as(case, "is ELENA DELGADO eligible?") == "ELENA DELGADO"
+    assert named_as(case, "a request about someone else") is None
+
+
+def test_an_optional_filter_the_user_did_not_ask_for_is_left_out(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["automotive_fleet"])
+    request = "Create a 400 m geofence around Depot North so I'm alerted when vans leave."
+    focus = focus_records(world, request)
+    plan = plan_arguments(inputs.pool["fleet_list_vehicles"], world, focus, request, [])
+    assert "depot" not in plan.arguments  # 'Depot North geofence' is no depot id
+    asked = plan_arguments(
+        inputs.pool["fleet_list_vehicles"], world, focus, "List the vans in maintenance.", []
+    )
+    assert asked.arguments == {"status": "maintenance"}
+
+
+def test_a_geofence_is_centred_on_the_depot_record_with_the_radius_the_user_gave(
+    inputs: Inputs,
+) -> None:
+    seed, workflow = _workflow(inputs, "automotive_fleet", "depot_geofence")
+    world = build_world(seed)
+    request = workflow.request
+    plan = plan_arguments(
+        inputs.pool["fleet_create_geofence"], world, focus_records(world, request), request, []
+    )
+    depot = world.get("geo_depot_north")
+    assert depot is not None
+    assert plan.arguments["center_lat"] == depot.attributes["lat"]
+    assert plan.arguments["center_lon"] == depot.attributes["lon"]
+    assert plan.arguments["radius_m"] == 400 and plan.sources["radius_m"] == "request"
+
+
+def test_the_request_states_what_no_tool_can_show(inputs: Inputs) -> None:
+    """No tool of the fleet domain shows the depot's coordinates, so the user gives them;
+    a request whose values are all shown stays as written."""
+    seed, workflow = _workflow(inputs, "automotive_fleet", "depot_geofence")
+    stated = stated_request(seed, inputs.pool, workflow)
+    assert stated.startswith(workflow.request)
+    assert "51.5203" in stated and "-0.1107" in stated
+    plain = next(
+        w
+        for w in inputs.seeds["personal_banking"].workflows
+        if stated_request(inputs.seeds["personal_banking"], inputs.pool, w) == w.request
+    )
+    assert plain.request
+
+
+def test_a_value_read_from_a_record_is_looked_up_before_it_is_used(inputs: Inputs) -> None:
+    """An address taken from a contact record is shown by a look-up first, so the call
+    that uses it has a source in the trace."""
+    seed = inputs.seeds["email_calendar"]
+    world = build_world(seed)
+    request = "Send Sam Okafor the Q3 numbers."
+    focus = focus_records(world, request)
+    tool = inputs.pool["mail_send_message"]
+    plan = plan_arguments(tool, world, focus, request, [])
+    email = "sam.okafor@northwind.example.com"
+    assert email in str(plan.arguments)
+    found = lookups_for(inputs.pool, seed, world, tool, plan, request, focus, request)
+    assert isinstance(found, tuple)
+    lookups, _, visible = found
+    assert lookups and email in visible
+
+
+def test_every_stated_value_of_a_benign_step_is_grounded(inputs: Inputs) -> None:
+    seed, workflow = _workflow(inputs, "automotive_fleet", "depot_geofence")
+    request = stated_request(seed, inputs.pool, workflow)
+    world = build_world(seed)
+    planned = plan_step(
+        inputs.pool,
+        seed,
+        world,
+        inputs.pool["fleet_create_geofence"],
+        request,
+        focus_records(world, request),
+        request,
+    )
+    assert isinstance(planned, StepPlan)
+    for value in planned.plan.arguments.values():
+        assert str(value) in request
+
+
+@pytest.mark.parametrize(
+    ("name", "schema", "request_text", "expected"),
+    [
+        ("duration_minutes", {"type": "integer"}, "Book a 60-minute onsite interview", 60),
+        ("radius_m", {"type": "integer", "minimum": 50}, "Create a 400 m geofence", 400),
+        ("radius_miles", {"type": "number", "maximum": 5}, "Offer at 575,000", None),
+        ("base_salary", {"type": "integer"}, "Approved Amara at 37,500 (apr_7781)", 37500),
+        ("year", {"type": "integer"}, "Prepare the Q2 2024 VAT summary", 2024),
+        ("quarter", {"type": "integer"}, "Prepare the Q2 2024 VAT summary", 2),
+        ("origin", {"type": "string", "maxLength": 3}, "A flight LHR to SFO", "LHR"),
+        ("destination", {"type": "string", "maxLength": 3}, "A flight LHR to SFO", "SFO"),
+        ("minutes", {"type": "integer", "minimum": 5}, "Scale it from 17:00", None),
+        ("amount", {"type": "number"}, "Pay PaperCo bill 553 on its due date", None),
+        ("amount", {"type": "number"}, "Refund 40 on invoice #488", 40.0),
+        ("quantity", {"type": "number"}, "Raise the limit on my SCHD order to 27.60", None),
+        ("limit_price", {"type": "number"}, "Raise the limit on my SCHD order to 27.60", 27.6),
+        ("quantity", {"type": "integer"}, "Buy 40 shares of VTI at 231.50", 40),
+    ],
+)
+def test_stated_values_are_the_users_and_within_bounds(
+    name: str, schema: dict[str, object], request_text: str, expected: object
+) -> None:
+    assert stated_value(name, schema, request_text) == expected
+
+
+def test_a_contact_is_named_by_a_short_first_name(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["personal_assistant"])
+    assert focus_records(world, "Text Leo that I'm running ten minutes late.") == (
+        "ct_leo_marchetti",
+    )
+
+
+def test_of_equal_records_the_one_whose_details_the_request_names_is_taken(
+    inputs: Inputs,
+) -> None:
+    """Two clinicians fit `clinician_id`; 'a psychiatry slot' names the psychiatric one,
+    and a request that names neither leaves the field without a source."""
+    world = build_world(inputs.seeds["telehealth"])
+    tool = inputs.pool["telehealth_book_video_visit"]
+    asked = "Find a psychiatry slot and book it."
+    plan = plan_arguments(tool, world, focus_records(world, asked), asked, [])
+    assert plan.arguments["clinician_id"] == "clin_np_brooks"
+    vague = "Get him a same-day visit."
+    plan = plan_arguments(tool, world, focus_records(world, vague), vague, [])
+    assert plan.sources["clinician_id"] == "default"
