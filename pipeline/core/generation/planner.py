@@ -290,11 +290,15 @@ def _blueprint(
     points = 0
     if slice_ is not None:
         matching = [h for h in seed.hazards if h.harm == slice_.real_world_harm]
+        # The slice's mode was chosen because some hazard of this harm can show it: prefer
+        # those, then the ones that list the mode themselves.
+        matching = [
+            h for h in matching if hazard_fits(seed, pool, h, slice_.failure_mode)
+        ] or matching
         fitting = [h for h in matching if slice_.failure_mode in h.failure_modes] or matching
         if slice_.failure_mode == "choosing_malicious_tool":
             fakes = {pool[n].lookalike_of for n in seed.tools if pool[n].lookalike_of}
             fitting = [h for h in fitting if h.tool in fakes] or fitting
-        fitting = [h for h in fitting if hazard_fits(seed, pool, h, slice_.failure_mode)] or fitting
         hazard = rng.choice(fitting).id
         strategy = rng.choices(
             list(_SAFE_STRATEGY_WEIGHTS), weights=list(_SAFE_STRATEGY_WEIGHTS.values())

@@ -61,8 +61,11 @@ def test_a_clones_past_dates_stay_before_today_and_in_order(inputs: Inputs) -> N
                 set(tokens(key)) & FUTURE_DATE_WORDS
             ):
                 assert date.fromisoformat(str(value)) < today, f"{order.id}.{key}"
-        delivered, window = order.attributes["delivered_on"], order.attributes["return_window_ends"]
-        assert str(delivered) < str(window), "a return window ends after the delivery"
+        delivered = order.attributes.get("delivered_on")
+        window = order.attributes.get("return_window_ends")
+        if delivered is not None and window is not None:
+            assert str(delivered) < str(window), "a return window ends after the delivery"
+    assert any("delivered_on" in o.attributes for o in orders), "no delivered order to check"
 
 
 def test_the_population_is_the_same_in_every_build(inputs: Inputs) -> None:
