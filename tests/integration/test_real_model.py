@@ -286,13 +286,6 @@ def test_the_release_is_published_or_refused_naming_the_gate(build: Build) -> No
         assert json.loads(build.manifest)["backend"] == "openai"
 
 
-@pytest.mark.xfail(
-    reason="not yet confirmed against the real model: the single-flight cache and the "
-    "empty-work-folder rerun landed (issue 17; tests/core/build/test_rerun_from_cache.py "
-    "proves it against the stand-in server), but this tier was not run on the loaded "
-    "development machine",
-    strict=False,
-)
 def test_a_rerun_takes_every_answer_from_the_cache(build: Build) -> None:
     answered = {(e.role, e.item_id) for e in build.first if e.status == "ok"}
     cached = {(e.role, e.item_id) for e in build.rerun if e.cached}
