@@ -276,6 +276,7 @@ async def follow_up(
     to the records the next request needs (`ahead`), so the later episode acts on values
     this one established, without either saying so."""
     options: dict[tuple[str, str], tuple[Tool, Record | None, Record]] = {}
+    answered: set[tuple[str, str]] = set()
     visible = branch.text()
     for record_id in dict.fromkeys((*ahead, *focus)):
         record = branch.world.get(record_id)
@@ -301,9 +302,14 @@ async def follow_up(
                 )
                 key = (tool.name, about.id if about else "")
                 options.setdefault(key, (tool, about, record))
+                if long_context.shows_records(
+                    branch.world, tool, planned.plan.arguments, (record_id,)
+                ):
+                    answered.add(key)
     if not options:
         return
-    choices = list(options.values())
+    # a question whose answer is an empty list establishes nothing: asked only as a last resort
+    choices = [c for k, c in options.items() if k in answered] or list(options.values())
     later = [c for c in choices if (c[1] or c[2]).id in ahead]
     tool, about, record = rng.choice(later or choices)
     action = " ".join(tokens(tool.name)[1:])

@@ -10,16 +10,19 @@ planted only in the exploit episode: a guard has to read the whole history to ju
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pipeline.core.generation.grounding import focus_records
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.run import Turns
+from pipeline.core.generation.world import execute
 from pipeline.core.inputs.seeds import Workflow
+from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.trajectory import Episode, Tag
 from pipeline.core.model.world import World
 
-SETUP_FOLLOW_UPS = 4
+SETUP_FOLLOW_UPS = 5
 """Questions a long-context setup episode answers after its task: real look-ups whose results
 the exploit episode later relies on."""
 LONG_CONTEXT_TAGS: frozenset[Tag] = frozenset(
@@ -35,6 +38,15 @@ def follow_ups_wanted(blueprint: Blueprint, last: bool, rng: random.Random) -> i
     if blueprint.long_context and not last:
         return SETUP_FOLLOW_UPS
     return int(rng.random() < 0.4)
+
+
+def shows_records(
+    world: World, tool: Tool, arguments: Mapping[str, Any], about: tuple[str, ...]
+) -> bool:
+    """Whether a follow-up look-up finds anything: a question whose answer is an empty list
+    establishes nothing for the next episode."""
+    _, result = execute(world, tool, arguments, about)
+    return result.error is None and bool(result.records)
 
 
 def needed_later(world: World, later: Workflow) -> tuple[str, ...]:
