@@ -41,12 +41,12 @@ def writes(field: str) -> bool:
 
 def text_for(field: str, record: Record, world: World, tool: str) -> str:
     """The text of `field` of `record`, as the record's own system holds it."""
-    rng = seeded_rng("prose", record.id, field)
-    writer = _Writer(record, world, rng)
     genre = _genre(field, record, tool)
+    rng = seeded_rng("prose", record.id, genre)  # a snippet opens the same text as the body
+    writer = _Writer(record, world, rng)
     full = _GENRES[genre](writer)
     if tokens(field)[-1] in SHORT_FIELDS:
-        return _opening(full, rng.randint(28, 48))
+        return _opening(full, 28 + len(record.id) % 21)
     return full + _references(writer, genre)
 
 
