@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 from random import Random
 
+from pipeline.core.generation import prose_phrases as phrases
 from pipeline.core.generation.semantics import is_free_text_field, related, tokens
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.world import Record, World
@@ -67,8 +68,10 @@ def _references(w: _Writer, genre: str) -> str:
 def _genre(field: str, record: Record, tool: str) -> str:
     words = set(tokens(field)) | set(tokens(tool)) | set(tokens(record.id))
     keys = set(record.attributes)
-    if words & {"log", "logs", "stdout", "output", "run", "build", "job", "trace", "event"}:
+    if words & {"log", "logs", "stdout", "output", "trace"}:
         return "log"
+    if words & {"event", "meeting", "evt"}:
+        return "agenda"
     if keys & {"mrn", "dob", "nhs_number", "allergy", "problems"} or words & {"clinical"}:
         return "clinical"
     if record.name.lower().startswith(("email:", "re:", "fwd:")) or keys & {"sender", "from"}:
@@ -131,7 +134,7 @@ class _Writer:
         return self.rng.sample(list(options), min(len(options), self.rng.randint(low, high)))
 
     def person(self) -> str:
-        return self.pick(self.people) if self.people else self.pick(_TEAMS)
+        return self.pick(self.people) if self.people else self.pick(phrases.TEAMS)
 
     def day(self, back: int) -> str:
         return (self.today - timedelta(days=back)).isoformat()
@@ -149,7 +152,10 @@ class _Writer:
             return f"The {action} date is {day.group(1)}."
         if isinstance(value, bool):
             return f"{label[:1].upper()}{label[1:]}: {'yes' if value else 'no'}."
-        sentence = self.pick((f"The {label} is {text}.", f"{label}: {text}.", f"{label} {text}."))
+        forms = [f"{label}: {text}.", f"{label} {text}."]
+        if not label.endswith("s"):
+            forms.append(f"The {label} is {text}.")  # not 'The checks is …'
+        sentence = self.pick(forms)
         return sentence[:1].upper() + sentence[1:]
 
     def fact_lines(self, low: int, high: int) -> list[str]:
@@ -174,13 +180,13 @@ class _Writer:
 
 def _email(w: _Writer) -> str:
     greeting = w.pick(("Hi,", "Hello,", "Good morning,", "Hi all,", "Dear colleague,"))
-    opening = w._slots(w.pick(_EMAIL_OPENINGS))
-    middle = w.fill(_EMAIL_MIDDLE, 4, 7)
+    opening = w._slots(w.pick(phrases.EMAIL_OPENINGS))
+    middle = w.fill(phrases.EMAIL_MIDDLE, 4, 7)
     details = w.fact_lines(1, 3)
     attached = w.record.attributes.get("attachment")
     if isinstance(attached, str) and _PLAIN.match(attached):
         details.insert(0, w.pick(_ATTACHED).format(attached))
-    asks = w.fill(_EMAIL_ASKS, 1, 2)
+    asks = w.fill(phrases.EMAIL_ASKS, 1, 2)
     closing = w.pick(("Best regards,", "Kind regards,", "Thanks,", "Many thanks,", "Cheers,"))
     paragraphs = [greeting, " ".join([opening, *middle[:2]]), " ".join(middle[2:] + details)]
     paragraphs += [" ".join(asks), f"{closing}\n{w.signer or w.person()}"]
@@ -191,25 +197,25 @@ def _clinical(w: _Writer) -> str:
     seen = w.day(w.rng.randint(2, 30))
     author = w.person()
     lines = [f"Consultation note, {seen}. Clinician: {author}."]
-    lines += w.fill(_CLINICAL_HISTORY, 3, 5)
+    lines += w.fill(phrases.CLINICAL_HISTORY, 3, 5)
     lines += w.fact_lines(2, 4)
-    lines += w.fill(_CLINICAL_PLAN, 3, 4)
+    lines += w.fill(phrases.CLINICAL_PLAN, 3, 4)
     return " ".join(lines)
 
 
 def _ticket(w: _Writer) -> str:
     reporter = w.person()
-    lines = [w._slots(w.pick(_TICKET_OPENINGS)), *w.fill(_TICKET_BODY, 4, 6)]
+    lines = [w._slots(w.pick(phrases.TICKET_OPENINGS)), *w.fill(phrases.TICKET_BODY, 4, 6)]
     lines += w.fact_lines(1, 3)
-    steps = w.fill(_TICKET_STEPS, 2, 3)
+    steps = w.fill(phrases.TICKET_STEPS, 2, 3)
     return f"Reported by {reporter}.\n\n" + " ".join(lines) + "\n\nSo far:\n- " + "\n- ".join(steps)
 
 
 def _change(w: _Writer) -> str:
     """A pull request's description, as its author writes one."""
-    summary = w._slots(w.pick(_CHANGE_SUMMARY))
-    changes = w.fill(_CHANGE_LINES, 2, 4)
-    testing = w.fill(_CHANGE_TESTING, 1, 2)
+    summary = w._slots(w.pick(phrases.CHANGE_SUMMARY))
+    changes = w.fill(phrases.CHANGE_LINES, 2, 4)
+    testing = w.fill(phrases.CHANGE_TESTING, 1, 2)
     return (
         f"## Summary\n{summary}\n\n## Changes\n- "
         + "\n- ".join(changes)
@@ -219,24 +225,36 @@ def _change(w: _Writer) -> str:
     )
 
 
+def _agenda(w: _Writer) -> str:
+    """An invite's description: what the meeting is for and what to bring."""
+    items = w.fill(phrases.AGENDA_ITEMS, 3, 5)
+    return (
+        w._slots(w.pick(phrases.AGENDA_OPENINGS))
+        + "\n\nAgenda:\n"
+        + "\n".join(f"{k}. {item}" for k, item in enumerate(items, start=1))
+        + "\n\n"
+        + " ".join(w.fact_lines(1, 2) + w.fill(phrases.AGENDA_NOTES, 1, 2))
+    )
+
+
 def _chat(w: _Writer) -> str:
-    return " ".join(w.fill(_CHAT, 2, 4) + w.fact_lines(0, 1))
+    return " ".join(w.fill(phrases.CHAT, 2, 4) + w.fact_lines(0, 1))
 
 
 def _notes(w: _Writer) -> str:
     entries = []
     for k in range(w.rng.randint(3, 5)):
         day = w.day(3 * (5 - k) + w.rng.randint(0, 2))
-        entries.append(f"{day} ({w.person()}): {w._slots(w.pick(_NOTES))}")
+        entries.append(f"{day} ({w.person()}): {w._slots(w.pick(phrases.NOTES))}")
     entries += [f"{w.day(1)}: " + " ".join(w.fact_lines(1, 2))] if w.facts else []
     return "\n".join(entries)
 
 
 def _document(w: _Writer) -> str:
-    sections = w.several(_SECTIONS, 3, 5)
-    parts = [w.record.name, "=" * len(w.record.name), w._slots(w.pick(_DOC_INTROS))]
+    sections = w.several(phrases.SECTIONS, 3, 5)
+    parts = [w.record.name, "=" * len(w.record.name), w._slots(w.pick(phrases.DOC_INTROS))]
     for index, title in enumerate(sections):
-        body = w.fill(_DOC_BODY, 2, 3)
+        body = w.fill(phrases.DOC_BODY, 2, 3)
         if index == 0:
             body += w.fact_lines(2, 4)
         parts += ["", title, " ".join(body)]
@@ -245,21 +263,21 @@ def _document(w: _Writer) -> str:
 
 def _log(w: _Writer) -> str:
     component = re.sub(r"[^a-z0-9]+", "-", w.record.id.lower()).strip("-")
-    messages = [w._slots(w.pick(_LOG_INFO)) for _ in range(w.rng.randint(6, 12))]
+    messages = [w._slots(w.pick(phrases.LOG_INFO)) for _ in range(w.rng.randint(6, 12))]
     for key, value in w.facts[:3]:
         messages.insert(w.rng.randint(0, len(messages)), f"{key}={value}")
     start, lines = w.rng.randint(6, 15) * 3600, []
     for k, message in enumerate(messages):
         second = start + 41 * k + w.rng.randint(0, 40)
-        level = "WARN" if message in _LOG_WARN else "INFO"
+        level = "WARN" if message in phrases.LOG_WARN else "INFO"
         stamp = f"{w.day(1)}T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}Z"
         lines.append(f"{stamp} {level:<5} {component} {message}")
     return "\n".join(lines)
 
 
 def _description(w: _Writer) -> str:
-    lines = [w._slots(w.pick(_DESCRIPTION_OPENINGS)), *w.fact_lines(3, 6)]
-    return " ".join(lines + w.fill(_DESCRIPTION_BODY, 3, 5))
+    lines = [w._slots(w.pick(phrases.DESCRIPTION_OPENINGS)), *w.fact_lines(3, 6)]
+    return " ".join(lines + w.fill(phrases.DESCRIPTION_BODY, 1, 2))
 
 
 def _opening(text: str, words: int) -> str:
@@ -273,6 +291,7 @@ _GENRES: dict[str, Callable[[_Writer], str]] = {
     "clinical": _clinical,
     "ticket": _ticket,
     "chat": _chat,
+    "agenda": _agenda,
     "change": _change,
     "notes": _notes,
     "document": _document,
@@ -282,145 +301,3 @@ _GENRES: dict[str, Callable[[_Writer], str]] = {
 _HEADER_KEYS = frozenset(["sender", "from", "to", "attachment", "attachment_id", "subject"])
 """Fields an e-mail shows in its header, not in its body."""
 _ATTACHED = ("I've attached {}.", "{} is attached.", "The file is attached ({}).")
-_TEAMS = ("Operations", "the service desk", "Accounts", "the records team", "Facilities")
-_EMAIL_OPENINGS = (
-    "I'm following up on {subject}.", "Quick update on {subject} before the end of the week.",
-    "As promised on {weekday}, here is where things stand with {subject}.",
-    "Sending this over so everyone has the same picture of {subject}.",
-    "Circling back on {subject}, since a few of you asked.",
-)  # fmt: skip
-_EMAIL_MIDDLE = (
-    "I went through it with {person} yesterday and we agreed on the main points.",
-    "Most of it is unchanged from the version we looked at last time.",
-    "The figures were pulled from the system on {day}, so they may have moved slightly since.",
-    "There are a couple of open questions, which I've listed at the end.",
-    "Nothing here needs a decision today, but it would help to have comments by {weekday}.",
-    "I've kept the format the same as before so it is easy to compare.",
-    "{person} has the background if you need more detail on any part of it.",
-    "The previous thread got long, so I'm starting a fresh one here.",
-    "For reference, the details as they stand now are below.",
-    "I've copied in the people who were on the original thread.",
-    "The short version is that nothing has changed in substance since we last spoke.",
-    "A couple of people asked for the background, so I've written it out in full this time.",
-    "If you already replied on the old thread, no need to do it again; I have your comments.",
-    "This is the version I'd like us to work from from now on.",
-    "I've checked the dates against the calendar and they line up.",
-)  # fmt: skip
-_EMAIL_ASKS = (
-    "Let me know if anything looks off.", "Happy to go through it on a call if that is easier.",
-    "Please reply to this thread rather than starting a new one.",
-    "Shout if you need anything else from me before then.",
-    "I'll be out on {weekday} afternoon, so {person} can pick up questions then.",
-)  # fmt: skip
-_CLINICAL_HISTORY = (
-    "Attended for a routine review; reports feeling much the same as at the last visit.",
-    "History taken from the patient, who was alert and gave a clear account.",
-    "No new symptoms reported since the previous appointment.",
-    "Current medication reviewed with the patient; adherence described as good.",
-    "Seen with a family member present, at the patient's request.",
-    "Records from the last three appointments reviewed before the consultation.",
-    "Patient asked to go through the results from the last visit, which were explained.",
-    "Identity confirmed with name and date of birth at the start of the appointment.",
-)  # fmt: skip
-_CLINICAL_PLAN = (
-    "Plan: continue current management and review in the usual interval.",
-    "Safety-netting advice given; to contact the practice if symptoms change.",
-    "Bloods to be repeated before the next review.",
-    "Patient agreed with the plan and had no further questions.",
-    "Letter to follow to the patient summarising today's discussion.",
-    "Coded and summarised in the problem list.",
-    "Next review booked with the usual clinician where possible.",
-    "Discussed lifestyle advice; written information given.",
-)  # fmt: skip
-_TICKET_OPENINGS = (
-    "Raised about {subject} after it was noticed on {day}.",
-    "This covers {subject}; the first report came in on {weekday}.",
-    "Opening this so {subject} is tracked in one place.",
-)  # fmt: skip
-_TICKET_BODY = (
-    "The behaviour has been seen more than once, not just a one-off.",
-    "{person} confirmed it on their side as well.",
-    "There is no workaround that fully avoids it yet.",
-    "Impact so far is limited, but it is holding up routine work.",
-    "Screenshots and the exact times are attached to the first comment.",
-    "It started around the same time as the last scheduled change.",
-    "The first report came in through the usual channel and was logged straight away.",
-    "It affects at least one other person on the same team.",
-    "The details in the record were checked and match what was reported.",
-    "Nobody has changed anything on the record since the report came in.",
-)  # fmt: skip
-_TICKET_STEPS = (
-    "checked the recent history for similar reports", "asked {person} for the exact times",
-    "confirmed the details below against the record", "waiting on a reply before the next step",
-    "reproduced it once on {day}",
-)  # fmt: skip
-_CHANGE_SUMMARY = (
-    "This change addresses {subject}.", "Follow-up to the discussion on {subject}.",
-    "{subject}: the smallest change that does it, so it is easy to review.",
-)  # fmt: skip
-_CHANGE_LINES = (
-    "move the shared setup into one helper", "add a test for the case that was missing",
-    "rename two variables so the intent is clearer", "update the docs to match",
-    "drop a workaround that is no longer needed", "tidy the error message shown to users",
-)  # fmt: skip
-_CHANGE_TESTING = (
-    "Ran the test suite locally.", "Checked by hand against a copy of the data.",
-    "CI should cover the rest.", "Reviewers: a second pair of eyes on the last file please.",
-)  # fmt: skip
-_CHAT = (
-    "Morning, quick one from me.", "Just got back from the site visit.",
-    "Running about twenty minutes behind today.", "Can you check this when you get a moment?",
-    "Spoke to {person} about it earlier.", "Sending the details below.",
-    "Will send the photos over once I'm back on wifi.", "Let me know if you need anything else.",
-)  # fmt: skip
-_NOTES = (
-    "Reviewed {subject} and updated the record.", "Called back; left a message with the details.",
-    "Discussed with {person}; agreed to revisit on {weekday}.", "Checked the history, no change.",
-    "Documents received and filed against the record.", "Follow-up booked for next week.",
-    "Spoke to {person}; they will send the paperwork over by {weekday}.",
-    "Updated the contact details after the call.",
-    "Checked the record against the last statement; figures agree.",
-)  # fmt: skip
-_SECTIONS = ("Purpose", "Background", "Details", "Scope", "Responsibilities", "Next steps")
-_DOC_INTROS = (
-    "This document sets out {subject} as it currently stands.",
-    "Working copy of {subject}, last revised on {day}.",
-    "Summary of {subject} for the people who work with it day to day.",
-)  # fmt: skip
-_DOC_BODY = (
-    "It is kept up to date by {person}, who should be told about any change.",
-    "Earlier versions are kept in the archive for reference.",
-    "The sections below follow the order used in the previous revision.",
-    "Where a point needs sign-off, the owner is named next to it.",
-    "Questions about any section can go to the owner listed at the top.",
-    "Terms used here have the meaning given in the glossary at the end.",
-    "Figures quoted are those recorded on {day}.",
-    "This version replaces the one circulated earlier in the quarter.",
-    "Comments on the draft were folded in where they did not conflict.",
-    "Anything marked as pending is still waiting on the owner named beside it.",
-    "The appendix lists the source of each figure.",
-    "Changes since the last revision are tracked in the history at the end.",
-    "Distribution is limited to the people named in the access list.",
-)  # fmt: skip
-_LOG_INFO = (
-    "request completed in 184 ms", "connection opened", "sync started",
-    "session started by {person}", "configuration reloaded", "poll cycle started",
-    "queue drained, 0 pending", "cache refreshed", "scheduled task finished",
-    "response slower than usual (1.9 s)", "retrying after timeout (attempt 2 of 3)",
-)  # fmt: skip
-_LOG_WARN = frozenset(
-    ["response slower than usual (1.9 s)", "retrying after timeout (attempt 2 of 3)"]
-)
-_DESCRIPTION_OPENINGS = (
-    "{subject} as recorded in the system.", "Record for {subject}.",
-    "Details held for {subject}.",
-)  # fmt: skip
-_DESCRIPTION_BODY = (
-    "Last reviewed by {person} on {day}.", "Entered by {person}.",
-    "Changes are logged in the history tab.", "Contact {person} with any questions about it.",
-    "It has been kept current since it was first set up in the system.",
-    "Related records are linked from the record itself.",
-    "Any change to the fields above is kept in the audit history.",
-    "Figures shown are the ones recorded at the last update.",
-    "The owning team is listed on the record.",
-)  # fmt: skip
