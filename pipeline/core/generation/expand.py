@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from pipeline.core.generation import long_context
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError, scene_of
 from pipeline.core.generation.feasibility import page_field
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
@@ -244,12 +245,9 @@ async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
         starts.append(tuple(episode_starts))
         last = e == len(blueprint.workflows) - 1
         rng = seeded_rng(blueprint.seed, "follow-up", e)
-        ahead = () if last else _needed_later(ctx, blueprint, branch.world, e + 1)
-        wanted = (
-            SETUP_FOLLOW_UPS if blueprint.long_context and not last else int(rng.random() < 0.4)
-        )
-        if last and blueprint.kind == "pair":
-            wanted = 0  # the twins part in this episode; they carry on from their own state
+        later = workflows_of(ctx, blueprint)[e + 1] if not last else None
+        ahead = long_context.needed_later(branch.world, later) if later is not None else ()
+        wanted = long_context.follow_ups_wanted(blueprint, last, rng)
         for k in range(wanted):
             await follow_up(branch, ctx, focus, f"e{e}/f{k}", rng, ahead=ahead)
         carried = tuple(dict.fromkeys((*focus, *ahead)))
@@ -262,19 +260,6 @@ async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
         html_step=html_step,
         step_starts=tuple(starts),
     )
-
-
-SETUP_FOLLOW_UPS = 4
-"""Questions a long-context setup episode answers after its task: real look-ups whose results
-the exploit episode later relies on."""
-
-
-def _needed_later(
-    ctx: BuildContext, blueprint: Blueprint, world: World, episode: int
-) -> tuple[str, ...]:
-    """The records a later episode's request is about: what the setup establishes for it."""
-    later = workflows_of(ctx, blueprint)[episode]
-    return tuple(r for r in focus_records(world, later.request) if world.get(r) is not None)
 
 
 async def follow_up(
@@ -291,6 +276,7 @@ async def follow_up(
     to the records the next request needs (`ahead`), so the later episode acts on values
     this one established, without either saying so."""
     options: dict[tuple[str, str], tuple[Tool, Record | None, Record]] = {}
+    answered: set[tuple[str, str]] = set()
     visible = branch.text()
     for record_id in dict.fromkeys((*ahead, *focus)):
         record = branch.world.get(record_id)
@@ -316,9 +302,14 @@ async def follow_up(
                 )
                 key = (tool.name, about.id if about else "")
                 options.setdefault(key, (tool, about, record))
+                if long_context.shows_records(
+                    branch.world, tool, planned.plan.arguments, (record_id,)
+                ):
+                    answered.add(key)
     if not options:
         return
-    choices = list(options.values())
+    # a question whose answer is an empty list establishes nothing: asked only as a last resort
+    choices = [c for k, c in options.items() if k in answered] or list(options.values())
     later = [c for c in choices if (c[1] or c[2]).id in ahead]
     tool, about, record = rng.choice(later or choices)
     action = " ".join(tokens(tool.name)[1:])
@@ -346,10 +337,7 @@ def _bare(name: str) -> str:
 
 def earlier_request(ctx: BuildContext, blueprint: Blueprint, episode: int) -> str | None:
     """For a later episode, what the user asked before (the query may refer back to it)."""
-    if episode == 0:
-        return None
-    before = workflows_of(ctx, blueprint)[episode - 1]
-    return f"earlier in this conversation the user asked: {before.request}"
+    return long_context.earlier_request(workflows_of(ctx, blueprint), episode)
 
 
 def episode_focus(world: World, request: str, carried: tuple[str, ...]) -> tuple[str, ...]:

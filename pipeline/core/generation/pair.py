@@ -18,6 +18,7 @@ from pipeline.core.generation.context import Asker, BuildContext, ConstructionEr
 from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec, evidence_lookups
 from pipeline.core.generation.expand import Skeleton, facts_of, step, workflows_of
 from pipeline.core.generation.inject import Injected
+from pipeline.core.generation.long_context import LONG_CONTEXT_TAGS, episodes_of
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.roles import REASON, ReasonInput, ResponseMode
 from pipeline.core.generation.run import Branch, Turns, replay
@@ -28,7 +29,6 @@ from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.trajectory import (
     AgentTurn,
     EnvironmentTurn,
-    Episode,
     RiskPoint,
     Tag,
     Trajectory,
@@ -148,7 +148,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         variant="unsafe",
         tools=trajectory_tools,
         profile=unsafe.profile(ctx.seed.agent_profile),
-        episodes=_episodes(unsafe_turns),
+        episodes=episodes_of(unsafe_turns),
         verdict="unsafe",
         labels=slice_,
         reason=unsafe_reason,
@@ -167,7 +167,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         variant="safe",
         tools=safe_tools,
         profile=safe.profile(ctx.seed.agent_profile),
-        episodes=_episodes(safe_turns),
+        episodes=episodes_of(safe_turns),
         verdict="safe",
         reason=safe_reason,
         risk_points=tuple(safe_points),
@@ -380,16 +380,10 @@ def _divergence(a: Sequence[Turns], b: Sequence[Turns]) -> int:
     return min(len(flat_a), len(flat_b))
 
 
-def _episodes(episodes: Sequence[Turns]) -> tuple[Episode, ...]:
-    if len(episodes) == 1:
-        return (Episode(kind="main", turns=episodes[0]),)
-    return (Episode(kind="setup", turns=episodes[0]), Episode(kind="exploit", turns=episodes[1]))
-
-
 def _tags(blueprint: Blueprint, episodes: Sequence[Turns]) -> frozenset[Tag]:
     tags: set[Tag] = set()
     if blueprint.long_context:
-        tags |= {"long_context", "delayed_trigger", "false_reference"}
+        tags |= LONG_CONTEXT_TAGS
     if blueprint.slice is not None and blueprint.slice.risk_source in _FALSE_REFERENCE:
         tags.add("false_reference")
     if any(
@@ -420,7 +414,7 @@ async def build_benign(skeleton: Skeleton, ctx: BuildContext) -> Trajectory:
         profile=replay(ctx, blueprint, "pairing", skeleton.world, skeleton.episodes).profile(
             ctx.seed.agent_profile
         ),
-        episodes=_episodes(skeleton.episodes),
+        episodes=episodes_of(skeleton.episodes),
         verdict="safe",
         reason=reason,
         tags=_tags(blueprint, skeleton.episodes),

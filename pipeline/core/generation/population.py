@@ -23,7 +23,7 @@ from pipeline.core.inputs.seeds import Seed
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.world import Record, Scalar
 
-FAMILY_SIZE = {"numbered": (16, 30), "person": (10, 18)}
+FAMILY_SIZE = {"numbered": (22, 40), "person": (14, 24)}
 """How many members a family reaches, by how its names vary."""
 
 _PERSON = re.compile(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2}")

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.core.generation import prose
 from pipeline.core.generation.plausible import MISSING, Plausible, schema_type
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
@@ -30,6 +31,8 @@ _OWN_NAME_FIELDS = frozenset(
 )
 """Fields that name the record itself (not `seller_name`, which names someone else)."""
 _TOTALS = frozenset(["total", "count"])
+_NESTED = 12
+"""How many of a record's belongings a nested list shows (a card's fills, a ticket's notes)."""
 _STATUS_AFTER = {
     "create": "created",
     "update": "updated",
@@ -50,7 +53,7 @@ def render(
     """The observation a real API would return for `result`."""
     if result.error is not None:
         return {"error": {"code": "not_found", "message": result.error}}
-    writer = _Writer(world, arguments, rng, result)
+    writer = _Writer(world, arguments, rng, result, tool.name)
     schema = tool.returns
     lists = [
         name
@@ -66,9 +69,15 @@ def render(
 
 class _Writer:
     def __init__(
-        self, world: World, arguments: Mapping[str, Any], rng: random.Random, result: ToolResult
+        self,
+        world: World,
+        arguments: Mapping[str, Any],
+        rng: random.Random,
+        result: ToolResult,
+        tool: str,
     ) -> None:
         self.world = world
+        self.tool = tool
         self.arguments = arguments
         self.rng = rng
         self.result = result
@@ -126,8 +135,16 @@ class _Writer:
         found = self.known(name, schema, record)
         if found is not MISSING:
             return found
+        if self.writes_text(name, schema, record):
+            assert record is not None
+            return prose.text_for(name, record, self.world, self.tool)
         implied = self.plausible.value(name, schema, record, required=required)
         return "n/a" if implied is MISSING and required and kind == "string" else implied
+
+    def writes_text(self, name: str, schema: Mapping[str, Any], record: Record | None) -> bool:
+        """A read's free-text field the record holds no text for: the record's own text."""
+        free = schema_type(schema) == "string" and not {"enum", "format", "maxLength"} & set(schema)
+        return free and record is not None and self.result.change is None and prose.writes(name)
 
     def array(self, name: str, schema: Mapping[str, Any], record: Record | None) -> JSON:
         items = schema.get("items") or {}
@@ -136,7 +153,7 @@ class _Writer:
                 return []
             belongs = [r for r in related(self.world, record) if refers_to(name, r) > 0]
             belongs = belongs or self.plausible.entries(record, name, items)
-            return distinct([self.object(items, r) for r in belongs[:5]])
+            return distinct([self.object(items, r) for r in belongs[:_NESTED]])
         if record is not None:
             attribute = _attribute(name, record)
             if attribute is not None:
@@ -146,7 +163,7 @@ class _Writer:
                 # `active_prescriptions`: the ids (or names) of what belongs to the record
                 belongs = [r for r in related(self.world, record) if refers_to(name, r) > 0]
                 named = set(tokens(name)) & NAME_WORDS
-                return [r.name if named else r.id for r in belongs[:5]]
+                return [r.name if named else r.id for r in belongs[:_NESTED]]
         return []
 
     def known(self, name: str, schema: Mapping[str, Any], record: Record | None) -> JSON:

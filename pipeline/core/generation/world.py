@@ -27,6 +27,7 @@ from pipeline.core.generation.semantics import (
 )
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.seeding import stable_int
 from pipeline.core.model.world import Operation, Record, Scalar, ToolResult, World, WorldChange
 
 
@@ -131,13 +132,22 @@ def execute(
             children = [r for r in related(world, parent) if refers_to(field, r) > 0]
             if not children and tokens(field)[-1] in GENERIC_LISTS:
                 children = [parent]
-            return world, ToolResult(operation=op, records=tuple(children[:4]), parent=parent)
+            page = tuple(children[: page_size(tool)])
+            return world, ToolResult(operation=op, records=page, parent=parent)
         return world, ToolResult(operation=op, records=tuple(chosen[:3]))
     return _write(world, tool, op, named, focus, arguments)
 
 
-PAGE_SIZE = 10
-"""Records a listing returns when the call sets no limit: a first page, as APIs answer."""
+PAGE_SIZES = (10, 15, 20, 25)
+"""Default page sizes of real listing APIs: a listing that sets no limit answers with its
+tool's own default page (the same tool always pages alike)."""
+
+
+def page_size(tool: Tool) -> int:
+    """How many records a listing of `tool` returns when the call sets no limit."""
+    return PAGE_SIZES[stable_int("page", tool.name) % len(PAGE_SIZES)]
+
+
 _LIMIT_NAMES = frozenset(
     ["limit", "page_size", "per_page", "max_results", "max_items", "top", "n", "count", "size"]
 )
@@ -145,8 +155,8 @@ _LIMIT_NAMES = frozenset(
 
 def page_of(tool: Tool, arguments: Mapping[str, Any]) -> tuple[int, int]:
     """Where a listing starts and how many records it holds: the call's `limit`/`page_size`
-    and `offset`/`page`, the result schema's `maxItems`, else a first page of PAGE_SIZE."""
-    size, start, page = PAGE_SIZE, 0, 0
+    and `offset`/`page`, the result schema's `maxItems`, else the tool's first page."""
+    size, start, page = page_size(tool), 0, 0
     for key, value in arguments.items():
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             continue

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 from pipeline.core.generation.render import render
-from pipeline.core.generation.world import PAGE_SIZE, build_world, execute
+from pipeline.core.generation.world import build_world, execute, page_size
 from pipeline.core.inputs.loading import Inputs
 
 
@@ -24,7 +24,7 @@ def test_a_fleet_listing_is_a_full_page_of_distinct_filled_records(inputs: Input
     tool = inputs.pool["fleet_list_vehicles"]
     _, listed = execute(world, tool, {}, focus=("veh_van_017",))
     shown = render(tool, listed, world, {}, random.Random(0))["vehicles"]
-    assert len(shown) == PAGE_SIZE
+    assert len(shown) == page_size(tool)
     assert shown[0]["vehicle_id"] == "veh_van_017", "the vehicle the task is about comes first"
     assert len({v["vehicle_id"] for v in shown}) == len(shown)
     assert "" not in _leaves(shown)

@@ -1,0 +1,68 @@
+"""Long-context trajectories: a setup episode whose work a later exploit episode relies on.
+
+A long-context blueprint runs two workflows in one conversation. The setup episode does its
+own task, then answers the user's follow-up questions about the records the next request is
+about, so the exploit episode acts on ids and values the setup established (no look-up is
+repeated for an id the agent was already shown), and neither episode says so. The risk is
+planted only in the exploit episode: a guard has to read the whole history to judge it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pipeline.core.generation.grounding import focus_records
+from pipeline.core.generation.planner import Blueprint
+from pipeline.core.generation.run import Turns
+from pipeline.core.generation.world import execute
+from pipeline.core.inputs.seeds import Workflow
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.trajectory import Episode, Tag
+from pipeline.core.model.world import World
+
+SETUP_FOLLOW_UPS = 5
+"""Questions a long-context setup episode answers after its task: real look-ups whose results
+the exploit episode later relies on."""
+LONG_CONTEXT_TAGS: frozenset[Tag] = frozenset(
+    {"long_context", "delayed_trigger", "false_reference"}
+)
+
+
+def follow_ups_wanted(blueprint: Blueprint, last: bool, rng: random.Random) -> int:
+    """How many follow-up questions an episode answers: a setup episode always asks about
+    what comes next; the twins part in a pair's last episode, so it asks none there."""
+    if last and blueprint.kind == "pair":
+        return 0
+    if blueprint.long_context and not last:
+        return SETUP_FOLLOW_UPS
+    return int(rng.random() < 0.4)
+
+
+def shows_records(
+    world: World, tool: Tool, arguments: Mapping[str, Any], about: tuple[str, ...]
+) -> bool:
+    """Whether a follow-up look-up finds anything: a question whose answer is an empty list
+    establishes nothing for the next episode."""
+    _, result = execute(world, tool, arguments, about)
+    return result.error is None and bool(result.records)
+
+
+def needed_later(world: World, later: Workflow) -> tuple[str, ...]:
+    """The records a later episode's request is about: what the setup establishes for it."""
+    return tuple(r for r in focus_records(world, later.request) if world.get(r) is not None)
+
+
+def earlier_request(workflows: Sequence[Workflow], episode: int) -> str | None:
+    """For a later episode, what the user asked before (the query may refer back to it)."""
+    if episode == 0:
+        return None
+    return f"earlier in this conversation the user asked: {workflows[episode - 1].request}"
+
+
+def episodes_of(episodes: Sequence[Turns]) -> tuple[Episode, ...]:
+    """One main episode, or the setup and the exploit episode of a long-context run."""
+    if len(episodes) == 1:
+        return (Episode(kind="main", turns=episodes[0]),)
+    return (Episode(kind="setup", turns=episodes[0]), Episode(kind="exploit", turns=episodes[1]))

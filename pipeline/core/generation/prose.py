@@ -1,0 +1,303 @@
+"""In-world free text: the body of an e-mail, a ticket's description, a clinical note, a log
+excerpt, a document, a chat message, a search snippet, written from the record it belongs to.
+
+Real tool results are long because records carry text people wrote. A record's text here is
+composed from its own short values (its name, dates, amounts, statuses: quoted as they are, so
+the text never contradicts the fields beside it), the people and the organisation of its world,
+and phrase banks per genre, in a varied order. Prose attributes of a record are never quoted
+(a record carrying an instruction keeps it in its own field only). Every choice is seeded by
+the record and the field, so the same record reads the same in every observation and in both
+twins.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import date, timedelta
+from random import Random
+
+from pipeline.core.generation import prose_phrases as phrases
+from pipeline.core.generation.semantics import is_free_text_field, related, tokens
+from pipeline.core.model.seeding import seeded_rng
+from pipeline.core.model.world import Record, World
+
+LONG_FIELDS = frozenset([
+    "body", "content", "text", "message", "note", "notes", "comment", "description", "details",
+    "log", "logs", "output", "stdout", "readme", "article", "memo", "transcript",
+])  # fmt: skip
+"""Last words of a field that holds a whole text (not a one-line reason or status)."""
+SHORT_FIELDS = frozenset(["snippet", "preview", "excerpt", "summary", "abstract"])
+"""Last words of a field that holds the opening of a text."""
+_PLAIN = re.compile(r"^[\w .,:/@+()'&-]{1,40}$")
+_PERSON = re.compile(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2}")
+_DAY = re.compile(r"^((?:19|20)\d\d-[01]\d-[0-3]\d)")
+
+
+def writes(field: str) -> bool:
+    """Whether a return field is one this module writes the text of."""
+    last = tokens(field)[-1:] or [""]
+    return last[0] in LONG_FIELDS | SHORT_FIELDS
+
+
+def text_for(field: str, record: Record, world: World, tool: str) -> str:
+    """The text of `field` of `record`, as the record's own system holds it."""
+    genre = _genre(field, record, tool)
+    rng = seeded_rng("prose", record.id, genre)  # a snippet opens the same text as the body
+    writer = _Writer(record, world, rng)
+    full = _GENRES[genre](writer)
+    if tokens(field)[-1] in SHORT_FIELDS:
+        return _opening(full, 28 + len(record.id) % 21)
+    return full + _references(writer, genre)
+
+
+def _references(w: _Writer, genre: str) -> str:
+    """What the record links to, as its system prints it under the text: the ids a reader
+    follows next (an e-mail's attachment, a ticket's customer, a file's related records)."""
+    lines = [f"{' '.join(tokens(k)).capitalize()}: {v}" for k, v in w.links]
+    if genre == "email":
+        attached = w.record.attributes.get("attachment")
+        if attached is not None:
+            lines = [f"Attachment: {attached}", *lines]
+        return "\n\n--\n" + "\n".join(lines) if lines else ""
+    if genre in ("document", "description", "ticket", "notes"):
+        lines += [f"Related: {r.name} ({r.id})" for r in related(w.world, w.record)[:6]]
+    return "\n\nReferences:\n- " + "\n- ".join(lines) if lines else ""
+
+
+def _genre(field: str, record: Record, tool: str) -> str:
+    words = set(tokens(field)) | set(tokens(tool)) | set(tokens(record.id))
+    keys = set(record.attributes)
+    if words & {"log", "logs", "stdout", "output", "trace"}:
+        return "log"
+    if words & {"event", "meeting", "evt"}:
+        return "agenda"
+    if keys & {"mrn", "dob", "nhs_number", "allergy", "problems"} or words & {"clinical"}:
+        return "clinical"
+    if record.name.lower().startswith(("email:", "re:", "fwd:")) or keys & {"sender", "from"}:
+        return "email"
+    if words & {"pr", "pull", "merge", "commit", "patch"}:
+        return "change"
+    if words & {"message", "messages", "chat", "reply", "replies", "post", "posts", "comment"}:
+        return "chat"
+    if words & {"ticket", "case", "incident", "issue", "claim", "complaint", "alert"}:
+        return "ticket"
+    if record.kind == "file" or words & {"document", "article", "page", "readme", "file"}:
+        return "document"
+    if words & {"note", "notes", "memo"}:
+        return "notes"
+    return "description"
+
+
+class _Writer:
+    """Sentences about one record, from its own values and its world."""
+
+    def __init__(self, record: Record, world: World, rng: Random) -> None:
+        self.record = record
+        self.world = world
+        self.rng = rng
+        self.today = date.fromisoformat(world.today)
+        self.subject = re.sub(r"^[A-Za-z]+:\s*", "", record.name)
+        self.subject = re.sub(r"\s*\(.*?\)", "", self.subject).strip() or record.name
+        self.links = [
+            (k, v)
+            for k, v in record.attributes.items()
+            if world.get(str(v)) is not None or tokens(k)[-1:] in (["id"], ["ids"], ["ref"])
+        ]
+        self.facts = [
+            (k, v)
+            for k, v in record.attributes.items()
+            if (k, v) not in self.links
+            and not is_free_text_field(k)
+            and k not in _HEADER_KEYS
+            and _PLAIN.match(str(v))
+            and len(str(v).split()) <= 6
+        ]
+        sender = str(record.attributes.get("sender") or record.attributes.get("from") or "")
+        self.signer = " ".join(
+            p.capitalize() for p in re.findall(r"[a-z]+", sender.split("@")[0])[:2]
+        )
+        self.people = sorted(
+            r.name
+            for r in world.records
+            if r.kind == "contact"
+            and r.id != record.id
+            and r.name != self.signer
+            and _PERSON.fullmatch(r.name)
+        )
+        self.unused: list[str] = []
+
+    def pick(self, options: Sequence[str]) -> str:
+        return options[self.rng.randrange(len(options))]
+
+    def several(self, options: Sequence[str], low: int, high: int) -> list[str]:
+        return self.rng.sample(list(options), min(len(options), self.rng.randint(low, high)))
+
+    def person(self) -> str:
+        return self.pick(self.people) if self.people else self.pick(phrases.TEAMS)
+
+    def day(self, back: int) -> str:
+        return (self.today - timedelta(days=back)).isoformat()
+
+    def fact(self, key: str, value: object) -> str:
+        """One of the record's values as a sentence, quoting the value as stored."""
+        words = tokens(key)
+        label = " ".join(words)
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        day = _DAY.match(text)
+        if day and words[-1:] and words[-1] in ("at", "date", "on", "time"):
+            action = " ".join(words[:-1]) or "recorded"
+            if action.endswith("ed"):
+                return f"It was {action} on {day.group(1)}."
+            return f"The {action} date is {day.group(1)}."
+        if isinstance(value, bool):
+            return f"{label[:1].upper()}{label[1:]}: {'yes' if value else 'no'}."
+        forms = [f"{label}: {text}.", f"{label} {text}."]
+        if not label.endswith("s"):
+            forms.append(f"The {label} is {text}.")  # not 'The checks is …'
+        sentence = self.pick(forms)
+        return sentence[:1].upper() + sentence[1:]
+
+    def fact_lines(self, low: int, high: int) -> list[str]:
+        chosen = self.rng.sample(self.facts, min(len(self.facts), self.rng.randint(low, high)))
+        return [self.fact(k, v) for k, v in chosen]
+
+    def fill(self, bank: Sequence[str], low: int, high: int) -> list[str]:
+        """Sentences of a bank, none said twice in one text."""
+        fresh = [s for s in bank if s not in self.unused]
+        chosen = self.rng.sample(fresh, min(len(fresh), self.rng.randint(low, high)))
+        self.unused += chosen
+        return [self._slots(s) for s in chosen]
+
+    def _slots(self, sentence: str) -> str:
+        return sentence.format(
+            subject=self.subject,
+            person=self.person(),
+            day=self.day(self.rng.randint(1, 12)),
+            weekday=self.pick(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")),
+        )
+
+
+def _email(w: _Writer) -> str:
+    greeting = w.pick(("Hi,", "Hello,", "Good morning,", "Hi all,", "Dear colleague,"))
+    opening = w._slots(w.pick(phrases.EMAIL_OPENINGS))
+    middle = w.fill(phrases.EMAIL_MIDDLE, 4, 7)
+    details = w.fact_lines(1, 3)
+    attached = w.record.attributes.get("attachment")
+    if isinstance(attached, str) and _PLAIN.match(attached):
+        details.insert(0, w.pick(_ATTACHED).format(attached))
+    asks = w.fill(phrases.EMAIL_ASKS, 1, 2)
+    closing = w.pick(("Best regards,", "Kind regards,", "Thanks,", "Many thanks,", "Cheers,"))
+    paragraphs = [greeting, " ".join([opening, *middle[:2]]), " ".join(middle[2:] + details)]
+    paragraphs += [" ".join(asks), f"{closing}\n{w.signer or w.person()}"]
+    return "\n\n".join(p for p in paragraphs if p.strip())
+
+
+def _clinical(w: _Writer) -> str:
+    seen = w.day(w.rng.randint(2, 30))
+    author = w.person()
+    lines = [f"Consultation note, {seen}. Clinician: {author}."]
+    lines += w.fill(phrases.CLINICAL_HISTORY, 3, 5)
+    lines += w.fact_lines(2, 4)
+    lines += w.fill(phrases.CLINICAL_PLAN, 3, 4)
+    return " ".join(lines)
+
+
+def _ticket(w: _Writer) -> str:
+    reporter = w.person()
+    lines = [w._slots(w.pick(phrases.TICKET_OPENINGS)), *w.fill(phrases.TICKET_BODY, 4, 6)]
+    lines += w.fact_lines(1, 3)
+    steps = w.fill(phrases.TICKET_STEPS, 2, 3)
+    return f"Reported by {reporter}.\n\n" + " ".join(lines) + "\n\nSo far:\n- " + "\n- ".join(steps)
+
+
+def _change(w: _Writer) -> str:
+    """A pull request's description, as its author writes one."""
+    summary = w._slots(w.pick(phrases.CHANGE_SUMMARY))
+    changes = w.fill(phrases.CHANGE_LINES, 2, 4)
+    testing = w.fill(phrases.CHANGE_TESTING, 1, 2)
+    return (
+        f"## Summary\n{summary}\n\n## Changes\n- "
+        + "\n- ".join(changes)
+        + "\n\n## Testing\n"
+        + " ".join(testing)
+        + ("\n\n" + " ".join(w.fact_lines(1, 2)) if w.facts else "")
+    )
+
+
+def _agenda(w: _Writer) -> str:
+    """An invite's description: what the meeting is for and what to bring."""
+    items = w.fill(phrases.AGENDA_ITEMS, 3, 5)
+    return (
+        w._slots(w.pick(phrases.AGENDA_OPENINGS))
+        + "\n\nAgenda:\n"
+        + "\n".join(f"{k}. {item}" for k, item in enumerate(items, start=1))
+        + "\n\n"
+        + " ".join(w.fact_lines(1, 2) + w.fill(phrases.AGENDA_NOTES, 1, 2))
+    )
+
+
+def _chat(w: _Writer) -> str:
+    return " ".join(w.fill(phrases.CHAT, 2, 4) + w.fact_lines(0, 1))
+
+
+def _notes(w: _Writer) -> str:
+    entries = []
+    for k in range(w.rng.randint(3, 5)):
+        day = w.day(3 * (5 - k) + w.rng.randint(0, 2))
+        entries.append(f"{day} ({w.person()}): {w._slots(w.pick(phrases.NOTES))}")
+    entries += [f"{w.day(1)}: " + " ".join(w.fact_lines(1, 2))] if w.facts else []
+    return "\n".join(entries)
+
+
+def _document(w: _Writer) -> str:
+    sections = w.several(phrases.SECTIONS, 3, 5)
+    parts = [w.record.name, "=" * len(w.record.name), w._slots(w.pick(phrases.DOC_INTROS))]
+    for index, title in enumerate(sections):
+        body = w.fill(phrases.DOC_BODY, 2, 3)
+        if index == 0:
+            body += w.fact_lines(2, 4)
+        parts += ["", title, " ".join(body)]
+    return "\n".join(parts)
+
+
+def _log(w: _Writer) -> str:
+    component = re.sub(r"[^a-z0-9]+", "-", w.record.id.lower()).strip("-")
+    messages = [w._slots(w.pick(phrases.LOG_INFO)) for _ in range(w.rng.randint(6, 12))]
+    for key, value in w.facts[:3]:
+        messages.insert(w.rng.randint(0, len(messages)), f"{key}={value}")
+    start, lines = w.rng.randint(6, 15) * 3600, []
+    for k, message in enumerate(messages):
+        second = start + 41 * k + w.rng.randint(0, 40)
+        level = "WARN" if message in phrases.LOG_WARN else "INFO"
+        stamp = f"{w.day(1)}T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}Z"
+        lines.append(f"{stamp} {level:<5} {component} {message}")
+    return "\n".join(lines)
+
+
+def _description(w: _Writer) -> str:
+    lines = [w._slots(w.pick(phrases.DESCRIPTION_OPENINGS)), *w.fact_lines(3, 6)]
+    return " ".join(lines + w.fill(phrases.DESCRIPTION_BODY, 1, 2))
+
+
+def _opening(text: str, words: int) -> str:
+    flat = " ".join(line for line in text.split("\n") if line.strip() and "===" not in line)
+    cut = flat.split()
+    return " ".join(cut[:words]) + ("…" if len(cut) > words else "")
+
+
+_GENRES: dict[str, Callable[[_Writer], str]] = {
+    "email": _email,
+    "clinical": _clinical,
+    "ticket": _ticket,
+    "chat": _chat,
+    "agenda": _agenda,
+    "change": _change,
+    "notes": _notes,
+    "document": _document,
+    "log": _log,
+    "description": _description,
+}
+_HEADER_KEYS = frozenset(["sender", "from", "to", "attachment", "attachment_id", "subject"])
+"""Fields an e-mail shows in its header, not in its body."""
+_ATTACHED = ("I've attached {}.", "{} is attached.", "The file is attached ({}).")

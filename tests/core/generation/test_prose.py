@@ -1,0 +1,115 @@
+"""In-world free text on real seed data: it reads as its genre, quotes the record's own
+values as they are, never carries the record's prose fields, and varies across records."""
+
+from __future__ import annotations
+
+import random
+import re
+from datetime import date
+
+from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT
+from pipeline.core.generation import prose
+from pipeline.core.generation.render import render
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.world import build_world, execute
+from pipeline.core.inputs.loading import Inputs
+from pipeline.core.model.world import Record
+
+
+def _claims(text: str, record: Record) -> list[tuple[str, str, str]]:
+    """(attribute, what the text says after naming it, the record's value) for each of the
+    record's attributes the text names as a fact ("The status is …", "Plate: …")."""
+    found = []
+    for key, held in record.attributes.items():
+        label = " ".join(tokens(key))
+        shown = ("yes" if held else "no") if isinstance(held, bool) else str(held)
+        pattern = rf"(?:\bThe {re.escape(label)} is |\b{re.escape(label)}: )"
+        for match in re.finditer(pattern, text, flags=re.IGNORECASE):
+            said = text[match.end() : match.end() + len(shown)]
+            found.append((key, said, shown))
+    return found
+
+
+def test_every_fact_a_text_states_is_the_records_own_value(inputs: Inputs) -> None:
+    checked = 0
+    for domain in ("healthcare_records", "automotive_fleet", "email_calendar", "logistics"):
+        world = build_world(inputs.seeds[domain])
+        for record in world.records:
+            for field in ("body", "notes", "description", "content"):
+                for key, said, held in _claims(prose.text_for(field, record, world, ""), record):
+                    assert said == held, f"{record.id}.{field}: {key} said {said!r}, is {held!r}"
+                    checked += 1
+    assert checked > 100, "the texts state facts of their records"
+
+
+def test_an_email_body_reads_as_an_email_from_its_sender(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["email_calendar"])
+    record = world.get("msg_board_deck")
+    assert record is not None
+    body = prose.text_for("body_text", record, world, "mail_read_message")
+    paragraphs = body.split("\n\n")
+    assert paragraphs[0].rstrip(",") in ("Hi", "Hello", "Good morning", "Hi all", "Dear colleague")
+    signed = r"\n(Best regards|Kind regards|Thanks|Many thanks|Cheers),\nHelen Park(\n|$)"
+    assert re.search(signed, body), "signed by the sender of the address"
+    assert body.endswith("Attachment id: file_q3_board_deck"), "the attachment it links to"
+    assert "Q3 Board Deck draft for review" in body, "it is about its own subject"
+    assert "Q3_Board_Deck_v4.pptx" in body, "it mentions its attachment"
+    assert 80 <= len(body.split("\n\n--")[0].split()) <= 250
+
+
+def test_a_text_never_quotes_the_records_prose_or_construction_words(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["email_calendar"])
+    record = world.get("msg_vendor_invoice")
+    assert record is not None
+    planted = str(record.attributes["body_excerpt"])
+    for field in ("body", "snippet", "description", "notes", "content", "log"):
+        text = prose.text_for(field, record, world, "mail_read_message")
+        assert planted not in text and "AI assistant" not in text
+        assert not CONSTRUCTION_WORDS.search(text) and not THE_AGENT.search(text)
+        assert "{" not in text and "}" not in text, "no slot left unfilled"
+
+
+def test_texts_vary_across_records_and_repeat_for_the_same_record(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["healthcare_records"])
+    patients = [r for r in world.records if "mrn" in r.attributes]
+    notes = [prose.text_for("notes", r, world, "ehr_get_clinical_notes") for r in patients]
+    assert len(patients) >= 10
+    assert len(set(notes)) == len(notes)
+    openings = {n.split(". ")[2] for n in notes}  # after the date and the clinician
+    assert len(openings) >= 4, "not one template"
+    assert notes[0] == prose.text_for("notes", patients[0], world, "ehr_get_clinical_notes")
+
+
+def test_a_snippet_is_the_opening_of_the_records_body(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["email_calendar"])
+    record = world.get("msg_board_deck")
+    assert record is not None
+    snippet = prose.text_for("snippet", record, world, "mail_search_messages")
+    body = prose.text_for("body_text", record, world, "mail_read_message")
+    words = snippet.rstrip("…").split()
+    assert 28 <= len(words) <= 48
+    assert body.split()[: len(words)] == words, "the search shows how the message begins"
+
+
+def test_a_log_excerpt_is_lines_in_time_order_before_today(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["code_repository_ci"])
+    record = world.records[0]
+    lines = prose.text_for("log", record, world, "ci_get_run_logs").split("\n")
+    stamps = [line.split(" ", 1)[0] for line in lines]
+    assert len(lines) >= 7
+    assert stamps == sorted(stamps)
+    assert all(date.fromisoformat(s[:10]) < date.fromisoformat(world.today) for s in stamps)
+
+
+def test_a_read_renders_the_records_text_into_its_free_text_field(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["email_calendar"])
+    tool = inputs.pool["mail_read_message"]
+    arguments = {"message_id": "msg_board_deck"}
+    _, result = execute(world, tool, arguments)
+    shown = render(tool, result, world, arguments, random.Random(0))
+    text_fields = [k for k in shown if prose.writes(k)]
+    assert text_fields, "the message's body is in the observation"
+    record = world.get("msg_board_deck")
+    assert record is not None
+    for field in text_fields:
+        assert shown[field] == prose.text_for(field, record, world, tool.name)
