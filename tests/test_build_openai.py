@@ -36,8 +36,7 @@ from tests.support.chat_server import (
 )
 
 DOMAINS = "personal_banking,pharmacy"
-"""Neighbours in seed order, so one Dagster run builds both."""
-"""Neighbours in partition order, so each stage is one Dagster run over both."""
+"""Any two domains are one Dagster run."""
 SIZE = 60
 """30 pairs: every planned leaf has at least two pairs, so losing one pair keeps the coverage
 gate green."""
