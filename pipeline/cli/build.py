@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -75,12 +76,12 @@ def run_build(
     release consolidates every domain of the spec, so the other domains' stage files must
     already be there. When every stage file is current (`stamps`), no stage runs: if `out`
     holds the release made from them, no run starts at all (`unchanged` in the summary), else
-    one run publishes them.
-    Inside a run, a stage whose files are current skips its work. The release's lock is held
-    from the start, so a second build into `out` fails at once.
+    one run publishes them. Inside a run, a stage whose files are current skips its work.
+    The release's lock is taken from the start (`_writing`), so a second build into `out`
+    fails at once.
     """
     selected = _selected(config, partitions)
-    with release_lock(out):
+    with _writing(out):
         if _stages_current(config, selected):
             spec, ws, llm = config.spec(), config.workspace(), config.llm()
             published = current_release(out, release_digest(spec, llm, ws))
@@ -105,8 +106,18 @@ def run_regen(
     lock throughout."""
     ops = release_ops(out, regenerate_from=source, domain=domain)
     selected = _selected(config, [domain])
-    with release_lock(out):
+    with _writing(out):
         return _published(_run(config, selected, ops, console, instance, verbose))
+
+
+def _writing(out: Path) -> AbstractContextManager[None]:
+    """Hold `out`'s release lock for the whole build, so a second build into it fails at once.
+    On an out-of-process executor the `release` step publishes from another process, which
+    takes the lock there; here the CLI only checks that no other build holds it now."""
+    if Engine.load().executor == "in_process":
+        return release_lock(out)
+    with release_lock(out):
+        return nullcontext()
 
 
 def release_ops(
