@@ -91,11 +91,16 @@ def stage_op(asset: dg.AssetSpec, stage: LLMStage) -> dg.OpDefinition:
     event loop, sharing one bound on requests in flight, in the `llm` concurrency pool; each
     domain's result is reported as `asset`'s materialisation of that domain's partition."""
 
-    @dg.op(name=asset.key.to_user_string(), pool="llm", description=asset.description)
-    def run_stage(
-        context: dg.OpExecutionContext, settings: BuildSettings, domains: list[str]
-    ) -> list[str]:
+    @dg.op(
+        name=asset.key.to_user_string(),
+        ins={"after": dg.In(dg.Nothing)},
+        out=dg.Out(dg.Nothing),
+        pool="llm",
+        description=asset.description,
+    )
+    def run_stage(context: dg.OpExecutionContext, settings: BuildSettings) -> None:
         progress().start(asset.key.to_user_string())
+        domains = branch_domains(settings, context.get_mapping_key())
         config = settings.config()
         spec, ws, llm = config.spec(), config.workspace(), config.llm()
         limiter = asyncio.Semaphore(llm.max_concurrency)
@@ -114,7 +119,6 @@ def stage_op(asset: dg.AssetSpec, stage: LLMStage) -> dg.OpDefinition:
                     asset.key, partition=report.domain, metadata=_figures(report)
                 )
             )
-        return domains
 
     return run_stage
 
@@ -159,28 +163,34 @@ pair = stage_op(paired, stages.pair_stage)
 filter_ = stage_op(filtered, stages.filter_stage)
 
 
-@dg.op(ins={"blueprints": dg.In(dg.Nothing)}, out=dg.DynamicOut())
-def wave(settings: BuildSettings) -> Iterator[dg.DynamicOutput[list[str]]]:
-    """The run's domains as branches: one per domain, or one for all of them in-process."""
-    domains = list(settings.wave_domains())
-    if Engine.load().executor == "in_process":
-        yield dg.DynamicOutput(domains, mapping_key=EVERY_DOMAIN)
-        return
-    for domain in domains:
-        yield dg.DynamicOutput([domain], mapping_key=domain)
+def branch_domains(settings: BuildSettings, mapping_key: str | None) -> tuple[str, ...]:
+    """The domains of the branch `mapping_key`: the domain it is named after, or all of them."""
+    if mapping_key is None or mapping_key == EVERY_DOMAIN:
+        return settings.wave_domains()
+    return (mapping_key,)
+
+
+@dg.op(ins={"blueprints": dg.In(dg.Nothing)}, out=dg.DynamicOut(dg.Nothing))
+def wave(settings: BuildSettings) -> Iterator[dg.DynamicOutput[None]]:
+    """The run's domains as branches: one per domain, or one for all of them in-process. A
+    branch is named by its mapping key, so no value passes between steps (nothing for an IO
+    manager to store where every worker can read it)."""
+    domains = settings.wave_domains()
+    keys = [EVERY_DOMAIN] if Engine.load().executor == "in_process" else list(domains)
+    for key in keys:
+        yield dg.DynamicOutput(None, mapping_key=key)
 
 
 @dg.graph
-def branch(domains: list[str]) -> Any:
+def branch(after: Any) -> Any:
     """One branch's domains through the four stages, in order."""
-    return filter_(pair(inject(expand(domains))))
+    return filter_(after=pair(after=inject(after=expand(after=after))))
 
 
-@dg.op(out=dg.Out(dg.Nothing))
-def gathered(context: dg.OpExecutionContext, branches: list[list[str]]) -> None:
+@dg.op(ins={"branches": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing))
+def gathered(context: dg.OpExecutionContext, settings: BuildSettings) -> None:
     """Every branch done: the run's domains are constructed."""
-    built = sorted(domain for domains in branches for domain in domains)
-    context.add_output_metadata({"domains": dg.MetadataValue.json(built)})
+    context.add_output_metadata({"domains": dg.MetadataValue.json(list(settings.wave_domains()))})
 
 
 @dg.graph_asset(
@@ -192,4 +202,4 @@ def gathered(context: dg.OpExecutionContext, branches: list[list[str]]) -> None:
 def constructed(blueprints: Any) -> Any:
     """The run's domains taken through the four construction stages, a branch per domain
     (see the module docstring); materialises their partitions of the stage assets."""
-    return gathered(wave(blueprints).map(branch).collect())
+    return gathered(branches=wave(blueprints).map(branch).collect())

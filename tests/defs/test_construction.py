@@ -14,7 +14,7 @@ from pipeline.cli.build import run_build
 from pipeline.core.build.config import BuildConfig
 from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.model.trajectory import Trajectory
-from pipeline.defs.construction import EVERY_DOMAIN, STAGE_ASSETS, wave
+from pipeline.defs.construction import EVERY_DOMAIN, STAGE_ASSETS, branch_domains, wave
 from pipeline.defs.resources import BuildSettings
 
 DOMAINS = ("brokerage", "ecommerce", "personal_banking")
@@ -59,21 +59,23 @@ def test_every_stage_has_each_domains_partition_materialised(
         assert written == len(ws.read("filtered", domain, Trajectory)) > 0
 
 
-def _branches(settings: BuildSettings) -> dict[str, list[str]]:
-    return {out.mapping_key: out.value for out in wave(settings=settings)}
+def _branches(settings: BuildSettings) -> dict[str, tuple[str, ...]]:
+    """Each branch the `wave` op emits, and the domains its steps build."""
+    keys = [out.mapping_key for out in wave(settings=settings)]
+    return {key: branch_domains(settings, key) for key in keys}
 
 
 def test_a_parallel_executor_gets_a_branch_per_domain(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = BuildSettings(domains=",".join(DOMAINS), wave="personal_banking,brokerage")
     monkeypatch.setenv("ATBENCH_EXECUTOR", "multiprocess")
     assert _branches(settings) == {
-        "brokerage": ["brokerage"],
-        "personal_banking": ["personal_banking"],
+        "brokerage": ("brokerage",),
+        "personal_banking": ("personal_banking",),
     }
     monkeypatch.setenv("ATBENCH_EXECUTOR", "in_process")  # one step at a time: one branch
-    assert _branches(settings) == {EVERY_DOMAIN: ["brokerage", "personal_banking"]}
+    assert _branches(settings) == {EVERY_DOMAIN: ("brokerage", "personal_banking")}
 
 
 def test_a_run_without_a_wave_builds_every_domain_of_the_release() -> None:
     settings = BuildSettings(domains=",".join(DOMAINS))
-    assert _branches(settings) == {EVERY_DOMAIN: list(DOMAINS)}
+    assert _branches(settings) == {EVERY_DOMAIN: DOMAINS}
