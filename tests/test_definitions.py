@@ -9,16 +9,26 @@ from pipeline.definitions import defs
 def test_every_stage_is_an_asset() -> None:
     keys = {key.to_user_string() for key in defs.resolve_asset_graph().get_all_asset_keys()}
     assert keys == {
-        "blueprints", "skeletons", "injected", "paired", "filtered", "release_candidate", "release"
+        "blueprints", "constructed", "skeletons", "injected", "paired", "filtered",
+        "release_candidate", "release",
     }  # fmt: skip
 
 
 def test_construction_assets_are_partitioned_by_domain() -> None:
     graph = defs.resolve_asset_graph()
-    partitions = graph.get(dg.AssetKey("paired")).partitions_def
-    assert partitions is not None
-    assert partitions.get_partition_keys() == domain_ids()
-    assert graph.get(dg.AssetKey("release")).partitions_def is None
+    for stage in ("skeletons", "injected", "paired", "filtered"):
+        partitions = graph.get(dg.AssetKey(stage)).partitions_def
+        assert partitions is not None
+        assert partitions.get_partition_keys() == domain_ids()
+    for whole in ("blueprints", "constructed", "release"):
+        assert graph.get(dg.AssetKey(whole)).partitions_def is None
+
+
+def test_the_llm_stages_are_the_ops_in_the_llm_pool() -> None:
+    ops = defs.resolve_job_def("build").graph.iterate_op_defs()
+    assert {op.name for op in ops if op.pool == "llm"} == {
+        "skeletons", "injected", "paired", "filtered"
+    }  # fmt: skip
 
 
 def test_release_gates_are_blocking_checks_on_the_candidate() -> None:
@@ -36,10 +46,7 @@ def test_one_job_plans_constructs_gates_and_publishes() -> None:
         dg.AssetKey(stage)
         for stage in (
             "blueprints",
-            "skeletons",
-            "injected",
-            "paired",
-            "filtered",
+            "constructed",
             "release_candidate",
             "release",
         )

@@ -1,4 +1,4 @@
-"""End to end through Dagster: one partition on an ephemeral instance, and a small release."""
+"""End to end through Dagster: one domain on an ephemeral instance, and a small release."""
 
 import json
 from pathlib import Path
@@ -14,7 +14,7 @@ from pipeline.core.model.errors import AtbenchError
 from pipeline.core.model.trajectory import Provenance, Trajectory
 from pipeline.core.release.atbench_format import from_atbench_row, public_view
 from pipeline.core.release.store import load_trajectories
-from pipeline.defs.assets import blueprints, filtered, injected, paired, skeletons
+from pipeline.defs.construction import STAGE_ASSETS, blueprints, constructed
 from pipeline.defs.resources import BuildSettings
 from tests.support.builds import DefaultBuild
 
@@ -29,14 +29,16 @@ def outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_one_partition_materialises_on_an_ephemeral_instance(outputs: Path) -> None:
-    settings = BuildSettings(size=8, domains=DOMAINS, outputs=str(outputs))
+    settings = BuildSettings(size=8, domains=DOMAINS, outputs=str(outputs), wave="personal_banking")
+    instance = dg.DagsterInstance.ephemeral()
     result = dg.materialize(
-        [blueprints, skeletons, injected, paired, filtered],
-        instance=dg.DagsterInstance.ephemeral(),
+        [blueprints, constructed, *STAGE_ASSETS],
+        instance=instance,
         resources={"settings": settings},
-        partition_key="personal_banking",
     )
     assert result.success
+    for stage in STAGE_ASSETS:
+        assert instance.get_materialized_partitions(stage.key) == {"personal_banking"}
     kept = settings.config().workspace().read("filtered", "personal_banking", Trajectory)
     assert kept and {t.domain for t in kept} == {"personal_banking"}
     assert not settings.config().workspace().stage_file("filtered", "email_calendar").exists()

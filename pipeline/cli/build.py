@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -15,11 +16,11 @@ from rich.console import Console
 from pipeline.cli.console import plain_console, styled
 from pipeline.cli.progress import StageProgress
 from pipeline.core.build.config import BuildConfig
+from pipeline.core.build.engine import Engine, check_engine
 from pipeline.core.build.stages import STAGES
 from pipeline.core.build.stamps import current_release, current_report, release_digest
 from pipeline.core.inputs.files import read_jsonl
 from pipeline.core.inputs.paths import outputs_dir
-from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.llm.preflight import preflight
 from pipeline.core.model.errors import AtbenchError
 from pipeline.core.model.rejection import Rejection, summarise_rejections
@@ -28,13 +29,20 @@ from pipeline.core.release.lock import release_lock
 if TYPE_CHECKING:
     import dagster as dg
 
-_PLAN = ("blueprints",)
-_CONSTRUCTION = ("skeletons", "injected", "paired", "filtered")
+    RunResult = dg.ExecuteInProcessResult | dg.JobExecutionResult
+
+POSTGRES_INSTANCE = """\
+telemetry:
+  enabled: false
+storage:
+  postgres:
+    postgres_url:
+      env: ATBENCH_POSTGRES_URL
+"""
+"""The Dagster instance of a distributed build: run, event and schedule storage on PostgreSQL."""
+
+_CONSTRUCTION = ("blueprints", "constructed")
 _RELEASE = ("release_candidate", "release")
-_RANGE_START = "dagster/asset_partition_range_start"
-_RANGE_END = "dagster/asset_partition_range_end"
-"""The run tags of a partition range, as Dagster's single-run backfills set them (Dagster
-exports no name for them)."""
 
 
 def dagster_home() -> Path:
@@ -52,18 +60,6 @@ def dagster_home() -> Path:
     return home
 
 
-def contiguous_ranges(selected: list[str], order: list[str]) -> list[tuple[str, str]]:
-    """Group selected partition keys into runs of neighbours in partition order."""
-    positions = sorted(order.index(key) for key in selected)
-    ranges: list[tuple[str, str]] = []
-    for pos in positions:
-        if ranges and order.index(ranges[-1][1]) == pos - 1:
-            ranges[-1] = (ranges[-1][0], order[pos])
-        else:
-            ranges.append((order[pos], order[pos]))
-    return ranges
-
-
 def run_build(
     config: BuildConfig,
     out: Path,
@@ -76,15 +72,16 @@ def run_build(
     """Plan, construct `partitions`, and publish to `out` through the gated `release` asset.
 
     `config.domains` is the release's domain list and fixes the spec (and so the work
-    folder); `partitions` only says which of them to rebuild. The release consolidates every
-    domain of the spec, so the other domains' stage files must already be there. When every
-    stage file is current (`stamps`), no stage runs: if `out` holds the release made from
-    them, no run starts at all (`unchanged` in the summary), else one run publishes them.
-    Inside a run, a stage whose files are current skips its work. The release's lock is held
-    from the start, so a second build into `out` fails at once.
+    folder); `partitions` only says which of them to rebuild (any of them, in one run). The
+    release consolidates every domain of the spec, so the other domains' stage files must
+    already be there. When every stage file is current (`stamps`), no stage runs: if `out`
+    holds the release made from them, no run starts at all (`unchanged` in the summary), else
+    one run publishes them. Inside a run, a stage whose files are current skips its work.
+    The release's lock is taken from the start (`_writing`), so a second build into `out`
+    fails at once.
     """
     selected = _selected(config, partitions)
-    with release_lock(out):
+    with _writing(out):
         if _stages_current(config, selected):
             spec, ws, llm = config.spec(), config.workspace(), config.llm()
             published = current_release(out, release_digest(spec, llm, ws))
@@ -109,8 +106,18 @@ def run_regen(
     lock throughout."""
     ops = release_ops(out, regenerate_from=source, domain=domain)
     selected = _selected(config, [domain])
-    with release_lock(out):
+    with _writing(out):
         return _published(_run(config, selected, ops, console, instance, verbose))
+
+
+def _writing(out: Path) -> AbstractContextManager[None]:
+    """Hold `out`'s release lock for the whole build, so a second build into it fails at once.
+    On an out-of-process executor the `release` step publishes from another process, which
+    takes the lock there; here the CLI only checks that no other build holds it now."""
+    if Engine.load().executor == "in_process":
+        return release_lock(out)
+    with release_lock(out):
+        return nullcontext()
 
 
 def release_ops(
@@ -145,7 +152,7 @@ def _stages_current(config: BuildConfig, selected: list[str]) -> bool:
     )
 
 
-def _published(result: dg.ExecuteInProcessResult) -> dict[str, Any]:
+def _published(result: RunResult) -> dict[str, Any]:
     import dagster as dg
 
     materialization = next(
@@ -156,11 +163,19 @@ def _published(result: dg.ExecuteInProcessResult) -> dict[str, Any]:
     return {key: value.value for key, value in materialization.metadata.items()}
 
 
-def _cli_instance() -> dg.DagsterInstance:
+def _cli_instance(engine: Engine) -> dg.DagsterInstance:
+    """The CLI's instance: SQLite under DAGSTER_HOME, or, with `ATBENCH_POSTGRES_URL`, one on
+    PostgreSQL that workers on other machines share (its config reads the URL from the
+    environment of each process, so no password lands in a file)."""
     import dagster as dg
 
-    dagster_home()
-    return dg.DagsterInstance.get()
+    home = dagster_home()
+    if not engine.postgres_url:
+        return dg.DagsterInstance.get()
+    shared = home / "postgres"
+    shared.mkdir(exist_ok=True)
+    (shared / "dagster.yaml").write_text(POSTGRES_INSTANCE, encoding="utf-8")
+    return dg.DagsterInstance.from_config(str(shared))
 
 
 def _prepare(config: BuildConfig, console: Console) -> BuildConfig:
@@ -184,70 +199,60 @@ def _run(
     console: Console | None,
     instance: dg.DagsterInstance | None,
     verbose: bool,
-) -> dg.ExecuteInProcessResult:
-    """One Dagster run of the `build` job per contiguous range of `selected` in partition
-    order, so one run for any set of neighbours (every domain, by default); with nothing
-    selected, one run of the release assets alone.
+) -> RunResult:
+    """One Dagster run of the `build` job: plan the whole release, construct `selected` (any
+    domains of the release, adjacent or not: `constructed` fans out over them), consolidate,
+    run the blocking gates and publish, configured by the `release` ops config
+    (`release_ops`). With nothing selected, the run is the release assets alone.
 
-    The first run also plans the whole release (once, unpartitioned); the last also
-    consolidates, runs the blocking gates and publishes, configured by the `release` ops
-    config (`release_ops`). Returns the last run.
+    The executor (`ATBENCH_EXECUTOR`) decides where steps run: in this process, or, handed a
+    reconstructable job on a persistent instance, in other processes (multiprocess) or on
+    workers (celery, k8s).
     """
     import dagster as dg
 
-    from pipeline.definitions import defs
+    from pipeline.definitions import build_job
 
     console = console or plain_console(stderr=True)
+    engine = Engine.load()
+    check_engine(engine, config.outputs_path())
     if selected:  # a stage is due: only then the inputs and the endpoint are checked
         config = _prepare(config, console)
-    instance = instance or _cli_instance()
-    job = defs.resolve_job_def("build")
-    log_level = "INFO" if verbose else "CRITICAL"
-    runs = _runs(selected)
+    job = build_job()
+    instance = instance or _cli_instance(engine)
+    settings = config.resource_config() | {"wave": ",".join(selected)}
+    run_config: dict[str, Any] = {
+        # The domain list is pinned so every step sees the same spec (and work folder).
+        "resources": {"settings": {"config": settings}},
+        # Dagster's console log stays off the terminal unless --verbose (every event is in
+        # the run's event log, for the UI); the progress display speaks instead.
+        "loggers": {"console": {"config": {"log_level": "INFO" if verbose else "CRITICAL"}}},
+        "ops": release,
+    }
+    stages = [*_CONSTRUCTION, *_RELEASE] if selected else list(_RELEASE)
+    selection = [dg.AssetKey(stage) for stage in stages]
     with StageProgress(console):
-        for index, (stages, tags) in enumerate(runs):
-            publish = index == len(runs) - 1
-            run_config: dict[str, Any] = {
-                # The domain list is pinned so every run sees the same spec (and work folder).
-                "resources": {"settings": {"config": config.resource_config()}},
-                # Dagster's console log stays off the terminal unless --verbose (every event is
-                # in the run's event log, for the UI); the progress display speaks instead.
-                "loggers": {"console": {"config": {"log_level": log_level}}},
-            }
-            if publish:
-                run_config["ops"] = release
-            result = job.execute_in_process(
+        if engine.executor == "in_process":
+            result: RunResult = job.execute_in_process(
                 instance=instance,
                 run_config=run_config,
-                asset_selection=[dg.AssetKey(stage) for stage in stages],
-                tags=tags,
+                asset_selection=selection,
                 raise_on_error=False,
             )
-            _raise_on_failed_gate(result, config)
-            what = f"domains {tags[_RANGE_START]}..{tags[_RANGE_END]}" if tags else "release"
-            _raise_on_failure(result, f"the build of the {what}")
+        else:
+            result = dg.execute_job(
+                dg.reconstructable(build_job),
+                instance,
+                run_config=run_config,
+                asset_selection=selection,
+            )
+    _raise_on_failed_gate(result, config)
+    what = f"domains {', '.join(selected)}" if selected else "release"
+    _raise_on_failure(result, f"the build of the {what} ({engine.executor} executor)")
     return result
 
 
-def _runs(selected: list[str]) -> list[tuple[list[str], dict[str, str]]]:
-    """The assets and partition-range tags of each run over `selected` (see `_run`)."""
-    ranges = contiguous_ranges(selected, domain_ids())
-    if not ranges:
-        return [(list(_RELEASE), {})]
-    return [
-        (
-            [
-                *(_PLAN if index == 0 else ()),
-                *_CONSTRUCTION,
-                *(_RELEASE if index == len(ranges) - 1 else ()),
-            ],
-            {_RANGE_START: start, _RANGE_END: end},
-        )
-        for index, (start, end) in enumerate(ranges)
-    ]
-
-
-def _raise_on_failed_gate(result: dg.ExecuteInProcessResult, config: BuildConfig) -> None:
+def _raise_on_failed_gate(result: RunResult, config: BuildConfig) -> None:
     """A failed gate fails the run too: name the gate, and what emptied the candidate, before
     the generic run failure."""
     for check in result.get_asset_check_evaluations():
@@ -267,8 +272,15 @@ def _raise_on_failure(result: Any, what: str) -> None:
     for event in result.all_events:
         if event.is_step_failure and event.step_failure_data.error is not None:
             error = _error_text(event.step_failure_data.error)
-            raise AtbenchError(f"{what} failed in stage {event.step_key}: {error}")
+            raise AtbenchError(f"{what} failed in stage {_stage(event.step_key)}: {error}")
     raise AtbenchError(f"{what} failed; see the run in the Dagster UI")
+
+
+def _stage(step_key: str) -> str:
+    """The stage a step ran, as the user knows it: `release`, or `skeletons (ecommerce)` for
+    the construction step `constructed.branch.skeletons[ecommerce]`."""
+    op, _, branch = step_key.rpartition(".")[2].partition("[")
+    return f"{op} ({branch.rstrip(']')})" if branch else op
 
 
 def _error_text(error: Any) -> str:

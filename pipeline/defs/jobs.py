@@ -1,7 +1,8 @@
 """The build as one job: plan, construct the run's domains, gate and publish the release.
 
-A run selects what it needs (the CLI: planning in its first run, the release in its last)
-and the domains by a partition range; the release's blocking checks run with it.
+A run selects what it needs (the CLI: everything, or only the release assets when every stage
+file is current) and constructs the domains of `BuildSettings.wave`, any set of them; the
+release's blocking checks run with it.
 """
 
 import dagster as dg

@@ -11,6 +11,7 @@ import dagster as dg
 
 from pipeline.core.build.config import BuildConfig
 from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.model.errors import InputError
 
 
 class BuildSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
@@ -29,10 +30,26 @@ class BuildSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     timeout_s: float | None = None
     max_tokens: int | None = None
     outputs: str | None = None
+    wave: str | None = None
+    """Comma-separated domains this run constructs (any of the release's, adjacent or not);
+    unset means every domain of the release. Not part of the build's configuration."""
 
     def config(self) -> BuildConfig:
         given = {key: value for key, value in self.model_dump().items() if value is not None}
+        given.pop("wave", None)
         return BuildConfig.load(**given)
+
+    def wave_domains(self) -> tuple[str, ...]:
+        """The domains this run constructs, in the release's order."""
+        release = self.config().spec().domains
+        wave = {d for d in (self.wave or "").split(",") if d} or set(release)
+        outside = sorted(wave - set(release))
+        if outside:
+            raise InputError(
+                f"domains {outside} are not part of this release; it has: {', '.join(release)}",
+                field="wave",
+            )
+        return tuple(d for d in release if d in wave)
 
 
 @cache

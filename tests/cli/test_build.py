@@ -1,5 +1,4 @@
-"""`atbench build` and `atbench plan` refuse the common mistakes before any run starts, and
-`atbench build` splits its domains into Dagster runs by neighbourhood.
+"""`atbench build` and `atbench plan` refuse the common mistakes before any run starts.
 
 Each mistake goes through the real entry point (`pipeline.cli.main`, as the `atbench` script
 calls it): the message names the option, the exit status is 1, there is no traceback, and
@@ -9,6 +8,7 @@ nothing is written where the release would go.
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from pipeline.cli import main
-from pipeline.cli.build import contiguous_ranges
 from pipeline.core.inputs.paths import project_root
 from tests.support.chat_server import ChatServer, Received, schema_answer
 
@@ -216,10 +215,35 @@ def test_a_second_build_into_the_same_out_fails_at_once_naming_the_first(
     assert json.loads((out / "manifest.json").read_text())["version"] == 1
 
 
-ORDER = ["a", "b", "c", "d", "e"]
-
-
-def test_neighbours_share_one_run_and_a_gap_starts_another() -> None:
-    assert contiguous_ranges(["b", "c", "d"], ORDER) == [("b", "d")]
-    assert contiguous_ranges(["e", "a", "c", "d"], ORDER) == [("a", "a"), ("c", "e")]
-    assert contiguous_ranges(ORDER, ORDER) == [("a", "e")]
+@pytest.mark.parametrize(
+    ("environment", "message"),
+    [
+        ({"ATBENCH_EXECUTOR": "spark"}, "ATBENCH_EXECUTOR must be one of in_process, multiprocess"),
+        (
+            {"ATBENCH_EXECUTOR": "celery", "ATBENCH_CELERY_BROKER": "redis://127.0.0.1:{port}/0"},
+            "ATBENCH_CELERY_BROKER redis://127.0.0.1:{port}/0 does not answer",
+        ),
+        (
+            {"ATBENCH_POSTGRES_URL": "postgresql+psycopg2://dagster@127.0.0.1:{port}/dagster"},
+            "postgresql+psycopg2://dagster@127.0.0.1:{port}/dagster does not answer",
+        ),
+    ],
+)
+def test_an_engine_that_cannot_run_is_named_before_any_step(
+    environment: dict[str, str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with socket.socket() as unused:  # bound but never listening: connections are refused
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+        for name, value in environment.items():
+            monkeypatch.setenv(name, value.format(port=port))
+        out = tmp_path / "release"
+        code, err = atbench(["build", "--size", "4", "--out", str(out)], capsys, monkeypatch)
+    assert code == 1 and "Traceback" not in err
+    assert message.format(port=port) in " ".join(err.split())
+    assert not out.exists() and not (tmp_path / "dagster").exists()
+    assert not (tmp_path / "outputs" / "builds").exists()

@@ -20,7 +20,7 @@ from pipeline.core.build.config import BuildConfig
 
 DOMAIN = "personal_banking"
 SETTINGS = {"size": 8, "domains": f"personal_assistant,{DOMAIN}", "seed": 5}
-"""Neighbours in partition order, so the whole build is one Dagster run over both."""
+"""The whole build is one Dagster run over both."""
 
 
 def config() -> BuildConfig:

@@ -26,7 +26,7 @@ from pipeline.core.llm import LLMSettings
 from pipeline.core.model.spec import ReleaseSpec
 
 DOMAINS = ("ecommerce", "education_lms", "email_calendar")
-"""Neighbours in partition order, so the whole build is one Dagster run."""
+"""The whole build is one Dagster run (as for any set of domains)."""
 SIZE = 12
 
 
