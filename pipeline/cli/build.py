@@ -21,7 +21,7 @@ from pipeline.core.inputs.files import read_jsonl
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.llm.preflight import preflight
-from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError, naming_full_disk
 from pipeline.core.model.rejection import Rejection, summarise_rejections
 from pipeline.core.release.lock import release_lock
 
@@ -44,10 +44,11 @@ def dagster_home() -> Path:
     existing non-empty dagster.yaml is the user's and is left alone.
     """
     home = Path(os.environ.get("DAGSTER_HOME") or outputs_dir() / "dagster")
-    home.mkdir(parents=True, exist_ok=True)
-    config = home / "dagster.yaml"
-    if not config.exists() or not config.read_text(encoding="utf-8").strip():
-        config.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+    with naming_full_disk(home):
+        home.mkdir(parents=True, exist_ok=True)
+        config = home / "dagster.yaml"
+        if not config.exists() or not config.read_text(encoding="utf-8").strip():
+            config.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
     os.environ["DAGSTER_HOME"] = str(home.resolve())
     return home
 
@@ -159,8 +160,8 @@ def _published(result: dg.ExecuteInProcessResult) -> dict[str, Any]:
 def _cli_instance() -> dg.DagsterInstance:
     import dagster as dg
 
-    dagster_home()
-    return dg.DagsterInstance.get()
+    with naming_full_disk(dagster_home()):
+        return dg.DagsterInstance.get()
 
 
 def _prepare(config: BuildConfig, console: Console) -> BuildConfig:
@@ -216,13 +217,15 @@ def _run(
             }
             if publish:
                 run_config["ops"] = release
-            result = job.execute_in_process(
-                instance=instance,
-                run_config=run_config,
-                asset_selection=[dg.AssetKey(stage) for stage in stages],
-                tags=tags,
-                raise_on_error=False,
-            )
+            # Dagster's run storage failing on a full disk names its folder, no traceback.
+            with naming_full_disk(Path(instance.root_directory)):
+                result = job.execute_in_process(
+                    instance=instance,
+                    run_config=run_config,
+                    asset_selection=[dg.AssetKey(stage) for stage in stages],
+                    tags=tags,
+                    raise_on_error=False,
+                )
             _raise_on_failed_gate(result, config)
             what = f"domains {tags[_RANGE_START]}..{tags[_RANGE_END]}" if tags else "release"
             _raise_on_failure(result, f"the build of the {what}")
