@@ -43,8 +43,10 @@ LEDGER_COLUMNS = (
     "cost_usd",
     "status",
     "error",
+    "in_build",
 )
-"""Keys of one LLM ledger row, as the LLM layer writes them."""
+"""Keys of one LLM ledger row, as the LLM layer writes them, and whether a stage run the
+release is made of made the call (`build.stamps.release_ledger`)."""
 
 TABLES = (
     "trajectories",
@@ -150,7 +152,8 @@ CREATE TABLE llm_calls (
     latency_s DOUBLE,
     cost_usd DOUBLE,
     status VARCHAR,
-    error VARCHAR
+    error VARCHAR,
+    in_build BOOLEAN
 );
 CREATE TABLE taxonomy (
     position INTEGER PRIMARY KEY,
