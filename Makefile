@@ -22,8 +22,12 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# Test files are spread over this many processes (pytest-xdist; 0 runs them in this one);
+# a file's tests stay together, so a module's shared build is made once.
+TEST_WORKERS ?= 2
+
 test: lint  ## lint, type-check and run the tests
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 ui: $(VENV)/.installed  ## open the Dagster UI on the CLI's instance
 	mkdir -p $(DAGSTER_HOME) && touch $(DAGSTER_HOME)/dagster.yaml

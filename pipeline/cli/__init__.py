@@ -1,11 +1,12 @@
 """The `atbench` command: a thin shell over `pipeline.core` and the Dagster definitions.
 
-Expected failures (`AtbenchError`) print their message and exit 1, without a traceback;
-Ctrl-C exits 130.
+Expected failures (`AtbenchError`) print their message and exit 1, without a traceback, and
+so does a full disk that no writer named (ENOSPC); Ctrl-C exits 130.
 """
 
 from __future__ import annotations
 
+import errno
 import sys
 from typing import Annotated
 
@@ -65,6 +66,12 @@ def main() -> None:
         app(standalone_mode=True)
     except AtbenchError as err:
         _err.print(styled("error:", "bold red", f" {err}"), soft_wrap=True)
+        sys.exit(1)
+    except OSError as err:
+        if err.errno != errno.ENOSPC:
+            raise
+        where = f": {err.filename}" if err.filename else ""
+        _err.print(styled("error:", "bold red", f" no space left on device{where}"), soft_wrap=True)
         sys.exit(1)
     except KeyboardInterrupt:
         _err.print("interrupted")

@@ -22,7 +22,7 @@ from pipeline.core.build.stamps import current_release, current_report, release_
 from pipeline.core.inputs.files import read_jsonl
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.llm.preflight import preflight
-from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError, naming_full_disk
 from pipeline.core.model.rejection import Rejection, summarise_rejections
 from pipeline.core.release.lock import release_lock
 
@@ -52,10 +52,11 @@ def dagster_home() -> Path:
     existing non-empty dagster.yaml is the user's and is left alone.
     """
     home = Path(os.environ.get("DAGSTER_HOME") or outputs_dir() / "dagster")
-    home.mkdir(parents=True, exist_ok=True)
-    config = home / "dagster.yaml"
-    if not config.exists() or not config.read_text(encoding="utf-8").strip():
-        config.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+    with naming_full_disk(home):
+        home.mkdir(parents=True, exist_ok=True)
+        config = home / "dagster.yaml"
+        if not config.exists() or not config.read_text(encoding="utf-8").strip():
+            config.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
     os.environ["DAGSTER_HOME"] = str(home.resolve())
     return home
 
@@ -171,7 +172,8 @@ def _cli_instance(engine: Engine) -> dg.DagsterInstance:
 
     home = dagster_home()
     if not engine.postgres_url:
-        return dg.DagsterInstance.get()
+        with naming_full_disk(home):
+            return dg.DagsterInstance.get()
     shared = home / "postgres"
     shared.mkdir(exist_ok=True)
     (shared / "dagster.yaml").write_text(POSTGRES_INSTANCE, encoding="utf-8")
@@ -232,20 +234,22 @@ def _run(
     stages = [*_CONSTRUCTION, *_RELEASE] if selected else list(_RELEASE)
     selection = [dg.AssetKey(stage) for stage in stages]
     with StageProgress(console):
-        if engine.executor == "in_process":
-            result: RunResult = job.execute_in_process(
-                instance=instance,
-                run_config=run_config,
-                asset_selection=selection,
-                raise_on_error=False,
-            )
-        else:
-            result = dg.execute_job(
-                dg.reconstructable(build_job),
-                instance,
-                run_config=run_config,
-                asset_selection=selection,
-            )
+        # Dagster's run storage failing on a full disk names its folder, no traceback.
+        with naming_full_disk(dagster_home()):
+            if engine.executor == "in_process":
+                result: RunResult = job.execute_in_process(
+                    instance=instance,
+                    run_config=run_config,
+                    asset_selection=selection,
+                    raise_on_error=False,
+                )
+            else:
+                result = dg.execute_job(
+                    dg.reconstructable(build_job),
+                    instance,
+                    run_config=run_config,
+                    asset_selection=selection,
+                )
     _raise_on_failed_gate(result, config)
     what = f"domains {', '.join(selected)}" if selected else "release"
     _raise_on_failure(result, f"the build of the {what} ({engine.executor} executor)")

@@ -2,8 +2,9 @@
 
 The figures come from the `llm_calls` table of `release.duckdb` (one row per `ask`, cache hits
 included), per role, stage and domain, so they describe the build that produced the release,
-wherever it ran. The table holds every run of that build's work folder: a rerun shows up as
-cache hits.
+wherever it ran: the calls of the stage runs whose files the release is made of (`in_build`).
+The table also keeps the rest of the work folder's ledger (runs that were killed, or whose
+files a later run replaced); `history` totals them all.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from pipeline.core.release.verify import verify_release
 
 GROUPS = ("role", "stage", "domain")
 """The ledger columns the figures are broken down by, in the order they are shown."""
+
+_BUILD = "FROM llm_calls WHERE in_build IS NOT FALSE"
+"""The calls of the release's own build; a row that does not say counts as one."""
 
 _FIGURES = """
     count(*) AS calls,
@@ -52,7 +56,8 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
 
 
 def ledger_summary(release: Path) -> dict[str, Any]:
-    """Totals, models, and the figures per role, stage and domain of a release's ledger."""
+    """Totals, models, and the figures per role, stage and domain of the calls that built a
+    release; `history` totals every call of its work folder's ledger."""
     db_path = release / DB_FILE
     if not db_path.is_file():
         raise AtbenchError(f"{db_path} not found: --release must name a release directory")
@@ -61,17 +66,18 @@ def ledger_summary(release: Path) -> dict[str, Any]:
         with duckdb.connect(str(db_path), read_only=True) as con:
             summary: dict[str, Any] = {
                 "release": str(release),
-                "totals": _rows(con, f"SELECT {_FIGURES} FROM llm_calls")[0],
+                "totals": _rows(con, f"SELECT {_FIGURES} {_BUILD}")[0],
+                "history": _rows(con, f"SELECT {_FIGURES} FROM llm_calls")[0],
                 "models": _rows(
                     con,
-                    "SELECT backend, model, count(*) AS calls FROM llm_calls "
+                    f"SELECT backend, model, count(*) AS calls {_BUILD} "
                     "GROUP BY backend, model ORDER BY backend, model",
                 ),
             }
             for group in GROUPS:
                 rows = _rows(
                     con,
-                    f"SELECT {group} AS name, {_FIGURES} FROM llm_calls "
+                    f"SELECT {group} AS name, {_FIGURES} {_BUILD} "
                     f"GROUP BY {group} ORDER BY {group}",
                 )
                 summary[f"by_{group}"] = {row.pop("name"): row for row in rows}
@@ -94,8 +100,8 @@ def cost(
         bool,
         typer.Option(
             "--json",
-            help="Print one JSON object (totals, models, by_role, by_stage, by_domain) instead "
-            "of tables.",
+            help="Print one JSON object (totals, history, models, by_role, by_stage, by_domain) "
+            "instead of tables.",
         ),
     ] = False,
 ) -> None:
@@ -119,6 +125,15 @@ def cost(
         highlight=False,
         soft_wrap=True,
     )
+    history = summary["history"]
+    if history["calls"] != totals["calls"]:
+        console.print(
+            f"the work folder's ledger holds {history['calls']:,} calls in all: "
+            f"{history['calls'] - totals['calls']:,} of runs that were killed or replaced "
+            f"(${history['cost_usd'] - totals['cost_usd']:.4f})",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _table(group: str, rows: dict[str, dict[str, Any]], totals: dict[str, Any]) -> Table:

@@ -19,17 +19,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.core.inputs.paths import project_root
 from tests.support.chat_server import ChatServer, Received, schema_answer
-
-
-def atbench(
-    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> tuple[int, str]:
-    """Exit status and stderr of `atbench ARGS`."""
-    monkeypatch.setattr(sys, "argv", ["atbench", *args])
-    with pytest.raises(SystemExit) as exited:
-        main()
-    code = exited.value.code
-    return code if isinstance(code, int) else 1, capsys.readouterr().err
+from tests.support.cli import atbench
 
 
 @pytest.fixture(autouse=True)

@@ -7,14 +7,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import dagster as dg
 import pytest
 from typer.testing import CliRunner
 
 from pipeline.cli import app, main
+from pipeline.cli.build import run_build
 from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.llm import Ledger, LedgerEntry, summarise_ledger
 from pipeline.core.release.store import write_release_db
 from pipeline.core.release.verify import file_digests
+from tests.support.builds import DefaultBuild
 from tests.support.factories import make_release
 
 runner = CliRunner()
@@ -58,15 +61,14 @@ ENTRIES = [
 ]
 
 
-@pytest.fixture
-def release(tmp_path: Path) -> Path:
-    folder = tmp_path / "release"
+def write_release(folder: Path, rows: list[dict[str, Any]]) -> Path:
+    """A verified release of two factory pairs whose ledger is `rows`."""
     folder.mkdir()
     write_release_db(
         folder / "release.duckdb",
         make_release(2),
         [],
-        [e.model_dump(mode="json") for e in ENTRIES],
+        rows,
         default_taxonomy(),
         {"version": 1, "backend": "openai"},
     )
@@ -74,6 +76,11 @@ def release(tmp_path: Path) -> Path:
     manifest = {"version": 1, "backend": "openai", "files": file_digests(folder)}
     (folder / "manifest.json").write_text(json.dumps(manifest))
     return folder
+
+
+@pytest.fixture
+def release(tmp_path: Path) -> Path:
+    return write_release(tmp_path / "release", [e.model_dump(mode="json") for e in ENTRIES])
 
 
 def cost_json(release: Path) -> dict[str, Any]:
@@ -124,6 +131,39 @@ def test_tables_name_every_role_and_mark_estimated_tokens(release: Path) -> None
         assert role in result.output
     assert "~ estimated" in result.output
     assert "5 calls, 1 cache hits, 1 failed" in result.output
+
+
+def test_calls_outside_the_build_count_only_in_the_history(tmp_path: Path) -> None:
+    built = [e.model_dump(mode="json") | {"in_build": True} for e in ENTRIES]
+    killed = [e.model_dump(mode="json") | {"in_build": False} for e in ENTRIES[:2]]
+    data = cost_json(write_release(tmp_path / "release", [*killed, *built]))
+    assert data["totals"]["calls"] == len(ENTRIES)
+    assert data["by_role"]["tool_call_simulator"]["calls"] == 3
+    assert data["history"]["calls"] == len(ENTRIES) + 2
+    assert data["history"]["cost_usd"] == pytest.approx(data["totals"]["cost_usd"] + 0.005)
+
+
+def test_a_stage_run_again_counts_once_and_its_first_run_only_in_the_history(
+    default_build: DefaultBuild, tmp_path: Path
+) -> None:
+    """The reproduction of the bug: a rerun after a kill used to count both runs' calls."""
+    before = cost_json(default_build.release)
+    copy = default_build.copy_to(tmp_path)
+    domain = copy.domains[0]
+    stamp = copy.workspace().root / "stamps" / "paired" / f"{domain}.json"
+    first_run = json.loads(stamp.read_text())["report"]["ledger_segments"]
+    ledger = copy.workspace().ledger_dir(domain)
+    first_calls = summarise_ledger([ledger / name for name in first_run])["calls"]
+    stamp.unlink()  # as if killed after the stage file, before its stamp: the stage runs again
+    run_build(copy.config, copy.release, instance=dg.DagsterInstance.ephemeral())
+    after = cost_json(copy.release)
+    assert after["totals"]["calls"] == before["totals"]["calls"]
+    for group in ("by_stage", "by_domain", "by_role"):
+        assert {k: v["calls"] for k, v in after[group].items()} == {
+            k: v["calls"] for k, v in before[group].items()
+        }
+    assert first_calls > 0
+    assert after["history"]["calls"] == before["totals"]["calls"] + first_calls
 
 
 def test_a_directory_without_a_release_is_refused(

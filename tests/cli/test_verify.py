@@ -1,4 +1,5 @@
-"""A release damaged on disk is reported, naming the file, by every command that reads one."""
+"""A release damaged on disk is reported, naming the file, by every command that reads one
+(`releases`, `cost`, `regen`, `eval` and every `audit` command)."""
 
 from __future__ import annotations
 
@@ -40,9 +41,15 @@ def test_releases_lists_it_as_damaged(damaged: Path) -> None:
         ["cost", "--release"],
         ["regen", "--domain", "smart_home", "--out", "/nonexistent/out", "--release"],
         ["eval", "--evaluator", "keyword", "--out", "/nonexistent/run", "--release"],
+        ["audit", "serve", "--port", "9", "--release"],
+        ["audit", "stats", "--release"],
+        ["audit", "export", "--reviewer", "ann", "--out", "/nonexistent/sheet.csv", "--release"],
+        ["audit", "import", "/nonexistent/sheet.csv", "--release"],
+        ["audit", "apply", "--out", "/nonexistent/out", "--release"],
     ],
 )
 def test_reading_commands_refuse_it_naming_the_file(damaged: Path, command: list[str]) -> None:
     code, _, error = run(*command, str(damaged))
     assert code != 0 and isinstance(error, AtbenchError)
     assert "release.duckdb" in str(error) and "manifest" in str(error)
+    assert not damaged.with_name(f"{damaged.name}.audit.duckdb").exists()  # no audit begun

@@ -21,13 +21,13 @@ def open_audit(
 
     With `create=False` (stats, apply) a missing audit file is an error, not a new audit.
     """
+    release = open_release(release_dir)
     path = db or audit_db_path(release_dir)
     if not create and not path.is_file():
         raise AtbenchError(
             f"no audit found at {path}; start one with `atbench audit serve --release "
             f"{release_dir}`"
         )
-    release = open_release(release_dir)
     store = AuditStore(path, release)
     if not create:
         return store

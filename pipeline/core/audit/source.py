@@ -17,6 +17,7 @@ from typing import Any
 from pipeline.core.model.errors import InputError
 from pipeline.core.model.trajectory import Trajectory
 from pipeline.core.release.publish import read_manifest
+from pipeline.core.release.sources import check_release
 from pipeline.core.release.store import DB_FILE, load_trajectories
 from pipeline.core.release.verify import MANIFEST_FILE
 
@@ -74,8 +75,10 @@ class AuditedRelease:
 
 
 def open_release(release_dir: Path) -> AuditedRelease:
-    """Read a published release; errors name the file that is missing or unreadable."""
+    """Read a published release that matches its manifest; errors name the file that is
+    missing, unreadable or not as the manifest lists it."""
     manifest = read_manifest(release_dir)
+    check_release(release_dir)  # a damaged release must not be audited, nor republished
     if DB_FILE not in manifest.get("files", {}):
         raise InputError(
             f"lists no digest for {DB_FILE}", file=release_dir / MANIFEST_FILE, field="files"

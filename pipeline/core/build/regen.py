@@ -18,8 +18,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from pipeline.core.build.stages import Candidate, write_candidate
+from pipeline.core.build.stamps import release_ledger
 from pipeline.core.build.workspace import StageReport, Workspace
-from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.model.errors import InputError
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.spec import ReleaseSpec
@@ -96,10 +96,7 @@ def regen_candidate(source_dir: Path, domain: str, ws: Workspace) -> StageReport
     check_domain(source, domain)
     kept, kept_rejections, kept_ledger = _other_domains(source_dir / DB_FILE, domain)
     fresh: list[Trajectory] = ws.read("filtered", domain, Trajectory)
-    ledger = kept_ledger + [
-        entry.model_dump(mode="json")
-        for entry in read_ledger(sorted(ws.ledger_dir(domain).glob("*.jsonl")))
-    ]
+    ledger = kept_ledger + release_ledger(ws, [domain])
     history = [*source.config.get("regenerations", []), _regeneration(source, domain, len(fresh))]
     return write_candidate(
         ws,

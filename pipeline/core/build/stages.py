@@ -47,7 +47,6 @@ from pipeline.core.inputs.files import (
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMSettings, make_client, summarise_ledger
-from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.model.labels import leaf_context
 from pipeline.core.model.progress import report as progress
 from pipeline.core.model.rejection import Rejection
@@ -177,7 +176,8 @@ async def _run_stage(
     built, rejected = await run()
     write_jsonl_atomic(ws.stage_file(stage, domain), built)
     write_jsonl_atomic(ws.rejections_file(stage, domain), rejected)
-    ledger = summarise_ledger(sorted(set(ws.ledger_dir(domain).glob("*.jsonl")) - before))
+    segments = sorted(set(ws.ledger_dir(domain).glob("*.jsonl")) - before)
+    ledger = summarise_ledger(segments)
     figures = (
         "calls",
         "cache_hits",
@@ -196,6 +196,7 @@ async def _run_stage(
         written=len(built),
         rejected=len(rejected),
         details={"llm": {key: ledger[key] for key in figures}},
+        ledger_segments=[path.name for path in segments],
     )
 
 
@@ -328,12 +329,11 @@ def plan_record(ws: Workspace) -> dict[str, Any]:
 
 def candidate_stage(spec: ReleaseSpec, ws: Workspace, settings: LLMSettings) -> StageReport:
     """Consolidate every domain's kept traces, rejections and LLM calls for the release gates."""
-    ledger = read_ledger(sorted(p for d in spec.domains for p in ws.ledger_dir(d).glob("*.jsonl")))
     return write_candidate(
         ws,
         [t for d in spec.domains for t in ws.read("filtered", d, Trajectory)],
         [r for d in spec.domains for r in ws.rejections(d)],
-        [entry.model_dump(mode="json") for entry in ledger],
+        stamps.release_ledger(ws, spec.domains),
         Candidate(
             config={
                 "spec": spec.model_dump(mode="json"),

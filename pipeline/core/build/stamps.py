@@ -22,6 +22,7 @@ from pipeline.core.build.workspace import StageReport, Workspace
 from pipeline.core.inputs.files import write_json_atomic
 from pipeline.core.inputs.paths import seeds_dir, taxonomy_dir, templates_dir, tool_pool_dir
 from pipeline.core.llm import LLMSettings
+from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.model.spec import ReleaseSpec
 
 STAMP_DIR = "stamps"
@@ -78,14 +79,18 @@ def stamp_path(root: Path, stage: str, domain: str) -> Path:
     return root / STAMP_DIR / stage / f"{domain}.json"
 
 
-def _saved_report(root: Path, stage: str, domain: str, digest: str) -> dict[str, Any] | None:
-    """The stage's saved report when its stamp carries `digest`, else None."""
-    path = stamp_path(root, stage, domain)
+def _stamp(root: Path, stage: str, domain: str) -> dict[str, Any] | None:
     try:
-        stamp = json.loads(path.read_text(encoding="utf-8"))
+        stamp = json.loads(stamp_path(root, stage, domain).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(stamp, dict) or stamp.get("digest") != digest:
+    return stamp if isinstance(stamp, dict) else None
+
+
+def _saved_report(root: Path, stage: str, domain: str, digest: str) -> dict[str, Any] | None:
+    """The stage's saved report when its stamp carries `digest`, else None."""
+    stamp = _stamp(root, stage, domain)
+    if stamp is None or stamp.get("digest") != digest:
         return None
     report: dict[str, Any] = stamp["report"]
     return report
@@ -109,6 +114,28 @@ def release_digest(spec: ReleaseSpec, settings: LLMSettings, ws: Workspace) -> s
     ]
     settings_blob = {"spec": spec.model_dump(mode="json"), "llm": settings.fingerprint()}
     return _digest("release", "*", settings_blob, reads)
+
+
+def release_ledger(ws: Workspace, domains: Iterable[str]) -> list[dict[str, Any]]:
+    """Every call in the ledger of `domains`, marked `in_build` when a stage run whose file
+    the release is made of wrote it (its stamp names the segment); the calls of killed or
+    superseded runs stay, as the work folder's history."""
+    rows = []
+    for domain in domains:
+        built = _built_segments(ws, domain)
+        for path in sorted(ws.ledger_dir(domain).glob("*.jsonl")):
+            mark = {"in_build": path.name in built}
+            rows += [entry.model_dump(mode="json") | mark for entry in read_ledger([path])]
+    return rows
+
+
+def _built_segments(ws: Workspace, domain: str) -> set[str]:
+    names: set[str] = set()
+    for stage in _READS:
+        stamp = _stamp(ws.root, stage, domain)
+        if stamp is not None:
+            names.update(StageReport.model_validate(stamp["report"]).ledger_segments)
+    return names
 
 
 def current_release(out_dir: Path, digest: str) -> dict[str, Any] | None:

@@ -92,3 +92,6 @@ class StageReport(BaseModel):
     written: int
     rejected: int = 0
     details: dict[str, Any] = {}
+    ledger_segments: list[str] = []
+    """The ledger segment files (names in the domain's ledger folder) this run wrote: the
+    calls behind the stage file, as `atbench cost --release` counts them."""

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from pipeline.core.model.errors import InputError
+from pipeline.core.model.errors import InputError, naming_full_disk
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -55,16 +55,18 @@ def validate_model(model: type[M], data: Any, *, file: Path, record: str | None 
 
 @contextmanager
 def atomic_path(target: Path) -> Iterator[Path]:
-    """Yield a temporary path beside `target`; it replaces `target` only if the block succeeds."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        yield tmp
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    """Yield a temporary path beside `target`; it replaces `target` only if the block succeeds.
+    A full disk is reported as a `NoSpaceError` naming `target`."""
+    with naming_full_disk(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
+        tmp = Path(tmp_name)
+        try:
+            yield tmp
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
 
 
 def write_text_atomic(target: Path, text: str) -> None:

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from pipeline.core.model.errors import naming_full_disk
+
 logger = logging.getLogger(__name__)
 
 
@@ -37,12 +39,13 @@ class SegmentWriter:
 
     def write(self, line: str) -> None:
         """Append one line (no newline in it) and flush it to the OS."""
-        if self._handle is None or self._pid != os.getpid():
-            # A forked child must not append to its parent's file: it gets its own.
-            self._open()
-        assert self._handle is not None
-        self._handle.write(line + "\n")
-        self._handle.flush()
+        with naming_full_disk(self.path or self.folder):
+            if self._handle is None or self._pid != os.getpid():
+                # A forked child must not append to its parent's file: it gets its own.
+                self._open()
+            assert self._handle is not None
+            self._handle.write(line + "\n")
+            self._handle.flush()
 
     def _open(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)

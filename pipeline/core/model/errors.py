@@ -1,13 +1,18 @@
 """User-facing errors.
 
     AtbenchError            an expected failure whose message is enough (no traceback)
-    └── InputError          bad input: names the file, the record and the field
+    ├── InputError          bad input: names the file, the record and the field
+    └── NoSpaceError        a full disk: names where the write failed
 
 Everything else that escapes is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
+import errno
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -52,3 +57,48 @@ class InputError(AtbenchError):
         more = err.error_count() - 1
         suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
         return cls(f"{first['msg']}{suffix}", file=file, record=record, field=field)
+
+
+class NoSpaceError(AtbenchError):
+    """A write failed because its file system is full. Raised once, where the path is known;
+    the write's own error (often without a file name) is its cause."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = str(path)
+        super().__init__(f"no space left on device: {path}")
+
+
+_FULL_WORDS = ("no space left on device", "database or disk is full")
+"""How libraries that keep no errno (DuckDB, SQLite) say the disk is full."""
+
+
+def is_disk_full(err: BaseException, path: Path) -> bool:
+    """Whether `err`, raised writing under `path`, is a full disk: ENOSPC, a library's words
+    for it, or an I/O error on a file system with no free block left (SQLite reports a full
+    tmpfs as a plain "disk I/O error")."""
+    if isinstance(err, OSError) and err.errno == errno.ENOSPC:
+        return True
+    text = str(err).lower()
+    if any(words in text for words in _FULL_WORDS):
+        return True
+    return "i/o error" in text and _free_bytes(path) == 0
+
+
+def _free_bytes(path: Path) -> int | None:
+    for folder in (path, *path.parents):
+        if folder.exists():
+            return shutil.disk_usage(folder).free
+    return None
+
+
+@contextmanager
+def naming_full_disk(path: Path) -> Iterator[None]:
+    """Turn a full disk while writing under `path` into one `NoSpaceError` naming it."""
+    try:
+        yield
+    except NoSpaceError:
+        raise
+    except Exception as err:
+        if is_disk_full(err, path):
+            raise NoSpaceError(path) from err
+        raise

@@ -7,11 +7,9 @@ the same request always yields the same answer and a different sample index a di
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -27,6 +25,7 @@ from pipeline.core.generation.roles import (
     Role,
 )
 from pipeline.core.llm import LLMRequest
+from pipeline.core.llm.code_version import code_version
 from pipeline.core.model.seeding import stable_int
 from pipeline.core.procedural import (
     judge,
@@ -72,15 +71,9 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-def _source_version() -> str:
-    """A hash of this package's code: it names the procedural 'model', so a changed generator
-    gets new cache keys and a new build folder instead of silently reusing old answers."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:10]
-
-
-MODEL_NAME = f"procedural-{_source_version()}"
+MODEL_NAME = f"procedural-{code_version(__name__)}"
+"""Names the procedural 'model' by a hash of the code it runs (this package and every project
+module it imports), so a changed generator or judge gets new cache keys and a new build folder
+instead of silently reusing old answers."""
 
 __all__ = ["HANDLERS", "MODEL_NAME"]

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pipeline.core.model.errors import AtbenchError
+from pipeline.core.model.errors import AtbenchError, naming_full_disk
 
 _held: set[Path] = set()
 """Lock files this process holds."""
@@ -34,10 +34,12 @@ def release_lock(out_dir: Path) -> Iterator[None]:
     if path in _held:
         yield
         return
-    fd = _acquire(path, out_dir)
+    with naming_full_disk(path):
+        fd = _acquire(path, out_dir)
     try:
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        with naming_full_disk(path):
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
         _held.add(path)
         try:
             yield

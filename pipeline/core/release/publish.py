@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from pipeline.core.filtering.grounding import grounding_report
 from pipeline.core.inputs.files import read_structured
 from pipeline.core.inputs.taxonomy import Taxonomy
-from pipeline.core.model.errors import AtbenchError, InputError
+from pipeline.core.model.errors import AtbenchError, InputError, naming_full_disk
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.trajectory import SCHEMA_VERSION, Trajectory
 from pipeline.core.release.atbench_format import release_order
@@ -92,7 +92,8 @@ def publish_release(
     `extra_files` (relative name -> text, e.g. an audit report) are written beside the exports
     and listed in the manifest like every other file.
     """
-    with release_lock(out_dir):
+    # A full disk anywhere in the writes is one error naming the release's place.
+    with release_lock(out_dir), naming_full_disk(out_dir):
         _clear_leftovers(out_dir)
         version = max(replaceable_version(out_dir), follows_version) + 1
         return _publish(

@@ -20,31 +20,15 @@ import duckdb
 import pyarrow as pa
 
 from pipeline.core.inputs.taxonomy import Taxonomy
+from pipeline.core.llm.ledger import LedgerEntry
 from pipeline.core.model.actions import format_action
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, ToolSpec, Trajectory
 from pipeline.core.release.atbench_format import release_order, to_atbench_row
 
 DB_FILE = "release.duckdb"
-LEDGER_COLUMNS = (
-    "ts",
-    "stage",
-    "domain",
-    "role",
-    "item_id",
-    "model",
-    "backend",
-    "cached",
-    "attempts",
-    "prompt_tokens",
-    "completion_tokens",
-    "tokens_estimated",
-    "latency_s",
-    "cost_usd",
-    "status",
-    "error",
-)
-"""Keys of one LLM ledger row, as the LLM layer writes them."""
+LEDGER_COLUMNS = (*(key for key in LedgerEntry.model_fields if key != "schema_version"), "in_build")
+"""The keys of one LLM ledger row, and `in_build` (see `build.stamps.release_ledger`)."""
 
 TABLES = (
     "trajectories",
@@ -150,7 +134,8 @@ CREATE TABLE llm_calls (
     latency_s DOUBLE,
     cost_usd DOUBLE,
     status VARCHAR,
-    error VARCHAR
+    error VARCHAR,
+    in_build BOOLEAN
 );
 CREATE TABLE taxonomy (
     position INTEGER PRIMARY KEY,

@@ -52,7 +52,9 @@ def test_a_recorded_spec_that_the_settings_cannot_rebuild_is_refused() -> None:
         BuildConfig.for_spec(spec.model_copy(update={"model": ""}))
 
 
-def test_the_resource_config_pins_the_domain_list() -> None:
+def test_the_resource_config_pins_the_domain_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    # another test file's build may have pointed the outputs elsewhere in this worker
+    monkeypatch.delenv("ATBENCH_OUTPUTS", raising=False)
     config = BuildConfig.load(size=12, domains="smart_home")
     assert config.resource_config() == {
         "size": 12,

@@ -15,6 +15,7 @@ import yaml
 from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.release.importers import import_benchmark
 from pipeline.core.release.publish import publish_release
+from tests.support.builds import DefaultBuild
 from tests.support.factories import make_ledger_rows, make_rejections, make_release
 from tests.support.paths import RJUDGE_SAMPLE as SAMPLE
 
@@ -63,7 +64,13 @@ def front_matter(release: Path) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.parametrize("which", ["built", "imported"])
+@pytest.fixture
+def default_release(default_build: DefaultBuild) -> Path:
+    """A release built by the pipeline itself, through Dagster."""
+    return default_build.release
+
+
+@pytest.mark.parametrize("which", ["built", "default_release", "imported"])
 def test_every_config_loads_with_label_as_a_class_label(
     which: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:

@@ -11,7 +11,8 @@ import pytest
 
 from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.model.trajectory import UnparsedAction
-from pipeline.core.release.importers import import_benchmark, read_action
+from pipeline.core.release.import_actions import read_action
+from pipeline.core.release.importers import import_benchmark
 from tests.support.paths import RJUDGE_SAMPLE
 
 SAMPLE = RJUDGE_SAMPLE

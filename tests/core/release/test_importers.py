@@ -20,12 +20,8 @@ from pipeline.core.model.trajectory import (
     UnparsedAction,
 )
 from pipeline.core.release.atbench_format import public_view, to_atbench_row
-from pipeline.core.release.importers import (
-    ImportReport,
-    import_benchmark,
-    read_action,
-    report_path,
-)
+from pipeline.core.release.import_actions import read_action
+from pipeline.core.release.importers import ImportReport, import_benchmark, report_path
 from pipeline.core.release.store import load_trajectories
 from tests.support.factories import make_release
 from tests.support.paths import RJUDGE_SAMPLE
