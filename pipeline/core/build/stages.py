@@ -45,6 +45,7 @@ from pipeline.core.inputs.files import (
     write_text_atomic,
 )
 from pipeline.core.inputs.loading import Inputs
+from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMSettings, make_client, summarise_ledger
 from pipeline.core.llm.ledger import read_ledger
@@ -75,6 +76,21 @@ def _provenance(spec: ReleaseSpec, settings: LLMSettings) -> Provenance:
     )
 
 
+_stated_seeds: dict[tuple[int, str], tuple[Inputs, Seed]] = {}
+
+
+def stated_seed(inputs: Inputs, domain: str) -> Seed:
+    """The domain's seed with its stated requests (`with_stated_requests`), worked out once per
+    `Inputs` object and process: each of the four construction stages needs it, and it walks
+    every workflow of the seed through the simulated world (a quarter of a build's CPU)."""
+    key = (id(inputs), domain)
+    found = _stated_seeds.get(key)
+    if found is None or found[0] is not inputs:  # the entry holds its Inputs: ids are not reused
+        found = (inputs, with_stated_requests(inputs.seeds[domain], inputs.pool))
+        _stated_seeds[key] = found
+    return found[1]
+
+
 def _context(
     spec: ReleaseSpec,
     inputs: Inputs,
@@ -93,7 +109,7 @@ def _context(
         limiter=limiter,
     )
     return BuildContext(
-        seed=with_stated_requests(inputs.seeds[domain], inputs.pool),
+        seed=stated_seed(inputs, domain),
         pool=inputs.pool,
         taxonomy=inputs.taxonomy,
         client=client,
