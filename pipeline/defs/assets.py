@@ -14,7 +14,7 @@ from typing import Any
 import dagster as dg
 
 from pipeline import __version__
-from pipeline.core.build import regen, stages
+from pipeline.core.build import parallel, regen, stages
 from pipeline.core.build.workspace import StageReport, Workspace
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.llm import LLMSettings
@@ -38,22 +38,22 @@ CODE_VERSION = __version__
 
 
 def _run_domains(
-    context: dg.AssetExecutionContext, stage: Callable[[str], Awaitable[StageReport]]
+    context: dg.AssetExecutionContext,
+    stage: Callable[[str], Awaitable[StageReport]],
+    *,
+    processes: int,
+    ws: Workspace,
 ) -> dg.MaterializeResult[None]:
-    """Run every domain of the run at once, in one event loop: a model's latency is paid once
-    per wave of requests, not once per domain."""
-
-    async def one(domain: str) -> StageReport:
-        report = await stage(domain)
+    """Run every domain of the run at once: in one event loop, so a model's latency is paid
+    once per wave of requests, not once per domain; for a CPU-bound backend, in `processes`
+    processes of about equal work (by the size of each domain's plan)."""
+    domains = context.partition_keys
+    weights = {d: float(ws.stage_file("plan", d).stat().st_size) for d in domains}
+    reports = parallel.run_domains(domains, stage, processes=processes, weights=weights)
+    for report in reports:
         context.log.info(
-            f"{report.stage} {domain}: {report.written} written, {report.rejected} rejected"
+            f"{report.stage} {report.domain}: {report.written} written, {report.rejected} rejected"
         )
-        return report
-
-    async def every_domain() -> list[StageReport]:
-        return list(await asyncio.gather(*(one(d) for d in context.partition_keys)))
-
-    reports = asyncio.run(every_domain())
     metadata: dict[str, Any] = {
         "domains": len(reports),
         "written": sum(r.written for r in reports),
@@ -133,7 +133,12 @@ def llm_stage_asset(
         config = settings.config()
         spec, ws, llm = config.spec(), config.workspace(), config.llm()
         limiter = asyncio.Semaphore(llm.max_concurrency)
-        return _run_domains(context, lambda d: stage(spec, inputs(), d, ws, llm, limiter))
+        return _run_domains(
+            context,
+            lambda d: stage(spec, inputs(), d, ws, llm, limiter),
+            processes=parallel.processes_for(llm.backend),
+            ws=ws,
+        )
 
     return llm_stage
 

@@ -45,8 +45,8 @@ from pipeline.core.inputs.files import (
     write_text_atomic,
 )
 from pipeline.core.inputs.loading import Inputs
-from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.paths import templates_dir
+from pipeline.core.inputs.seeds import Seed
 from pipeline.core.llm import LLMSettings, make_client, summarise_ledger
 from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.model.labels import leaf_context
