@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from pipeline import __version__
 from pipeline.core.build import stamps
 from pipeline.core.build.stamps import current_report, stage_digest, stamped
+from pipeline.core.build.stated_seeds import stated_seed
 from pipeline.core.build.workspace import StageReport, Workspace
 from pipeline.core.filtering.judge import (
     JudgeOutcome,
@@ -37,7 +38,6 @@ from pipeline.core.generation.expand import Skeleton, expand_safe
 from pipeline.core.generation.inject import Injected, inject_risk
 from pipeline.core.generation.pair import build_benign, build_pair, generation_rejections
 from pipeline.core.generation.planner import Blueprint, coverage, plan_release
-from pipeline.core.generation.steps import with_stated_requests
 from pipeline.core.inputs.files import (
     read_jsonl,
     write_json_atomic,
@@ -46,7 +46,6 @@ from pipeline.core.inputs.files import (
 )
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.inputs.paths import templates_dir
-from pipeline.core.inputs.seeds import Seed
 from pipeline.core.llm import LLMSettings, make_client, summarise_ledger
 from pipeline.core.llm.ledger import read_ledger
 from pipeline.core.model.labels import leaf_context
@@ -76,21 +75,6 @@ def _provenance(spec: ReleaseSpec, settings: LLMSettings) -> Provenance:
     )
 
 
-_stated_seeds: dict[tuple[int, str], tuple[Inputs, Seed]] = {}
-
-
-def stated_seed(inputs: Inputs, domain: str) -> Seed:
-    """The domain's seed with its stated requests (`with_stated_requests`), worked out once per
-    `Inputs` object and process: each of the four construction stages needs it, and it walks
-    every workflow of the seed through the simulated world (a quarter of a build's CPU)."""
-    key = (id(inputs), domain)
-    found = _stated_seeds.get(key)
-    if found is None or found[0] is not inputs:  # the entry holds its Inputs: ids are not reused
-        found = (inputs, with_stated_requests(inputs.seeds[domain], inputs.pool))
-        _stated_seeds[key] = found
-    return found[1]
-
-
 def _context(
     spec: ReleaseSpec,
     inputs: Inputs,
@@ -109,7 +93,7 @@ def _context(
         limiter=limiter,
     )
     return BuildContext(
-        seed=stated_seed(inputs, domain),
+        seed=stated_seed(inputs, domain, ws),
         pool=inputs.pool,
         taxonomy=inputs.taxonomy,
         client=client,
