@@ -47,7 +47,9 @@ async def _toy(domain: str) -> StageReport:
         progress().item_done(rejected=index == 0)
         progress().call_done(cached=index > 0)
         await asyncio.sleep(0)
-    return StageReport(stage="toy", domain=domain, written=len(domain), details={"pid": os.getpid()})
+    return StageReport(
+        stage="toy", domain=domain, written=len(domain), details={"pid": os.getpid()}
+    )
 
 
 def test_reports_come_back_in_order_from_two_processes() -> None:

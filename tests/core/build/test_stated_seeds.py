@@ -15,9 +15,7 @@ from pipeline.core.inputs.loading import Inputs
 DOMAIN = "smart_home"
 
 
-def test_the_saved_seed_is_read_back_until_the_seed_changes(
-    inputs: Inputs, tmp_path: Path
-) -> None:
+def test_the_saved_seed_is_read_back_until_the_seed_changes(inputs: Inputs, tmp_path: Path) -> None:
     ws = Workspace(tmp_path / "build")
     first = stated_seed(inputs, DOMAIN, ws)
     assert first == with_stated_requests(inputs.seeds[DOMAIN], inputs.pool)
