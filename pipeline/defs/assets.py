@@ -50,10 +50,12 @@ def _run_domains(
     domains = context.partition_keys
     weights = {d: float(ws.stage_file("plan", d).stat().st_size) for d in domains}
     reports = parallel.run_domains(domains, stage, processes=processes, weights=weights)
-    for report in reports:
-        context.log.info(
-            f"{report.stage} {report.domain}: {report.written} written, {report.rejected} rejected"
-        )
+    # One line per stage, not one per domain: each is an event-log write, and `per_domain`
+    # below holds the figures.
+    context.log.info(
+        f"{reports[0].stage if reports else 'stage'}: {len(reports)} domains, "
+        f"{sum(r.written for r in reports)} written, {sum(r.rejected for r in reports)} rejected"
+    )
     metadata: dict[str, Any] = {
         "domains": len(reports),
         "written": sum(r.written for r in reports),
