@@ -12,7 +12,10 @@ import re
 from collections.abc import Callable, Mapping
 from email.utils import parsedate_to_datetime
 from time import time
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import Any, Protocol, cast
+
+import openai
+from openai.types.chat import ChatCompletionMessageParam
 
 from pipeline.core.llm.cache import canonical_json
 from pipeline.core.llm.errors import (
@@ -28,11 +31,6 @@ from pipeline.core.llm.redact import redact, settings_secrets
 from pipeline.core.llm.schema_subset import subset_problems
 from pipeline.core.llm.templates import Message
 from pipeline.core.llm.types import Completion, Dialect, LLMRequest, LLMSettings, Usage
-
-if TYPE_CHECKING:
-    # The SDK costs half a second of CPU to import: only processes that talk to a server pay.
-    import openai
-    from openai.types.chat import ChatCompletionMessageParam
 
 logger = logging.getLogger(__name__)
 
@@ -114,8 +112,6 @@ class OpenAIBackend:
 
     def __init__(self, settings: LLMSettings) -> None:
         self._settings = settings
-        import openai
-
         key = settings.api_key.get_secret_value() if settings.api_key else "EMPTY"
         # "EMPTY" is what local servers (vLLM, llama.cpp) accept when they need no key.
         self._client = openai.AsyncOpenAI(
@@ -143,8 +139,6 @@ class OpenAIBackend:
 
     async def model_ids(self) -> list[str]:
         """The ids the server's models route lists."""
-        import openai
-
         try:
             page = await self._client.models.list()
         except openai.APIError as err:
@@ -181,8 +175,6 @@ class OpenAIBackend:
     ) -> Completion:
         if dialect not in ("prompt", "text"):
             self._warn_outside_subset(request)
-        import openai
-
         body = request_body(dialect, request, messages, self._settings)
         sent: list[Message] = body.pop("messages")
         try:
@@ -329,8 +321,6 @@ def with_schema_instruction(messages: list[Message], schema: dict[str, Any]) -> 
 def map_openai_error(err: openai.APIError, secrets: tuple[str, ...] = ()) -> LLMError:
     """The error-tree class for an SDK exception; the message keeps the server's words, less
     any credential they echo (see `redact.py`)."""
-    import openai
-
     message = redact(err.message, secrets)
     if isinstance(err, openai.APITimeoutError):
         return Timeout(redact(f"no answer within the timeout ({err.request.url})", secrets))
