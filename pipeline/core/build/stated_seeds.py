@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 from pipeline.core.build.stamps import project_digest
 from pipeline.core.build.workspace import Workspace
@@ -19,14 +20,15 @@ from pipeline.core.inputs.files import write_json_atomic
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.inputs.seeds import Seed
 
-_memo: dict[tuple[int, str], tuple[Inputs, Seed]] = {}
-"""By (id of the Inputs, domain); each entry holds its Inputs, so a reused id cannot match."""
+_memo: dict[tuple[int, str, Path], tuple[Inputs, Seed]] = {}
+"""By (id of the Inputs, domain, work folder); each entry holds its Inputs, so a reused id
+cannot match, and each work folder gets its own file."""
 
 
 def stated_seed(inputs: Inputs, domain: str, ws: Workspace) -> Seed:
     """`with_stated_requests` of the domain's seed: from memory, from the work folder when its
     digest matches, else worked out and written there."""
-    found = _memo.get((id(inputs), domain))
+    found = _memo.get((id(inputs), domain, ws.root))
     if found is not None and found[0] is inputs:
         return found[1]
     seed = inputs.seeds[domain]
@@ -40,7 +42,7 @@ def stated_seed(inputs: Inputs, domain: str, ws: Workspace) -> Seed:
     if stated is None:
         stated = with_stated_requests(seed, inputs.pool)
         write_json_atomic(path, {"key": key, "seed": stated.model_dump(mode="json")})
-    _memo[(id(inputs), domain)] = (inputs, stated)
+    _memo[(id(inputs), domain, ws.root)] = (inputs, stated)
     return stated
 
 
