@@ -233,23 +233,22 @@ def _run(
     }
     stages = [*_CONSTRUCTION, *_RELEASE] if selected else list(_RELEASE)
     selection = [dg.AssetKey(stage) for stage in stages]
-    with StageProgress(console):
-        # Dagster's run storage failing on a full disk names its folder, no traceback.
-        with naming_full_disk(dagster_home()):
-            if engine.executor == "in_process":
-                result: RunResult = job.execute_in_process(
-                    instance=instance,
-                    run_config=run_config,
-                    asset_selection=selection,
-                    raise_on_error=False,
-                )
-            else:
-                result = dg.execute_job(
-                    dg.reconstructable(build_job),
-                    instance,
-                    run_config=run_config,
-                    asset_selection=selection,
-                )
+    # Dagster's run storage failing on a full disk names its folder, no traceback.
+    with StageProgress(console), naming_full_disk(dagster_home()):
+        if engine.executor == "in_process":
+            result: RunResult = job.execute_in_process(
+                instance=instance,
+                run_config=run_config,
+                asset_selection=selection,
+                raise_on_error=False,
+            )
+        else:
+            result = dg.execute_job(
+                dg.reconstructable(build_job),
+                instance,
+                run_config=run_config,
+                asset_selection=selection,
+            )
     _raise_on_failed_gate(result, config)
     what = f"domains {', '.join(selected)}" if selected else "release"
     _raise_on_failure(result, f"the build of the {what} ({engine.executor} executor)")

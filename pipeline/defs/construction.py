@@ -24,7 +24,7 @@ from typing import Any
 import dagster as dg
 
 from pipeline import __version__
-from pipeline.core.build import stages
+from pipeline.core.build import parallel, stages
 from pipeline.core.build.engine import Engine
 from pipeline.core.build.workspace import StageReport, Workspace
 from pipeline.core.inputs.loading import Inputs
@@ -88,7 +88,8 @@ def _figures(report: StageReport) -> dict[str, Any]:
 
 def stage_op(asset: dg.AssetSpec, stage: LLMStage) -> dg.OpDefinition:
     """The op of one stage over a branch's domains, named as its asset: they run at once in one
-    event loop, sharing one bound on requests in flight, in the `llm` concurrency pool; each
+    event loop, sharing one bound on requests in flight (over forked processes, one per core, for
+    the CPU-bound procedural backend), in the `llm` concurrency pool; each
     domain's result is reported as `asset`'s materialisation of that domain's partition."""
 
     @dg.op(
@@ -104,16 +105,20 @@ def stage_op(asset: dg.AssetSpec, stage: LLMStage) -> dg.OpDefinition:
         config = settings.config()
         spec, ws, llm = config.spec(), config.workspace(), config.llm()
         limiter = asyncio.Semaphore(llm.max_concurrency)
-
-        async def every_domain() -> list[StageReport]:
-            reports = (stage(spec, inputs(), d, ws, llm, limiter) for d in domains)
-            return list(await asyncio.gather(*reports))
-
-        for report in asyncio.run(every_domain()):
-            context.log.info(
-                f"{report.stage} {report.domain}: {report.written} written, "
-                f"{report.rejected} rejected"
-            )
+        reports = parallel.run_domains(
+            domains,
+            lambda d: stage(spec, inputs(), d, ws, llm, limiter),
+            processes=parallel.processes_for(llm.backend),
+            weights={d: float(ws.stage_file("plan", d).stat().st_size) for d in domains},
+        )
+        # One log line per step, not per domain (each is an event-log write); each domain's
+        # figures are on its materialisation below.
+        written, rejected = sum(r.written for r in reports), sum(r.rejected for r in reports)
+        context.log.info(
+            f"{asset.key.to_user_string()}: {len(reports)} domains, "
+            f"{written} written, {rejected} rejected"
+        )
+        for report in reports:
             context.log_event(
                 dg.AssetMaterialization(
                     asset.key, partition=report.domain, metadata=_figures(report)

@@ -10,7 +10,8 @@ from functools import cache
 import dagster as dg
 
 from pipeline.core.build.config import BuildConfig
-from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.build.inputs_cache import cached_inputs
+from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.errors import InputError
 
 
@@ -54,5 +55,6 @@ class BuildSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
 
 @cache
 def inputs() -> Inputs:
-    """Taxonomy, tools and seeds, loaded once per process (not at definition load)."""
-    return load_inputs()
+    """Taxonomy, tools and seeds, loaded once per process (not at definition load), from the
+    cache of validated inputs when nothing changed (`inputs_cache`)."""
+    return cached_inputs()

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from pipeline import __version__
 from pipeline.core.build import stamps
 from pipeline.core.build.stamps import current_report, stage_digest, stamped
+from pipeline.core.build.stated_seeds import stated_seed
 from pipeline.core.build.workspace import StageReport, Workspace
 from pipeline.core.filtering.judge import (
     JudgeOutcome,
@@ -37,7 +38,6 @@ from pipeline.core.generation.expand import Skeleton, expand_safe
 from pipeline.core.generation.inject import Injected, inject_risk
 from pipeline.core.generation.pair import build_benign, build_pair, generation_rejections
 from pipeline.core.generation.planner import Blueprint, coverage, plan_release
-from pipeline.core.generation.steps import with_stated_requests
 from pipeline.core.inputs.files import (
     read_jsonl,
     write_json_atomic,
@@ -92,7 +92,7 @@ def _context(
         limiter=limiter,
     )
     return BuildContext(
-        seed=with_stated_requests(inputs.seeds[domain], inputs.pool),
+        seed=stated_seed(inputs, domain, ws),
         pool=inputs.pool,
         taxonomy=inputs.taxonomy,
         client=client,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from pipeline.core.inputs.tool_pool import Tool
@@ -210,8 +211,15 @@ _FREE_TEXT = frozenset(
 
 def tokens(name: str) -> list[str]:
     """`fromAccountId` / `from_account_id` -> ['from', 'account', 'id']."""
+    return list(_tokens(name))
+
+
+@lru_cache(maxsize=1 << 16)
+def _tokens(name: str) -> tuple[str, ...]:
+    """Memoised: construction asks for the words of the same few thousand names millions of
+    times."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
-    return [t for t in re.split(r"[^a-zA-Z0-9]+", spaced.lower()) if t]
+    return tuple(t for t in re.split(r"[^a-zA-Z0-9]+", spaced.lower()) if t)
 
 
 def is_free_text_field(name: str) -> bool:
@@ -247,13 +255,30 @@ def _returns_list(tool: Tool) -> bool:
 
 def affinity(tool: Tool, record: Record) -> int:
     """How much a tool is about a record: shared words of names, kinds and fields."""
-    tool_words = (
-        set(tokens(tool.name)) | _schema_words(tool.parameters) | _schema_words(tool.returns)
-    )
-    record_words = set(tokens(record.kind)) | set(tokens(record.name)) | set(tokens(record.id))
-    for key in record.attributes:
-        record_words |= set(tokens(key))
-    return len((tool_words - _STOP) & (record_words - _STOP))
+    record_words = _record_words(record.kind, record.name, record.id, tuple(record.attributes))
+    return len(_tool_words(tool) & record_words)
+
+
+_tool_words_memo: dict[int, tuple[Tool, frozenset[str]]] = {}
+
+
+def _tool_words(tool: Tool) -> frozenset[str]:
+    """The words of a tool's name and schemas, stop words aside; memoised per tool object
+    (tools are frozen; the entry holds its tool, so a reused id cannot match)."""
+    found = _tool_words_memo.get(id(tool))
+    if found is None or found[0] is not tool:
+        words = set(tokens(tool.name)) | _schema_words(tool.parameters)
+        found = (tool, frozenset((words | _schema_words(tool.returns)) - _STOP))
+        _tool_words_memo[id(tool)] = found
+    return found[1]
+
+
+@lru_cache(maxsize=1 << 16)
+def _record_words(kind: str, name: str, record_id: str, keys: tuple[str, ...]) -> frozenset[str]:
+    words = set(tokens(kind)) | set(tokens(name)) | set(tokens(record_id))
+    for key in keys:
+        words |= set(tokens(key))
+    return frozenset(words - _STOP)
 
 
 _STOP = frozenset(
@@ -322,16 +347,21 @@ _VALUE_WORDS = frozenset(
 def refers_to(field_name: str, record: Record) -> int:
     """How strongly a field like `patient_id` or `recipient_email` names this record: by
     the record's id prefix (`pat_`), its kind, or the words of its name."""
+    return _refers_to(field_name, record.id, record.name, record.kind)
+
+
+@lru_cache(maxsize=1 << 16)
+def _refers_to(field_name: str, record_id: str, record_name: str, kind: str) -> int:
     words = [w for w in tokens(field_name) if w not in _VALUE_WORDS]
     if not words:
         return 0
-    prefix = record.id.split("_")[0].lower()
-    name_words = {w.lower() for w in re.findall(r"[A-Za-z]+", record.name)}
+    prefix = record_id.split("_")[0].lower()
+    name_words = {w.lower() for w in re.findall(r"[A-Za-z]+", record_name)}
     score = 0
     for word in (w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words):
         if _abbreviates(prefix, word):
             score += 3
-        if word == record.kind:
+        if word == kind:
             score += 1
         if word in name_words or word.rstrip("s") in name_words:
             score += 2

@@ -7,6 +7,7 @@ import re
 from typing import Any, TypeVar
 
 import jsonschema
+import jsonschema_rs
 from jsonschema.exceptions import best_match
 from pydantic import BaseModel, ValidationError
 
@@ -16,7 +17,7 @@ from pipeline.core.llm.errors import SchemaViolation
 M = TypeVar("M", bound=BaseModel)
 
 _FENCE = re.compile(r"```(?:json)?\s*\n?(.*?)```", re.DOTALL)
-_validators: dict[str, jsonschema.protocols.Validator] = {}
+_validators: dict[str, tuple[jsonschema_rs.Validator | None, jsonschema.protocols.Validator]] = {}
 
 
 def parse_answer(text: str) -> Any:
@@ -42,12 +43,18 @@ def parse_answer(text: str) -> Any:
 
 
 def validate_answer(data: Any, schema: dict[str, Any], answer_model: type[M]) -> M:
-    """Check `data` against the JSON Schema the model was given, then build `answer_model`."""
-    validator = _validator_for(schema)
-    error = best_match(validator.iter_errors(data))
-    if error is not None:
-        where = error.json_path
-        raise SchemaViolation(f"the answer does not match the schema at {where}: {error.message}")
+    """Check `data` against the JSON Schema the model was given, then build `answer_model`.
+
+    A compiled Rust validator answers whether it fits; only an answer it refuses goes through
+    `jsonschema`, which has the final word and words the error the model is re-asked with."""
+    fast, validator = _validator_for(schema)
+    if fast is None or not fast.is_valid(data):
+        error = best_match(validator.iter_errors(data))
+        if error is not None:
+            where = error.json_path
+            raise SchemaViolation(
+                f"the answer does not match the schema at {where}: {error.message}"
+            )
     try:
         return answer_model.model_validate(data)
     except ValidationError as err:
@@ -60,16 +67,23 @@ def validate_answer(data: Any, schema: dict[str, Any], answer_model: type[M]) ->
         ) from None
 
 
-def _validator_for(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
-    """Compiled validators by schema content: building one costs far more than using it."""
+def _validator_for(
+    schema: dict[str, Any],
+) -> tuple[jsonschema_rs.Validator | None, jsonschema.protocols.Validator]:
+    """Compiled validators by schema content: building one costs far more than using it. No
+    Rust validator for a schema it cannot compile (`jsonschema` then checks alone)."""
     text = canonical_json(schema)
-    validator = _validators.get(text)
-    if validator is None:
+    found = _validators.get(text)
+    if found is None:
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
-        validator = cls(schema)
-        _validators[text] = validator
-    return validator
+        try:
+            fast = jsonschema_rs.validator_for(schema, validate_formats=False)
+        except (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError):
+            fast = None
+        found = (fast, cls(schema))
+        _validators[text] = found
+    return found
 
 
 def _shorten(text: str, limit: int = 200) -> str:
