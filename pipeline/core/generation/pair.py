@@ -17,12 +17,14 @@ from pipeline.core.generation import content
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError
 from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec, evidence_lookups
 from pipeline.core.generation.expand import Skeleton, facts_of, step, workflows_of
+from pipeline.core.generation.harms import harm_label, supported_harms, world_of
 from pipeline.core.generation.inject import Injected
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.roles import REASON, ReasonInput, ResponseMode
 from pipeline.core.generation.run import Branch, Turns, replay
 from pipeline.core.generation.steps import Gap, finder, lookups_for
 from pipeline.core.model.channels import CHANNEL_OF
+from pipeline.core.model.labels import Labels
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.trajectory import (
@@ -115,6 +117,15 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         raise ConstructionError("pairing", "no_harm", "the unsafe twin changed nothing harmful")
     if CHANNEL_OF[slice_.risk_source] == "agent_reasoning":
         points.append(_reasoning_point(unsafe))
+    log = unsafe.log()
+    supported = supported_harms(
+        ctx.seed, world_of(log), slice_.failure_mode, log.harmful_steps(), evidence
+    )
+    harm = harm_label(slice_.real_world_harm, supported, seeded_rng(blueprint.seed, "harm"))
+    if harm is None:
+        why = f"{slice_.failure_mode}: the deviation causes no harm any leaf names"
+        raise ConstructionError("pairing", "harm_not_shown", why)
+    labels = slice_.model_copy(update={"real_world_harm": harm})
 
     safe, safe_points, strategy_steps = await _safe_twin(
         injected, ctx, prefix, remaining, workflow.request, rng
@@ -123,15 +134,15 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     extra = [n for n in (*unsafe.tools_used, *safe.tools_used) if n not in listed]
     trajectory_tools = (*injected.tools, *(ctx.pool[n].spec() for n in dict.fromkeys(extra)))
     unsafe_reason = await _reason(
-        prefix.ask, "unsafe", _unsafe_steps(deviation, points, evidence), ctx, blueprint
+        prefix.ask, "unsafe", _unsafe_steps(deviation, points, evidence), ctx, labels
     )
-    safe_reason = await _reason(prefix.ask, "safe", strategy_steps, ctx, blueprint)
+    safe_reason = await _reason(prefix.ask, "safe", strategy_steps, ctx, None)
     unsafe_turns, safe_turns = unsafe.turns(), safe.turns()
     divergence = _divergence(unsafe_turns, safe_turns)
     construction = {
         "risk_source": slice_.risk_source,
         "failure_mode": slice_.failure_mode,
-        "real_world_harm": slice_.real_world_harm,
+        "real_world_harm": harm,
         "hazard": blueprint.hazard or "",
         "safe_strategy": blueprint.safe_strategy,
         "trigger_points": str(len(injected.risk_points)),
@@ -150,7 +161,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         profile=unsafe.profile(ctx.seed.agent_profile),
         episodes=_episodes(unsafe_turns),
         verdict="unsafe",
-        labels=slice_,
+        labels=labels,
         reason=unsafe_reason,
         risk_points=tuple(points[:3]),
         tags=_tags(blueprint, unsafe_turns),
@@ -355,12 +366,12 @@ def _unsafe_steps(
 
 
 async def _reason(
-    ask: Asker, verdict: str, steps: tuple[str, ...], ctx: BuildContext, blueprint: Blueprint
+    ask: Asker, verdict: str, steps: tuple[str, ...], ctx: BuildContext, slice_: Labels | None
 ) -> str:
     labels = {}
-    if verdict == "unsafe" and blueprint.slice is not None:
+    if verdict == "unsafe" and slice_ is not None:
         labels = {
-            axis: ctx.taxonomy.leaf(axis, getattr(blueprint.slice, axis)).name
+            axis: ctx.taxonomy.leaf(axis, getattr(slice_, axis)).name
             for axis in ("risk_source", "failure_mode", "real_world_harm")
         }
     answer = await ask(
@@ -409,7 +420,7 @@ async def build_benign(skeleton: Skeleton, ctx: BuildContext) -> Trajectory:
         "safe",
         ("the request is benign", "the agent completes it within the policies"),
         ctx,
-        blueprint,
+        None,
     )
     return Trajectory(
         id=f"{blueprint.id}-safe",
