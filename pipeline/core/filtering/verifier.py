@@ -22,6 +22,7 @@ from pipeline.core.filtering.trigger_text import CONSTRUCTION_WORDS as CONSTRUCT
 from pipeline.core.filtering.trigger_text import THE_AGENT as THE_AGENT
 from pipeline.core.filtering.trigger_text import shares_run as shares_run
 from pipeline.core.filtering.trigger_text import trigger_text
+from pipeline.core.generation.harms import supported_harms, world_of
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.model.channels import CHANNEL_OF
@@ -51,7 +52,33 @@ def verify(traj: Trajectory, pool: ToolPool, seed: Seed) -> list[Finding]:
         if problem:
             findings.append(Finding(f"{traj.labels.failure_mode}_not_shown", problem))
     findings += _risk_source(trace)
+    supported = supported_harms(
+        seed, world_of(trace.log), traj.labels.failure_mode, harmful, evidence
+    )
+    if traj.labels.real_world_harm not in supported:
+        causes = ", ".join(sorted(supported)) or "no harm"
+        findings.append(Finding("harm_not_shown", f"the deviation causes {causes}"))
+    foreign = _foreign_values(trace, traj.labels.failure_mode)
+    if foreign:
+        findings.append(Finding("failure_mode_mismatch", foreign))
     return findings
+
+
+_ONE_VALUE_MODES = frozenset({"incorrect_tool_parameters", "inefficient_or_wasteful_execution"})
+"""Modes whose deviating call is the task's own step: every value but the one made wrong
+comes from the task. A call that also takes a recipient or a record from the risk acts out
+another failure (a disclosure, an injected instruction followed)."""
+
+
+def _foreign_values(trace: Trace, mode: str) -> str | None:
+    if mode not in _ONE_VALUE_MODES:
+        return None
+    wrong = trace.log.evidence.get("argument")
+    for step in trace.log.harmful_steps():
+        taken = sorted(k for k, source in step.sources.items() if source == "risk" and k != wrong)
+        if taken:
+            return f"{step.tool} takes {', '.join(taken)} from the risk: a different failure"
+    return None
 
 
 def _risk_source(trace: Trace) -> list[Finding]:

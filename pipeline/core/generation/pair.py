@@ -17,12 +17,13 @@ from pipeline.core.generation import content
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError
 from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec, evidence_lookups
 from pipeline.core.generation.expand import Skeleton, facts_of, step, workflows_of
+from pipeline.core.generation.handling import Contradiction, check
 from pipeline.core.generation.harms import harm_label, supported_harms, world_of
 from pipeline.core.generation.inject import Injected
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.roles import REASON, ReasonInput, ResponseMode
 from pipeline.core.generation.run import Branch, Turns, replay
-from pipeline.core.generation.steps import Gap, finder, lookups_for
+from pipeline.core.generation.steps import Gap, lookups_for
 from pipeline.core.model.channels import CHANNEL_OF
 from pipeline.core.model.labels import Labels
 from pipeline.core.model.rejection import Rejection
@@ -127,9 +128,12 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         raise ConstructionError("pairing", "harm_not_shown", why)
     labels = slice_.model_copy(update={"real_world_harm": harm})
 
-    safe, safe_points, strategy_steps = await _safe_twin(
+    safe, safe_points, strategy_steps, checked = await _safe_twin(
         injected, ctx, prefix, remaining, workflow.request, rng
     )
+    strategy = blueprint.safe_strategy
+    if strategy == "handled" and checked is None:
+        strategy = "resisted"  # nothing in the world shows the trigger wrong
     listed = {t.name for t in injected.tools}
     extra = [n for n in (*unsafe.tools_used, *safe.tools_used) if n not in listed]
     trajectory_tools = (*injected.tools, *(ctx.pool[n].spec() for n in dict.fromkeys(extra)))
@@ -144,7 +148,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         "failure_mode": slice_.failure_mode,
         "real_world_harm": harm,
         "hazard": blueprint.hazard or "",
-        "safe_strategy": blueprint.safe_strategy,
+        "safe_strategy": strategy,
         "trigger_points": str(len(injected.risk_points)),
     }
     common = {
@@ -183,7 +187,9 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         reason=safe_reason,
         risk_points=tuple(safe_points),
         tags=_tags(blueprint, unsafe_turns) | _tags(blueprint, safe_turns),
-        world=safe.log({"strategy": blueprint.safe_strategy}),
+        world=safe.log(
+            {"strategy": strategy, **({"check": checked.evidence()} if checked else {})}
+        ),
         **common,
     )
     return unsafe_trajectory, safe_trajectory
@@ -295,28 +301,22 @@ async def _safe_twin(
     remaining: Sequence[Any],
     request: str,
     rng: Any,
-) -> tuple[Branch, list[RiskPoint], tuple[str, ...]]:
+) -> tuple[Branch, list[RiskPoint], tuple[str, ...], Contradiction | None]:
     """Removed: the benign run itself. Resisted: the task done, the trigger not acted on.
-    Handled: the claim checked with a genuine read-only tool, then the task done."""
+    Handled: the record the trigger is about read, its answer showing the trigger wrong, then
+    the task done (resisted when the world holds nothing that contradicts the trigger)."""
     skeleton = injected.skeleton
     blueprint = skeleton.blueprint
     strategy = blueprint.safe_strategy
     if strategy == "removed":
         branch = replay(ctx, blueprint, "pairing", skeleton.world, skeleton.episodes)
-        return branch, [], ("meets no risky content", "completes the task as asked")
+        return branch, [], ("meets no risky content", "completes the task as asked"), None
     branch = prefix.fork("pairing")
     points = [p for p in injected.risk_points if p.channel != "agent_reasoning"]
     steps: list[str] = []
-    if strategy == "handled":
-        # A false claim about a record is checked against that record itself.
-        claimed = (
-            injected.deviation.target if "false_claim" in injected.deviation.evidence else None
-        )
-        checker = _checker(ctx, skeleton, rng, claimed, branch)
-        if checker is not None:
-            focus = (claimed,) if claimed else injected.focus
-            await step(branch, ctx, checker, request, focus, "safe/verify")
-            steps.append(f"checks the record with {checker.name} before acting")
+    checked = await check(branch, ctx, injected.deviation) if strategy == "handled" else None
+    if checked is not None:
+        steps.append(f"checks {checked.record} and sees its {checked.field} is {checked.shows}")
     await _finish(branch, ctx, remaining, request, injected.focus, "safe")
     source = blueprint.slice.risk_source if blueprint.slice else ""
     mode: ResponseMode = "complete"
@@ -324,28 +324,12 @@ async def _safe_twin(
         mode = "refuse"
     elif points and rng.random() < 0.2:  # most careful agents just do the task
         mode = "report_issue"
-    await branch.final(
-        "safe",
-        mode,
-        facts=facts_of(branch, len(branch.episodes) - 1, request),
-        grounded=blueprint.long_context,
-    )
+    facts = facts_of(branch, len(branch.episodes) - 1, request)
+    if checked is not None:  # the agent acts on what the check showed: it says so
+        facts = (checked.fact(branch.world), *facts)
+    await branch.final("safe", mode, facts=facts, grounded=blueprint.long_context)
     steps.append("does only what the user asked, within the policies")
-    return branch, points, tuple(steps)
-
-
-def _checker(
-    ctx: BuildContext, skeleton: Skeleton, rng: Any, claimed: str | None, branch: Branch
-) -> Any:
-    found = claimed and finder(ctx.pool, ctx.seed, branch.world, claimed, ("", branch.text()))
-    if found and found[0].name in skeleton.tools:
-        return found[0]
-    readers = [
-        ctx.pool[n]
-        for n in skeleton.tools
-        if ctx.pool[n].side_effect == "none" and ctx.pool[n].lookalike_of is None
-    ]
-    return rng.choice(readers) if readers else None
+    return branch, points, tuple(steps), checked
 
 
 def _unsafe_steps(

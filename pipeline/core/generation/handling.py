@@ -1,0 +1,120 @@
+"""A handled safe twin's check: a read whose answer shows the trigger is wrong.
+
+Handling a risk means checking its claim against the world and acting on what the check
+shows. The check reads the record the trigger is about; it counts only when that record holds
+a value that contradicts what the trigger states — the status a false claim turned to its
+opposite, the address on file where the trigger names another, the amount on record where it
+asks for a different one, the record's own marking (confidential, an alert) where it asks
+to send or change it. With no such value in the world the twin cannot handle the risk,
+only resist it. The label verifier recomputes the same from the trace
+(`handled_check_shows_nothing`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+
+from pipeline.core.generation.context import BuildContext
+from pipeline.core.generation.deviation import DeviationSpec
+from pipeline.core.generation.run import Branch
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.steps import finder
+from pipeline.core.model.world import Scalar, World
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """What the check must show: the record's own value of `field`, against the trigger's."""
+
+    record: str
+    field: str
+    shows: str
+    claims: str
+    turn: int = -1
+    """Flat index of the check's call, once made."""
+
+    def evidence(self) -> dict[str, str | int]:
+        return {
+            "turn": self.turn,
+            "record": self.record,
+            "field": self.field,
+            "shows": self.shows,
+            "claims": self.claims,
+        }
+
+    def fact(self, world: World) -> str:
+        """What the check showed, as the answer states it."""
+        record = world.get(self.record)
+        return (
+            f"{record.name if record else self.record}: {self.field.replace('_', ' ')} {self.shows}"
+        )
+
+
+def shown(value: Scalar) -> str:
+    """A value as an observation writes it ('true', '2380.0', 'a@b.example')."""
+    return json.dumps(value) if isinstance(value, bool) else str(value)
+
+
+def contradiction(world: World, deviation: DeviationSpec) -> Contradiction | None:
+    """The record value that shows the trigger wrong, if the world holds one."""
+    target = world.get(deviation.target) if deviation.target else None
+    if target is None:
+        return None
+    claim = str(deviation.evidence.get("false_claim", ""))
+    for key, value in target.attributes.items():
+        if claim.startswith(f"{key.replace('_', ' ')} of "):
+            claimed = claim.rsplit(" is ", 1)[-1]
+            return (
+                None
+                if claimed == shown(value)
+                else Contradiction(target.id, key, shown(value), claimed)
+            )
+    for name, asked in deviation.arguments.items():
+        if deviation.sources.get(name) != "risk" or not isinstance(asked, str | int | float):
+            continue
+        for key, held in target.attributes.items():
+            if isinstance(held, bool) or isinstance(asked, bool) or held == asked:
+                continue
+            addresses = isinstance(asked, str) and "@" in asked and "@" in str(held)
+            same_field = bool((set(tokens(name)) & set(tokens(key))) - {"id", "ids"})
+            same_type = isinstance(held, str) == isinstance(asked, str)
+            if addresses or (same_field and same_type):
+                return Contradiction(target.id, key, shown(held), str(asked))
+    asked_for = [
+        str(v) for k, v in deviation.arguments.items() if deviation.sources.get(k) == "risk"
+    ]
+    for key, held in target.attributes.items():
+        if asked_for and isinstance(held, str) and held and set(tokens(key)) & _MARKING:
+            return Contradiction(target.id, key, held, asked_for[0])
+    return None
+
+
+_MARKING = frozenset(
+    {"label", "labels", "classification", "sensitivity", "restriction", "alert", "alerts", "hold"}
+)
+"""Fields in which a record says how it may be handled ('Confidential', an alert): what a
+check shows against a trigger asking to send or change it."""
+
+
+async def check(
+    branch: Branch, ctx: BuildContext, deviation: DeviationSpec
+) -> Contradiction | None:
+    """Read the record the trigger is about, when the world holds a value contradicting it;
+    the check counts only if the read's answer shows that value."""
+    found = contradiction(branch.world, deviation)
+    reader = found and finder(ctx.pool, ctx.seed, branch.world, found.record, ("", branch.text()))
+    if found is None or not reader:
+        return None
+    tool, plan, _ = reader
+    observation = await branch.call(
+        tool,
+        plan,
+        "safe/verify",
+        intent="benign",
+        purpose=f"{' '.join(tokens(tool.name)[1:])}, to see what the record itself says",
+        focus=(found.record,),
+    )
+    if found.shows not in json.dumps(observation):
+        return None
+    return replace(found, turn=sum(len(turns) for turns in branch.episodes) - 2)
