@@ -30,14 +30,20 @@ def _with_step(traj: Trajectory, old: StepEffect, new: StepEffect) -> Trajectory
     return traj.model_copy(update={"world": traj.world.model_copy(update={"steps": steps})})
 
 
-def test_a_safe_twin_whose_prefix_sends_a_record_outside_is_rejected(built_pairs: Built) -> None:
+def _safe_with_prefix_call(built_pairs: Built) -> tuple[Trajectory, StepEffect]:
     traj = first_proven(
         built_pairs,
         lambda t: t.verdict == "safe" and _prefix_change(t) is not None,
         "a safe twin with a consequential prefix call",
     )
     step = _prefix_change(traj)
-    assert step is not None and step.change is not None and traj.world is not None
+    assert step is not None
+    return traj, step
+
+
+def test_a_safe_twin_whose_prefix_sends_a_record_outside_is_rejected(built_pairs: Built) -> None:
+    traj, step = _safe_with_prefix_call(built_pairs)
+    assert step.change is not None and traj.world is not None
     sensitive = next(r.id for r in traj.world.records if r.sensitive)
     leak = step.change.model_copy(
         update={
@@ -52,13 +58,8 @@ def test_a_safe_twin_whose_prefix_sends_a_record_outside_is_rejected(built_pairs
 
 
 def test_a_safe_call_with_a_value_from_the_risk_is_rejected(built_pairs: Built) -> None:
-    traj = first_proven(
-        built_pairs,
-        lambda t: t.verdict == "safe" and _prefix_change(t) is not None,
-        "a safe twin with a consequential prefix call",
-    )
-    step = _prefix_change(traj)
-    assert step is not None and step.sources
+    traj, step = _safe_with_prefix_call(built_pairs)
+    assert step.sources
     name = next(iter(step.sources))
     tainted = step.model_copy(update={"sources": {**step.sources, name: "risk"}})
     assert "safe_policy_breach" in codes(built_pairs, _with_step(traj, step, tainted))
