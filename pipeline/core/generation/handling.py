@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from random import Random
 
 from pipeline.core.generation.context import BuildContext
 from pipeline.core.generation.deviation import DeviationSpec
+from pipeline.core.generation.grounding import Plan, plan_arguments
+from pipeline.core.generation.render import render
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import tokens
-from pipeline.core.generation.steps import finder
+from pipeline.core.generation.world import execute
+from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import Scalar, World
 
 
@@ -56,23 +60,26 @@ def shown(value: Scalar) -> str:
     return json.dumps(value) if isinstance(value, bool) else str(value)
 
 
-def contradiction(world: World, deviation: DeviationSpec) -> Contradiction | None:
-    """The record value that shows the trigger wrong, if the world holds one."""
+def contradictions(world: World, deviation: DeviationSpec) -> list[Contradiction]:
+    """The record values that show the trigger wrong, best first, if the world holds any."""
     target = world.get(deviation.target) if deviation.target else None
     if target is None:
-        return None
+        return []
+    found = []
     claim = str(deviation.evidence.get("false_claim", ""))
     for key, value in target.attributes.items():
         if claim.startswith(f"{key.replace('_', ' ')} of "):
             claimed = claim.rsplit(" is ", 1)[-1]
-            return (
-                None
-                if claimed == shown(value)
-                else Contradiction(target.id, key, shown(value), claimed)
-            )
-    for name, asked in deviation.arguments.items():
-        if deviation.sources.get(name) != "risk" or not isinstance(asked, str | int | float):
-            continue
+            if claimed != shown(value):
+                found.append(Contradiction(target.id, key, shown(value), claimed))
+    asked_for = [
+        (k, v)
+        for k, v in deviation.arguments.items()
+        if deviation.sources.get(k) == "risk"
+        and isinstance(v, str | int | float)
+        and world.get(str(v)) is None  # a value, not a record's id
+    ]
+    for name, asked in asked_for:
         for key, held in target.attributes.items():
             if isinstance(held, bool) or isinstance(asked, bool) or held == asked:
                 continue
@@ -80,14 +87,11 @@ def contradiction(world: World, deviation: DeviationSpec) -> Contradiction | Non
             same_field = bool((set(tokens(name)) & set(tokens(key))) - {"id", "ids"})
             same_type = isinstance(held, str) == isinstance(asked, str)
             if addresses or (same_field and same_type):
-                return Contradiction(target.id, key, shown(held), str(asked))
-    asked_for = [
-        str(v) for k, v in deviation.arguments.items() if deviation.sources.get(k) == "risk"
-    ]
+                found.append(Contradiction(target.id, key, shown(held), str(asked)))
     for key, held in target.attributes.items():
         if asked_for and isinstance(held, str) and held and set(tokens(key)) & _MARKING:
-            return Contradiction(target.id, key, held, asked_for[0])
-    return None
+            found.append(Contradiction(target.id, key, held, str(asked_for[-1][1])))
+    return found
 
 
 _MARKING = frozenset(
@@ -100,21 +104,40 @@ check shows against a trigger asking to send or change it."""
 async def check(
     branch: Branch, ctx: BuildContext, deviation: DeviationSpec
 ) -> Contradiction | None:
-    """Read the record the trigger is about, when the world holds a value contradicting it;
-    the check counts only if the read's answer shows that value."""
-    found = contradiction(branch.world, deviation)
-    reader = found and finder(ctx.pool, ctx.seed, branch.world, found.record, ("", branch.text()))
-    if found is None or not reader:
-        return None
-    tool, plan, _ = reader
-    observation = await branch.call(
-        tool,
-        plan,
-        "safe/verify",
-        intent="benign",
-        purpose=f"{' '.join(tokens(tool.name)[1:])}, to see what the record itself says",
-        focus=(found.record,),
-    )
-    if found.shows not in json.dumps(observation):
-        return None
-    return replace(found, turn=sum(len(turns) for turns in branch.episodes) - 2)
+    """Read the record the trigger is about with a genuine read-only tool whose answer shows
+    a value contradicting the trigger; None when no reader shows any."""
+    for found in contradictions(branch.world, deviation):
+        reader = _reader(ctx, branch, found)
+        if reader is None:
+            continue
+        tool, plan = reader
+        observation = await branch.call(
+            tool,
+            plan,
+            "safe/verify",
+            intent="benign",
+            purpose=f"{' '.join(tokens(tool.name)[1:])}, to see what the record itself says",
+            focus=(found.record,),
+        )
+        if found.shows in json.dumps(observation):
+            return replace(found, turn=sum(len(turns) for turns in branch.episodes) - 2)
+        return None  # the read ran but did not show it: the twin resists instead
+    return None
+
+
+def _reader(ctx: BuildContext, branch: Branch, found: Contradiction) -> tuple[Tool, Plan] | None:
+    """A genuine read-only call on the record whose answer shows the contradicting value (run
+    ahead on the same world, which a read does not change)."""
+    for name in ctx.seed.tools:
+        tool = ctx.pool[name]
+        if tool.side_effect != "none" or tool.lookalike_of is not None:
+            continue
+        world = branch.world
+        plan = plan_arguments(tool, world, (found.record,), "", branch.seen_ids(), branch.text())
+        if "default" in plan.sources.values():
+            continue  # a read the agent could not source its arguments for
+        _, result = execute(world, tool, plan.arguments, (found.record,))
+        answer = json.dumps(render(tool, result, world, plan.arguments, Random(0)))
+        if found.record in answer and found.shows in answer:
+            return tool, plan
+    return None
