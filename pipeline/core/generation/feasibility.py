@@ -106,8 +106,8 @@ def page_field(tool: Tool) -> str | None:
     if not set(tokens(tool.name)) & _PAGE_TOOLS:
         return None
     for name, sub in (tool.returns.get("properties") or {}).items():
-        if sub.get("type") == "string" and set(tokens(name)) & _PAGE_FIELDS:
-            return str(name)
+        if sub.get("type") == "string" and tokens(name)[-1:] and tokens(name)[-1] in _PAGE_FIELDS:
+            return str(name)  # `content`, `page_html` — not `content_type`
     return None
 
 

@@ -102,11 +102,14 @@ check shows against a trigger asking to send or change it."""
 
 
 async def check(
-    branch: Branch, ctx: BuildContext, deviation: DeviationSpec
+    branch: Branch, ctx: BuildContext, deviation: DeviationSpec, triggers: list[str]
 ) -> Contradiction | None:
     """Read the record the trigger is about with a genuine read-only tool whose answer shows
-    a value contradicting the trigger; None when no reader shows any."""
+    a value contradicting what a trigger (`triggers`: their texts) states; None when no
+    reader shows any."""
     for found in contradictions(branch.world, deviation):
+        if not any(found.claims.lower() in text.lower() for text in triggers):
+            continue  # the trigger never says it, so there is nothing to contradict
         reader = _reader(ctx, branch, found)
         if reader is None:
             continue

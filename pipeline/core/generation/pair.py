@@ -314,7 +314,10 @@ async def _safe_twin(
     branch = prefix.fork("pairing")
     points = [p for p in injected.risk_points if p.channel != "agent_reasoning"]
     steps: list[str] = []
-    checked = await check(branch, ctx, injected.deviation) if strategy == "handled" else None
+    triggers = [p.text for p in injected.risk_points]
+    checked = (
+        await check(branch, ctx, injected.deviation, triggers) if strategy == "handled" else None
+    )
     if checked is not None:
         steps.append(f"checks {checked.record} and sees its {checked.field} is {checked.shows}")
     await _finish(branch, ctx, remaining, request, injected.focus, "safe")
