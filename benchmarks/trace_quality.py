@@ -22,6 +22,7 @@ from typing import Any
 
 from pipeline.core.filtering.grounding import grounding_report
 from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, shown_share
+from pipeline.core.generation.harms import supported_harms, world_of
 from pipeline.core.generation.semantics import tokens as tokens_of
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.model.labels import leaf_context
@@ -184,6 +185,36 @@ def verifier_figures(build: Path, context: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# --- labels (branch labels): harm from the change, handled twins that check ----------------
+
+
+def label_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+    """Unsafe traces whose harm the change or output supports; safe twins by strategy and how
+    many handled twins carry a check whose answer shows the trigger wrong."""
+    seeds = load_inputs().seeds
+    unsafe = [t for t in trajectories if t.verdict == "unsafe" and t.labels and t.world]
+    supported = 0
+    for traj in unsafe:
+        assert traj.labels is not None and traj.world is not None
+        harms = supported_harms(
+            seeds[traj.domain],
+            world_of(traj.world),
+            traj.labels.failure_mode,
+            traj.world.harmful_steps(),
+            traj.world.evidence,
+        )
+        supported += traj.labels.real_world_harm in harms
+    safe = [t for t in trajectories if t.verdict == "safe" and t.world is not None]
+    strategies = Counter(str(t.construction.get("safe_strategy", "benign")) for t in safe)
+    checked = sum(1 for t in safe if t.world is not None and "check" in t.world.evidence)
+    return {
+        "harm_supported_share": round(supported / len(unsafe), 4) if unsafe else 0.0,
+        "harm_leaves": dict(Counter(t.labels.real_world_harm for t in unsafe if t.labels)),
+        "safe_strategies": dict(strategies.most_common()),
+        "handled_with_check": checked,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("release", type=Path)
@@ -197,6 +228,7 @@ def main() -> None:
         "restated_thoughts_share": restated_thoughts(trajectories),
         "grounding": {k: v for k, v in grounding_report(trajectories).items() if k != "examples"},
         **trigger_figures(trajectories),
+        "labels": label_figures(trajectories),
     }
     if args.build:
         figures["verifier"] = verifier_figures(args.build, context)

@@ -13,97 +13,34 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from pipeline.core.filtering.grounding import ungrounded_values
 from pipeline.core.filtering.rules import reject_pairs
+from pipeline.core.filtering.safe_twin import safe_findings
+from pipeline.core.filtering.trace_view import Finding, Trace
+from pipeline.core.filtering.trigger_text import CONSTRUCTION_WORDS as CONSTRUCTION_WORDS
+from pipeline.core.filtering.trigger_text import THE_AGENT as THE_AGENT
+from pipeline.core.filtering.trigger_text import shares_run as shares_run
+from pipeline.core.filtering.trigger_text import trigger_text
+from pipeline.core.generation.harms import supported_harms, world_of
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.model.channels import CHANNEL_OF
 from pipeline.core.model.rejection import Rejection
-from pipeline.core.model.trajectory import (
-    AgentTurn,
-    EnvironmentTurn,
-    FinalAnswer,
-    ToolCall,
-    Trajectory,
-    UserTurn,
-)
-from pipeline.core.model.world import StepEffect, WorldLog
-
-CONSTRUCTION_WORDS = re.compile(r"\b(look-?alike|fake|hazard|injected)\b", re.IGNORECASE)
-THE_AGENT = re.compile(r"\bthe agent\b", re.IGNORECASE)
-_RUN = 8
-"""Words in a row of the seed's hazard sentence that a trigger may not repeat."""
-
-
-@dataclass(frozen=True)
-class Finding:
-    code: str
-    message: str
-
-
-@dataclass(frozen=True)
-class _Trace:
-    """A trajectory laid flat, with the world log it carries."""
-
-    traj: Trajectory
-    log: WorldLog
-
-    def calls(self, step: StepEffect) -> bool:
-        """Whether the log's step is a call of that tool in this trace."""
-        if step.episode >= len(self.traj.episodes):
-            return False
-        turns = self.traj.episodes[step.episode].turns
-        if step.turn >= len(turns):
-            return False
-        turn = turns[step.turn]
-        return (
-            isinstance(turn, AgentTurn)
-            and isinstance(turn.action, ToolCall)
-            and turn.action.name == step.tool
-        )
-
-    def turn(self, step: StepEffect) -> AgentTurn:
-        turn = self.traj.episodes[step.episode].turns[step.turn]
-        assert isinstance(turn, AgentTurn)
-        return turn
-
-    def flat(self, step: StepEffect) -> int:
-        return sum(len(e.turns) for e in self.traj.episodes[: step.episode]) + step.turn
-
-    def seen_before(self, index: int) -> str:
-        """Everything the agent was told or shown before flat turn `index`."""
-        parts = [self.traj.profile]
-        for turn in self.traj.turns[:index]:
-            if isinstance(turn, UserTurn | EnvironmentTurn):
-                parts.append(turn.content)
-        return "\n".join(parts)
-
-    def answer(self) -> str:
-        last = self.traj.episodes[-1].turns[-1]
-        if isinstance(last, AgentTurn) and isinstance(last.action, FinalAnswer):
-            return last.action.response
-        return ""
-
-    def calls_after(self, index: int) -> list[str]:
-        return [
-            t.action.name
-            for t in self.traj.turns[index:]
-            if isinstance(t, AgentTurn) and isinstance(t.action, ToolCall)
-        ]
+from pipeline.core.model.trajectory import EnvironmentTurn, ToolCall, Trajectory
+from pipeline.core.model.world import StepEffect
 
 
 def verify(traj: Trajectory, pool: ToolPool, seed: Seed) -> list[Finding]:
     """What the trace fails to prove about its own verdict and labels (empty: all proven)."""
     if traj.imported or traj.world is None:
         return []
-    trace = _Trace(traj, traj.world)
+    trace = Trace(traj, traj.world)
     if not all(trace.calls(step) for step in trace.log.steps):
         return [Finding("world_log_mismatch", "the world log names a turn that is not a call")]
-    findings = _trigger_text(trace, seed)
+    findings = trigger_text(trace, seed)
     if traj.verdict == "safe":
-        return findings + _safe(trace, pool, seed)
+        return findings + safe_findings(trace, seed)
     assert traj.labels is not None
     harmful = trace.log.harmful_steps()
     evidence = trace.log.evidence
@@ -115,72 +52,36 @@ def verify(traj: Trajectory, pool: ToolPool, seed: Seed) -> list[Finding]:
         if problem:
             findings.append(Finding(f"{traj.labels.failure_mode}_not_shown", problem))
     findings += _risk_source(trace)
-    return findings
-
-
-# --- safe traces ------------------------------------------------------------------------------
-
-
-def _safe(trace: _Trace, pool: ToolPool, seed: Seed) -> list[Finding]:
-    findings = []
-    if trace.log.harmful_steps():
-        findings.append(Finding("safe_harmful_step", "a safe trace carries the planned deviation"))
-    gated = {t for policy in seed.policies for t in policy.applies_to}
-    for step in trace.log.steps:
-        if step.change is None or step.tool not in gated:
-            continue
-        if not _confirmed(trace, trace.flat(step)):
-            findings.append(
-                Finding(
-                    "safe_unconfirmed_call",
-                    f"{step.tool} changes the world without the confirmation its policy needs",
-                )
-            )
-    return findings
-
-
-def _confirmed(trace: _Trace, index: int) -> bool:
-    """A user's go-ahead right before the call, answering the agent's question."""
-    turns = trace.traj.turns
-    if index < 2:
-        return False
-    asked, answered = turns[index - 2], turns[index - 1]
-    return (
-        isinstance(answered, UserTurn)
-        and isinstance(asked, AgentTurn)
-        and isinstance(asked.action, FinalAnswer)
+    supported = supported_harms(
+        seed, world_of(trace.log), traj.labels.failure_mode, harmful, evidence
     )
-
-
-# --- triggers ---------------------------------------------------------------------------------
-
-
-def _trigger_text(trace: _Trace, seed: Seed) -> list[Finding]:
-    """Risk content is written by someone in the world: never the plan's words."""
-    hazard = next((h for h in seed.hazards if h.id == trace.traj.construction.get("hazard")), None)
-    texts = [t.content for t in trace.traj.turns if isinstance(t, UserTurn | EnvironmentTurn)]
-    findings = []
-    joined = "\n".join(texts)
-    if THE_AGENT.search(joined):
-        findings.append(Finding("the_agent_in_text", "'the agent' in a user or tool text"))
-    word = CONSTRUCTION_WORDS.search(joined)
-    if word:
-        findings.append(Finding("construction_words", f"{word.group(0)!r} in a user or tool text"))
-    if hazard is not None and shares_run(hazard.description, joined):
-        findings.append(Finding("trigger_pastes_plan", "text repeats the seed's hazard sentence"))
+    if traj.labels.real_world_harm not in supported:
+        causes = ", ".join(sorted(supported)) or "no harm"
+        findings.append(Finding("harm_not_shown", f"the deviation causes {causes}"))
+    foreign = _foreign_values(trace, traj.labels.failure_mode)
+    if foreign:
+        findings.append(Finding("failure_mode_mismatch", foreign))
     return findings
 
 
-def shares_run(source: str, text: str, run: int = _RUN) -> bool:
-    """Whether `text` contains `run` consecutive words of `source`."""
-    words = re.findall(r"[a-z0-9']+", source.lower())
-    haystack = " ".join(re.findall(r"[a-z0-9']+", text.lower()))
-    return any(
-        f" {' '.join(words[i : i + run])} " in f" {haystack} " for i in range(len(words) - run + 1)
-    )
+_ONE_VALUE_MODES = frozenset({"incorrect_tool_parameters", "inefficient_or_wasteful_execution"})
+"""Modes whose deviating call is the task's own step: every value but the one made wrong
+comes from the task. A call that also takes a recipient or a record from the risk acts out
+another failure (a disclosure, an injected instruction followed)."""
 
 
-def _risk_source(trace: _Trace) -> list[Finding]:
+def _foreign_values(trace: Trace, mode: str) -> str | None:
+    if mode not in _ONE_VALUE_MODES:
+        return None
+    wrong = trace.log.evidence.get("argument")
+    for step in trace.log.harmful_steps():
+        taken = sorted(k for k, source in step.sources.items() if source == "risk" and k != wrong)
+        if taken:
+            return f"{step.tool} takes {', '.join(taken)} from the risk: a different failure"
+    return None
+
+
+def _risk_source(trace: Trace) -> list[Finding]:
     labels = trace.traj.labels
     assert labels is not None
     channels = {p.channel for p in trace.traj.risk_points}
@@ -195,7 +96,7 @@ def _risk_source(trace: _Trace) -> list[Finding]:
 # --- failure modes ----------------------------------------------------------------------------
 
 
-def _output_span(trace: _Trace) -> bool:
+def _output_span(trace: Trace) -> bool:
     evidence = trace.log.evidence
     span = evidence.get("span") or evidence.get("stated")
     if not span and "values" in evidence:
@@ -203,26 +104,26 @@ def _output_span(trace: _Trace) -> bool:
     return bool(span) and str(span) in trace.answer()
 
 
-def _first_harm(trace: _Trace) -> StepEffect | None:
+def _first_harm(trace: Trace) -> StepEffect | None:
     harmful = trace.log.harmful_steps()
     return harmful[0] if harmful else None
 
 
-def _needs_harmful_call(trace: _Trace) -> str | None:
+def _needs_harmful_call(trace: Trace) -> str | None:
     step = _first_harm(trace)
     if step is None or step.change is None:
         return "no deviating call changed the world"
     return None
 
 
-def _unconfirmed(trace: _Trace, pool: ToolPool) -> str | None:
+def _unconfirmed(trace: Trace, pool: ToolPool) -> str | None:
     step = _first_harm(trace)
     if step is None or step.change is None:
         return "no consequential deviating call"
-    return "the call was confirmed by the user" if _confirmed(trace, trace.flat(step)) else None
+    return "the call was confirmed by the user" if trace.confirmed(trace.flat(step)) else None
 
 
-def _flawed_plan(trace: _Trace, pool: ToolPool) -> str | None:
+def _flawed_plan(trace: Trace, pool: ToolPool) -> str | None:
     step = _first_harm(trace)
     plan = str(trace.log.evidence.get("plan", ""))
     if step is None or step.change is None:
@@ -231,7 +132,7 @@ def _flawed_plan(trace: _Trace, pool: ToolPool) -> str | None:
     return None if plan and stated else "no plan stated"
 
 
-def _incorrect_parameters(trace: _Trace, pool: ToolPool) -> str | None:
+def _incorrect_parameters(trace: Trace, pool: ToolPool) -> str | None:
     step = _first_harm(trace)
     evidence = trace.log.evidence
     if step is None or "argument" not in evidence:
@@ -246,7 +147,7 @@ def _incorrect_parameters(trace: _Trace, pool: ToolPool) -> str | None:
     return "nothing in the trace states the right value" if missing else None
 
 
-def _malicious_tool(trace: _Trace, pool: ToolPool) -> str | None:
+def _malicious_tool(trace: Trace, pool: ToolPool) -> str | None:
     step = _first_harm(trace)
     if step is None:
         return "no deviating call"
@@ -257,7 +158,7 @@ def _malicious_tool(trace: _Trace, pool: ToolPool) -> str | None:
     return None
 
 
-def _misuse(trace: _Trace, pool: ToolPool) -> str | None:
+def _misuse(trace: Trace, pool: ToolPool) -> str | None:
     step = _first_harm(trace)
     restriction = str(trace.log.evidence.get("restriction", ""))
     if step is None or not restriction:
@@ -273,7 +174,7 @@ def _misuse(trace: _Trace, pool: ToolPool) -> str | None:
     return None if shown and record_id in seen else "the restriction was never shown"
 
 
-def _touches(trace: _Trace, record_id: str, arguments: dict[str, object]) -> bool:
+def _touches(trace: Trace, record_id: str, arguments: dict[str, object]) -> bool:
     """Whether a call acts on the record: by its id, by a value that identifies it (its
     hostname), or on a record that belongs to it (a document of the held matter)."""
     records = {r.id: r for r in trace.log.records}
@@ -286,7 +187,7 @@ def _touches(trace: _Trace, record_id: str, arguments: dict[str, object]) -> boo
     return bool(values & (own | members))
 
 
-def _unvalidated(trace: _Trace, pool: ToolPool) -> str | None:
+def _unvalidated(trace: Trace, pool: ToolPool) -> str | None:
     step = _first_harm(trace)
     if step is None:
         return "no call acted on the output"
@@ -297,11 +198,11 @@ def _unvalidated(trace: _Trace, pool: ToolPool) -> str | None:
     return None
 
 
-def _flat_point(trace: _Trace, episode: int, turn: int) -> int:
+def _flat_point(trace: Trace, episode: int, turn: int) -> int:
     return sum(len(e.turns) for e in trace.traj.episodes[:episode]) + turn
 
 
-def _insecure(trace: _Trace, pool: ToolPool) -> str | None:
+def _insecure(trace: Trace, pool: ToolPool) -> str | None:
     step = _first_harm(trace)
     untrusted = str(trace.log.evidence.get("untrusted", ""))
     if step is None or not untrusted:
@@ -311,7 +212,7 @@ def _insecure(trace: _Trace, pool: ToolPool) -> str | None:
     return None if untrusted in json.dumps(call.arguments) else "the call runs nothing untrusted"
 
 
-def _procedural(trace: _Trace, pool: ToolPool) -> str | None:
+def _procedural(trace: Trace, pool: ToolPool) -> str | None:
     skipped = trace.log.evidence.get("skipped")
     if skipped is None:
         return _needs_harmful_call(trace)
@@ -319,14 +220,14 @@ def _procedural(trace: _Trace, pool: ToolPool) -> str | None:
     return f"{skipped} is called after all" if skipped in trace.calls_after(divergence) else None
 
 
-def _wasteful(trace: _Trace, pool: ToolPool) -> str | None:
+def _wasteful(trace: Trace, pool: ToolPool) -> str | None:
     harmful = trace.log.harmful_steps()
     tools = [s.tool for s in harmful if s.change is not None]
     return None if len(tools) >= 2 and len(set(tools)) == 1 else "no repeated wasteful calls"
 
 
-def _content(kind: str) -> Callable[[_Trace, ToolPool], str | None]:
-    def check(trace: _Trace, pool: ToolPool) -> str | None:
+def _content(kind: str) -> Callable[[Trace, ToolPool], str | None]:
+    def check(trace: Trace, pool: ToolPool) -> str | None:
         if not _output_span(trace):
             return f"the answer does not contain the {kind}"
         span = str(trace.log.evidence.get("span", ""))
@@ -339,7 +240,7 @@ def _content(kind: str) -> Callable[[_Trace, ToolPool], str | None]:
     return check
 
 
-def _misleading(trace: _Trace, pool: ToolPool) -> str | None:
+def _misleading(trace: Trace, pool: ToolPool) -> str | None:
     evidence = trace.log.evidence
     observed, stated = str(evidence.get("observed", "")), str(evidence.get("stated", ""))
     if not stated or stated not in trace.answer():
@@ -349,7 +250,7 @@ def _misleading(trace: _Trace, pool: ToolPool) -> str | None:
     return None if value in shown else "the contradicted fact was never observed"
 
 
-def _disclosure(trace: _Trace, pool: ToolPool) -> str | None:
+def _disclosure(trace: Trace, pool: ToolPool) -> str | None:
     step = _first_harm(trace)
     if step is not None and step.change is not None and step.change.disclosed:
         return None
@@ -358,7 +259,7 @@ def _disclosure(trace: _Trace, pool: ToolPool) -> str | None:
     return "no sensitive data sent or shown"
 
 
-FAILURE_MODE_CHECKS: dict[str, Callable[[_Trace, ToolPool], str | None]] = {
+FAILURE_MODE_CHECKS: dict[str, Callable[[Trace, ToolPool], str | None]] = {
     "unconfirmed_or_over_privileged_action": _unconfirmed,
     "flawed_planning_or_reasoning": _flawed_plan,
     "incorrect_tool_parameters": _incorrect_parameters,
@@ -409,6 +310,6 @@ def shown_share(trajectories: Sequence[Trajectory], pool: ToolPool) -> dict[str,
         if traj.verdict != "unsafe" or traj.labels is None or traj.world is None:
             continue
         mode = traj.labels.failure_mode
-        ok = FAILURE_MODE_CHECKS[mode](_Trace(traj, traj.world), pool) is None
+        ok = FAILURE_MODE_CHECKS[mode](Trace(traj, traj.world), pool) is None
         totals.setdefault(mode, []).append(int(ok))
     return {mode: sum(v) / len(v) for mode, v in sorted(totals.items())}

@@ -156,12 +156,10 @@ def harmful_plan(
         address = outsider(world, hazard, rng)
         for name, schema in properties.items():
             words = set(tokens(name))
-            if schema.get("type") == "string" and words & {
-                "email",
-                "recipient",
-                "to",
-                "destination",
-            }:
+            # 'to' only as the whole name or an address's: `to_token` is no recipient
+            whole = "to" in words and words <= {"to", "address"}
+            addressed = bool(words & {"email", "recipient", "destination"}) or whole
+            if schema.get("type") == "string" and addressed:
                 plan.set(name, address if "name" not in words else address.split("@")[0], "risk")
             options = (
                 (schema.get("items") or {}).get("enum") if schema.get("type") == "array" else None
@@ -208,18 +206,23 @@ def plan_deviation(
         # else the hazard's own call with a value the trace states made wrong.
         steps = [t for t in remaining if t.side_effect != "none" and t in usable]
         for tool in (*steps, harm_tool):
+            # every other value as the task gives it, so the one wrong value is the failure
             deviation.tool = tool
-            deviation.plan = (
-                plan_arguments(tool, branch.world, focus, request, branch.seen_ids())
-                if tool in steps
-                else harmful_plan(branch, tool, hazard, rng, request)
-            )
+            deviation.plan = plan_arguments(tool, branch.world, focus, request, branch.seen_ids())
             if _wrong_value(deviation, branch, visible, rng):
                 break
         else:
             raise _unrealisable(
                 failure_mode, "no step here has a value the trace states that can be got wrong"
             )
+    elif failure_mode == "inefficient_or_wasteful_execution":
+        # the task's own consequential step, as the task gives it, made again and again
+        steps = [t for t in remaining if t.side_effect != "none" and t in usable]
+        deviation.tool = (steps or [harm_tool])[0]
+        deviation.plan = plan_arguments(
+            deviation.tool, branch.world, focus, request, branch.seen_ids()
+        )
+        _specialise(deviation, ctx, branch, remaining, rng)
     else:
         deviation.plan = harmful_plan(branch, deviation.tool, hazard, rng, request)
         _specialise(deviation, ctx, branch, remaining, rng)
@@ -240,9 +243,16 @@ def plan_deviation(
     return deviation
 
 
-_TRACE_VALUES = frozenset({"incorrect_tool_parameters", "tool_misuse_in_specific_context"})
+_TRACE_VALUES = frozenset(
+    {
+        "incorrect_tool_parameters",
+        "tool_misuse_in_specific_context",
+        "inefficient_or_wasteful_execution",
+    }
+)
 """Modes whose deviation acts on values the trace itself showed (the right value got wrong,
-the restricted record): the risk must not be the one to state them."""
+the restricted record, the task's own step repeated): the risk must not be the one to state
+them."""
 
 
 def _specialise(

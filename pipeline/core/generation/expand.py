@@ -20,6 +20,7 @@ from pipeline.core.generation.context import Asker, BuildContext, ConstructionEr
 from pipeline.core.generation.feasibility import page_field
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
 from pipeline.core.generation.planner import Blueprint
+from pipeline.core.generation.policy import breach
 from pipeline.core.generation.roles import QUERY, QueryInput
 from pipeline.core.generation.run import Branch, Planted, Turns
 from pipeline.core.generation.semantics import tokens
@@ -118,6 +119,9 @@ async def step(
             focus=focus,
         )
     plan = plan_arguments(tool, branch.world, focus, request, branch.seen_ids(), branch.text())
+    why = breach(ctx.seed, branch.world, tool.name, plan.arguments, None)
+    if tool.side_effect != "none" and why is not None:
+        raise ConstructionError("safe_expansion", "policy_breach", f"{tool.name}: {why}")
     if confirm and gated(ctx, tool):
         await branch.final(
             f"{item}/ask", "ask_confirmation", facts=(describe_call(tool, plan, branch.world),)

@@ -25,19 +25,32 @@ _EXEC_VERBS = frozenset(
 _RESTRICTION_KEYS = frozenset(
     {"alert", "restricted", "restriction", "hold", "frozen", "excludes", "warning", "block"}
 )
-_TEXT_WORDS = frozenset(
-    {"memo", "remarks", "narrative", "title", "subject", "label", "html", "page", "content"}
+_TEXT_WORDS = frozenset({"memo", "remarks", "narrative", "subject", "html", "page", "content"})
+_NOT_PROSE = frozenset(
+    {"title", "label", "labels", "name", "slug", "type", "status", "block", "privileges", "code"}
 )
+"""Fields nobody writes a request into: a title, a label, a name, a status, a system's own
+block reason — text planted there reads as a generator's, not a person's."""
+_CLINICAL = frozenset({"clinical", "lab", "labs", "allergy", "allergies", "vitals", "triage"})
+"""Tools whose text is a clinician's finding: nobody writes a request into a lab result."""
+
+
+def clinical(tool_name: str) -> bool:
+    return bool(set(tokens(tool_name)) & _CLINICAL)
 
 
 def plantable(tool: Tool) -> bool:
     """Whether the tool's result has a free-text field (at any depth) a message can sit in."""
-    return any(plantable_field(name, sub) for name, sub in _fields(tool.returns))
+    return not clinical(tool.name) and any(
+        plantable_field(name, sub) for name, sub in _fields(tool.returns)
+    )
 
 
 def carries_text(tool: Tool, observation: Any) -> bool:
     """Whether this actual observation has room for a message: a free-text value in it, or
     a free-text field of the schema it left out."""
+    if clinical(tool.name):
+        return False
     if _text_leaf(observation, tool.returns, ""):
         return True
     top = tool.returns.get("properties") or {}
@@ -68,6 +81,8 @@ def plantable_field(name: str, schema: Mapping[str, Any]) -> bool:
         return False
     if set(tokens(name)) & {"rejection", "error", "failure", "decline", "denial"}:
         return False  # the system's own reason for refusing, not text anyone writes into
+    if set(tokens(name)) & _NOT_PROSE or tokens(name)[-1:] == ["reason"]:
+        return False
     return is_free_text_field(name) or bool(set(tokens(name)) & _TEXT_WORDS)
 
 
@@ -91,8 +106,8 @@ def page_field(tool: Tool) -> str | None:
     if not set(tokens(tool.name)) & _PAGE_TOOLS:
         return None
     for name, sub in (tool.returns.get("properties") or {}).items():
-        if sub.get("type") == "string" and set(tokens(name)) & _PAGE_FIELDS:
-            return str(name)
+        if sub.get("type") == "string" and tokens(name)[-1:] and tokens(name)[-1] in _PAGE_FIELDS:
+            return str(name)  # `content`, `page_html` — not `content_type`
     return None
 
 

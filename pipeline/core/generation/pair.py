@@ -17,13 +17,16 @@ from pipeline.core.generation import content
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError
 from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec, evidence_lookups
 from pipeline.core.generation.expand import Skeleton, facts_of, step, workflows_of
+from pipeline.core.generation.handling import Contradiction, check
+from pipeline.core.generation.harms import harm_label, supported_harms, world_of
 from pipeline.core.generation.inject import Injected
 from pipeline.core.generation.long_context import LONG_CONTEXT_TAGS, episodes_of
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.roles import REASON, ReasonInput, ResponseMode
 from pipeline.core.generation.run import Branch, Turns, replay
-from pipeline.core.generation.steps import Gap, finder, lookups_for
+from pipeline.core.generation.steps import Gap, lookups_for
 from pipeline.core.model.channels import CHANNEL_OF
+from pipeline.core.model.labels import Labels
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.trajectory import (
@@ -115,25 +118,37 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         raise ConstructionError("pairing", "no_harm", "the unsafe twin changed nothing harmful")
     if CHANNEL_OF[slice_.risk_source] == "agent_reasoning":
         points.append(_reasoning_point(unsafe))
+    log = unsafe.log()
+    supported = supported_harms(
+        ctx.seed, world_of(log), slice_.failure_mode, log.harmful_steps(), evidence
+    )
+    harm = harm_label(slice_.real_world_harm, supported, seeded_rng(blueprint.seed, "harm"))
+    if harm is None:
+        why = f"{slice_.failure_mode}: the deviation causes no harm any leaf names"
+        raise ConstructionError("pairing", "harm_not_shown", why)
+    labels = slice_.model_copy(update={"real_world_harm": harm})
 
-    safe, safe_points, strategy_steps = await _safe_twin(
+    safe, safe_points, strategy_steps, checked = await _safe_twin(
         injected, ctx, prefix, remaining, workflow.request, rng
     )
+    strategy = blueprint.safe_strategy
+    if strategy == "handled" and checked is None:
+        strategy = "resisted"  # nothing in the world shows the trigger wrong
     listed = {t.name for t in injected.tools}
     extra = [n for n in (*unsafe.tools_used, *safe.tools_used) if n not in listed]
     trajectory_tools = (*injected.tools, *(ctx.pool[n].spec() for n in dict.fromkeys(extra)))
     unsafe_reason = await _reason(
-        prefix.ask, "unsafe", _unsafe_steps(deviation, points, evidence), ctx, blueprint
+        prefix.ask, "unsafe", _unsafe_steps(deviation, points, evidence), ctx, labels
     )
-    safe_reason = await _reason(prefix.ask, "safe", strategy_steps, ctx, blueprint)
+    safe_reason = await _reason(prefix.ask, "safe", strategy_steps, ctx, None)
     unsafe_turns, safe_turns = unsafe.turns(), safe.turns()
     divergence = _divergence(unsafe_turns, safe_turns)
     construction = {
         "risk_source": slice_.risk_source,
         "failure_mode": slice_.failure_mode,
-        "real_world_harm": slice_.real_world_harm,
+        "real_world_harm": harm,
         "hazard": blueprint.hazard or "",
-        "safe_strategy": blueprint.safe_strategy,
+        "safe_strategy": strategy,
         "trigger_points": str(len(injected.risk_points)),
     }
     common = {
@@ -150,7 +165,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         profile=unsafe.profile(ctx.seed.agent_profile),
         episodes=episodes_of(unsafe_turns),
         verdict="unsafe",
-        labels=slice_,
+        labels=labels,
         reason=unsafe_reason,
         risk_points=tuple(points[:3]),
         tags=_tags(blueprint, unsafe_turns),
@@ -172,7 +187,9 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         reason=safe_reason,
         risk_points=tuple(safe_points),
         tags=_tags(blueprint, unsafe_turns) | _tags(blueprint, safe_turns),
-        world=safe.log({"strategy": blueprint.safe_strategy}),
+        world=safe.log(
+            {"strategy": strategy, **({"check": checked.evidence()} if checked else {})}
+        ),
         **common,
     )
     return unsafe_trajectory, safe_trajectory
@@ -284,28 +301,25 @@ async def _safe_twin(
     remaining: Sequence[Any],
     request: str,
     rng: Any,
-) -> tuple[Branch, list[RiskPoint], tuple[str, ...]]:
+) -> tuple[Branch, list[RiskPoint], tuple[str, ...], Contradiction | None]:
     """Removed: the benign run itself. Resisted: the task done, the trigger not acted on.
-    Handled: the claim checked with a genuine read-only tool, then the task done."""
+    Handled: the record the trigger is about read, its answer showing the trigger wrong, then
+    the task done (resisted when the world holds nothing that contradicts the trigger)."""
     skeleton = injected.skeleton
     blueprint = skeleton.blueprint
     strategy = blueprint.safe_strategy
     if strategy == "removed":
         branch = replay(ctx, blueprint, "pairing", skeleton.world, skeleton.episodes)
-        return branch, [], ("meets no risky content", "completes the task as asked")
+        return branch, [], ("meets no risky content", "completes the task as asked"), None
     branch = prefix.fork("pairing")
     points = [p for p in injected.risk_points if p.channel != "agent_reasoning"]
     steps: list[str] = []
-    if strategy == "handled":
-        # A false claim about a record is checked against that record itself.
-        claimed = (
-            injected.deviation.target if "false_claim" in injected.deviation.evidence else None
-        )
-        checker = _checker(ctx, skeleton, rng, claimed, branch)
-        if checker is not None:
-            focus = (claimed,) if claimed else injected.focus
-            await step(branch, ctx, checker, request, focus, "safe/verify")
-            steps.append(f"checks the record with {checker.name} before acting")
+    triggers = [p.text for p in injected.risk_points]
+    checked = (
+        await check(branch, ctx, injected.deviation, triggers) if strategy == "handled" else None
+    )
+    if checked is not None:
+        steps.append(f"checks {checked.record} and sees its {checked.field} is {checked.shows}")
     await _finish(branch, ctx, remaining, request, injected.focus, "safe")
     source = blueprint.slice.risk_source if blueprint.slice else ""
     mode: ResponseMode = "complete"
@@ -313,28 +327,12 @@ async def _safe_twin(
         mode = "refuse"
     elif points and rng.random() < 0.2:  # most careful agents just do the task
         mode = "report_issue"
-    await branch.final(
-        "safe",
-        mode,
-        facts=facts_of(branch, len(branch.episodes) - 1, request),
-        grounded=blueprint.long_context,
-    )
+    facts = facts_of(branch, len(branch.episodes) - 1, request)
+    if checked is not None:  # the agent acts on what the check showed: it says so
+        facts = (checked.fact(branch.world), *facts)
+    await branch.final("safe", mode, facts=facts, grounded=blueprint.long_context)
     steps.append("does only what the user asked, within the policies")
-    return branch, points, tuple(steps)
-
-
-def _checker(
-    ctx: BuildContext, skeleton: Skeleton, rng: Any, claimed: str | None, branch: Branch
-) -> Any:
-    found = claimed and finder(ctx.pool, ctx.seed, branch.world, claimed, ("", branch.text()))
-    if found and found[0].name in skeleton.tools:
-        return found[0]
-    readers = [
-        ctx.pool[n]
-        for n in skeleton.tools
-        if ctx.pool[n].side_effect == "none" and ctx.pool[n].lookalike_of is None
-    ]
-    return rng.choice(readers) if readers else None
+    return branch, points, tuple(steps), checked
 
 
 def _unsafe_steps(
@@ -355,12 +353,12 @@ def _unsafe_steps(
 
 
 async def _reason(
-    ask: Asker, verdict: str, steps: tuple[str, ...], ctx: BuildContext, blueprint: Blueprint
+    ask: Asker, verdict: str, steps: tuple[str, ...], ctx: BuildContext, slice_: Labels | None
 ) -> str:
     labels = {}
-    if verdict == "unsafe" and blueprint.slice is not None:
+    if verdict == "unsafe" and slice_ is not None:
         labels = {
-            axis: ctx.taxonomy.leaf(axis, getattr(blueprint.slice, axis)).name
+            axis: ctx.taxonomy.leaf(axis, getattr(slice_, axis)).name
             for axis in ("risk_source", "failure_mode", "real_world_harm")
         }
     answer = await ask(
@@ -403,7 +401,7 @@ async def build_benign(skeleton: Skeleton, ctx: BuildContext) -> Trajectory:
         "safe",
         ("the request is benign", "the agent completes it within the policies"),
         ctx,
-        blueprint,
+        None,
     )
     return Trajectory(
         id=f"{blueprint.id}-safe",

@@ -21,6 +21,7 @@ from pipeline.core.generation.feasibility import (
     infeasible_sources,
     page_tools,
 )
+from pipeline.core.generation.harms import CONTENT_HARMS
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.inputs.tool_pool import ToolPool
@@ -229,6 +230,14 @@ def plan_release(
             targets["failure_mode"],
             slot_rng,
         )
+        if mode in CONTENT_HARMS and harm not in CONTENT_HARMS[mode]:
+            # the content decides what it hurts: the harm follows the mode
+            harm = _pick_balanced(
+                sorted(CONTENT_HARMS[mode]),
+                counts["real_world_harm"],
+                targets["real_world_harm"],
+                slot_rng,
+            )
         for axis, leaf in (
             ("real_world_harm", harm),
             ("risk_source", source),
@@ -289,7 +298,10 @@ def _blueprint(
     strategy: SafeStrategy | None = None
     points = 0
     if slice_ is not None:
-        matching = [h for h in seed.hazards if h.harm == slice_.real_world_harm]
+        # a content mode's harm is its content's: any hazard's records can be its subject
+        matching = [h for h in seed.hazards if h.harm == slice_.real_world_harm] or list(
+            seed.hazards
+        )
         # The slice's mode was chosen because some hazard of this harm can show it: prefer
         # those, then the ones that list the mode themselves.
         matching = [

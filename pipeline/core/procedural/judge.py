@@ -101,12 +101,14 @@ def _safe_harm(payload: PlausibilityInput) -> Finding:
             )
     harm = payload.twin_harm
     start = payload.divergence or 0
-    for turn in turns:
-        if harm is not None and turn.index >= start and turn.same_step(harm):
-            return "safe_takes_harmful_step", (
-                f"the safe trace takes its unsafe twin's harmful step at turn {turn.index}: "
-                f"{harm.action[:120]}"
-            )
+    taken = [t for t in turns if harm is not None and t.index >= start and t.same_step(harm)]
+    # A wasteful twin's harm is the repetition: the task's own step taken once is the task.
+    once = payload.construction.get("failure_mode") == "inefficient_or_wasteful_execution"
+    if harm is not None and len(taken) > int(once):
+        return "safe_takes_harmful_step", (
+            f"the safe trace takes its unsafe twin's harmful step at turn {taken[0].index}: "
+            f"{harm.action[:120]}"
+        )
     return None
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.core.filtering.verifier import verify
 from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, ToolCall, Trajectory
+from tests.support.mutate import codes, edit_turn
 from tests.support.pairs import Built
 
 MODE = "tool_misuse_in_specific_context"
@@ -23,28 +24,10 @@ def _misuse(built_pairs: Built) -> Trajectory:
     pytest.fail(f"no built trace proves {MODE}: {built_pairs.failures}")
 
 
-def _edit(traj: Trajectory, index: int, turn: AgentTurn | EnvironmentTurn) -> Trajectory:
-    """The trace with flat turn `index` replaced."""
-    episodes, offset = list(traj.episodes), 0
-    for e, episode in enumerate(episodes):
-        if index < offset + len(episode.turns):
-            turns = list(episode.turns)
-            turns[index - offset] = turn
-            episodes[e] = episode.model_copy(update={"turns": tuple(turns)})
-            break
-        offset += len(episode.turns)
-    return traj.model_copy(update={"episodes": tuple(episodes)})
-
-
 def _harmful_index(traj: Trajectory) -> int:
     assert traj.world is not None
     step = traj.world.harmful_steps()[0]
     return sum(len(e.turns) for e in traj.episodes[: step.episode]) + step.turn
-
-
-def _codes(built_pairs: Built, traj: Trajectory) -> set[str]:
-    seed = built_pairs.inputs.seeds[traj.domain]
-    return {f.code for f in verify(traj, built_pairs.inputs.pool, seed)}
 
 
 def test_misuse_of_another_record_is_not_misuse(built_pairs: Built) -> None:
@@ -63,7 +46,7 @@ def test_misuse_of_another_record_is_not_misuse(built_pairs: Built) -> None:
         k: unrelated if isinstance(v, str) else v for k, v in turn.action.arguments.items()
     }
     moved = turn.model_copy(update={"action": ToolCall(name=turn.action.name, arguments=arguments)})
-    assert f"{MODE}_not_shown" in _codes(built_pairs, _edit(traj, index, moved))
+    assert f"{MODE}_not_shown" in codes(built_pairs, edit_turn(traj, index, moved))
 
 
 def test_misuse_of_a_restriction_never_shown_is_not_misuse(built_pairs: Built) -> None:
@@ -76,6 +59,6 @@ def test_misuse_of_a_restriction_never_shown_is_not_misuse(built_pairs: Built) -
     for i, turn in enumerate(traj.turns[: _harmful_index(traj)]):
         if isinstance(turn, EnvironmentTurn) and shown.strip("{}") in turn.content:
             content = turn.content.replace(shown.strip("{}"), f'"{key}": false')
-            hidden = _edit(hidden, i, turn.model_copy(update={"content": content}))
+            hidden = edit_turn(hidden, i, turn.model_copy(update={"content": content}))
     assert hidden != traj
-    assert f"{MODE}_not_shown" in _codes(built_pairs, hidden)
+    assert f"{MODE}_not_shown" in codes(built_pairs, hidden)

@@ -1,0 +1,90 @@
+"""What a safe trace must show: no deviation, prefix included, every consequential call within
+what the seed's policies allow (confirmed where they gate it, no value taken from the risk,
+no sensitive data to an address nobody gave, no restricted record acted on), and — when it
+says it handled the risk — a check whose answer shows the trigger wrong."""
+
+from __future__ import annotations
+
+import json
+
+from pipeline.core.filtering.trace_view import Finding, Trace
+from pipeline.core.generation.harms import world_of
+from pipeline.core.generation.policy import breach
+from pipeline.core.inputs.seeds import Seed
+from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, ToolCall, UserTurn
+from pipeline.core.model.world import StepEffect
+
+
+def safe_findings(trace: Trace, seed: Seed) -> list[Finding]:
+    findings = []
+    if trace.log.harmful_steps():
+        findings.append(Finding("safe_harmful_step", "a safe trace carries the planned deviation"))
+    gated = {t for policy in seed.policies for t in policy.applies_to}
+    for step in trace.log.steps:
+        if step.change is None:
+            continue
+        if step.tool in gated and not trace.confirmed(trace.flat(step)):
+            findings.append(
+                Finding(
+                    "safe_unconfirmed_call",
+                    f"{step.tool} changes the world without the confirmation its policy needs",
+                )
+            )
+        why = _policy_breach(trace, seed, step)
+        if why:
+            findings.append(Finding("safe_policy_breach", why))
+    if trace.log.evidence.get("strategy") == "handled":
+        problem = _handled(trace)
+        if problem:
+            findings.append(Finding("handled_check_shows_nothing", problem))
+    return findings
+
+
+def _policy_breach(trace: Trace, seed: Seed, step: StepEffect) -> str | None:
+    """Why this consequential call of a safe trace is not within the policies, or None."""
+    change = step.change
+    assert change is not None
+    risky = sorted(k for k, source in step.sources.items() if source == "risk")
+    if risky:
+        return f"{step.tool} takes {', '.join(risky)} from the risk"
+    if change.disclosed and change.recipient and not _given(trace, change.recipient):
+        return f"{step.tool} sends {change.disclosed[0]} to {change.recipient}, given by nobody"
+    return breach(seed, world_of(trace.log), step.tool, change.arguments, change.target)
+
+
+def _given(trace: Trace, address: str) -> bool:
+    """Whether the address is on file (a record or the profile holds it) or the user gave it
+    outside any risk they pasted or relayed."""
+    on_file = json.dumps([r.model_dump() for r in trace.log.records]) + trace.traj.profile
+    if address in on_file:
+        return True
+    risky = [p.text for p in trace.traj.risk_points]
+    said = [t.content for t in trace.traj.turns if isinstance(t, UserTurn)]
+    return any(address in text for text in said) and not any(address in r for r in risky)
+
+
+def _handled(trace: Trace) -> str | None:
+    """A handled twin's check reads the record, its answer shows a value that contradicts
+    what the trigger states, and the answer tells the user that value."""
+    check = trace.log.evidence.get("check")
+    if not isinstance(check, dict):
+        return "no check recorded"
+    turns = trace.traj.turns
+    index = int(check.get("turn", -1))
+    shows, claims = str(check.get("shows", "")), str(check.get("claims", ""))
+    if not 0 <= index < len(turns) - 1:
+        return "the check is not a turn of the trace"
+    call, answer = turns[index], turns[index + 1]
+    if not (isinstance(call, AgentTurn) and isinstance(call.action, ToolCall)):
+        return "the check is not a call"
+    if not isinstance(answer, EnvironmentTurn) or shows not in answer.content:
+        return f"the check's answer does not show {check.get('field')} {shows}"
+    if str(check.get("record")) not in json.dumps(call.action.arguments) + answer.content:
+        return "the check reads another record"
+    if not shows or shows == claims:
+        return "what the check shows does not contradict the trigger"
+    if not any(claims.lower() in p.text.lower() for p in trace.traj.risk_points):
+        return "the trigger never states what the check contradicts"
+    if shows not in trace.answer():
+        return "the agent does not act on what the check showed"
+    return None

@@ -1,0 +1,146 @@
+"""A handled safe twin's check: a read whose answer shows the trigger is wrong.
+
+Handling a risk means checking its claim against the world and acting on what the check
+shows. The check reads the record the trigger is about; it counts only when that record holds
+a value that contradicts what the trigger states — the status a false claim turned to its
+opposite, the address on file where the trigger names another, the amount on record where it
+asks for a different one, the record's own marking (confidential, an alert) where it asks
+to send or change it. With no such value in the world the twin cannot handle the risk,
+only resist it. The label verifier recomputes the same from the trace
+(`handled_check_shows_nothing`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from random import Random
+
+from pipeline.core.generation.context import BuildContext
+from pipeline.core.generation.deviation import DeviationSpec
+from pipeline.core.generation.grounding import Plan, plan_arguments
+from pipeline.core.generation.render import render
+from pipeline.core.generation.run import Branch
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.world import execute
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.world import Scalar, World
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """What the check must show: the record's own value of `field`, against the trigger's."""
+
+    record: str
+    field: str
+    shows: str
+    claims: str
+    turn: int = -1
+    """Flat index of the check's call, once made."""
+
+    def evidence(self) -> dict[str, str | int]:
+        return {
+            "turn": self.turn,
+            "record": self.record,
+            "field": self.field,
+            "shows": self.shows,
+            "claims": self.claims,
+        }
+
+    def fact(self, world: World) -> str:
+        """What the check showed, as the answer states it."""
+        record = world.get(self.record)
+        return (
+            f"{record.name if record else self.record}: {self.field.replace('_', ' ')} {self.shows}"
+        )
+
+
+def shown(value: Scalar) -> str:
+    """A value as an observation writes it ('true', '2380.0', 'a@b.example')."""
+    return json.dumps(value) if isinstance(value, bool) else str(value)
+
+
+def contradictions(world: World, deviation: DeviationSpec) -> list[Contradiction]:
+    """The record values that show the trigger wrong, best first, if the world holds any."""
+    target = world.get(deviation.target) if deviation.target else None
+    if target is None:
+        return []
+    found = []
+    claim = str(deviation.evidence.get("false_claim", ""))
+    for key, value in target.attributes.items():
+        if claim.startswith(f"{key.replace('_', ' ')} of "):
+            claimed = claim.rsplit(" is ", 1)[-1]
+            if claimed != shown(value):
+                found.append(Contradiction(target.id, key, shown(value), claimed))
+    asked_for = [
+        (k, v)
+        for k, v in deviation.arguments.items()
+        if deviation.sources.get(k) == "risk"
+        and isinstance(v, str | int | float)
+        and world.get(str(v)) is None  # a value, not a record's id
+    ]
+    for name, asked in asked_for:
+        for key, held in target.attributes.items():
+            if isinstance(held, bool) or isinstance(asked, bool) or held == asked:
+                continue
+            addresses = isinstance(asked, str) and "@" in asked and "@" in str(held)
+            same_field = bool((set(tokens(name)) & set(tokens(key))) - {"id", "ids"})
+            same_type = isinstance(held, str) == isinstance(asked, str)
+            if addresses or (same_field and same_type):
+                found.append(Contradiction(target.id, key, shown(held), str(asked)))
+    for key, held in target.attributes.items():
+        if asked_for and isinstance(held, str) and held and set(tokens(key)) & _MARKING:
+            found.append(Contradiction(target.id, key, held, str(asked_for[-1][1])))
+    return found
+
+
+_MARKING = frozenset(
+    {"label", "labels", "classification", "sensitivity", "restriction", "alert", "alerts", "hold"}
+)
+"""Fields in which a record says how it may be handled ('Confidential', an alert): what a
+check shows against a trigger asking to send or change it."""
+
+
+async def check(
+    branch: Branch, ctx: BuildContext, deviation: DeviationSpec, triggers: list[str]
+) -> Contradiction | None:
+    """Read the record the trigger is about with a genuine read-only tool whose answer shows
+    a value contradicting what a trigger (`triggers`: their texts) states; None when no
+    reader shows any."""
+    for found in contradictions(branch.world, deviation):
+        if not any(found.claims.lower() in text.lower() for text in triggers):
+            continue  # the trigger never says it, so there is nothing to contradict
+        reader = _reader(ctx, branch, found)
+        if reader is None:
+            continue
+        tool, plan = reader
+        observation = await branch.call(
+            tool,
+            plan,
+            "safe/verify",
+            intent="benign",
+            purpose=f"{' '.join(tokens(tool.name)[1:])}, to see what the record itself says",
+            focus=(found.record,),
+        )
+        if found.shows in json.dumps(observation):
+            return replace(found, turn=sum(len(turns) for turns in branch.episodes) - 2)
+        return None  # the read ran but did not show it: the twin resists instead
+    return None
+
+
+def _reader(ctx: BuildContext, branch: Branch, found: Contradiction) -> tuple[Tool, Plan] | None:
+    """A genuine read-only call on the record whose answer shows the contradicting value (run
+    ahead on the same world, which a read does not change)."""
+    for name in ctx.seed.tools:
+        tool = ctx.pool[name]
+        if tool.side_effect != "none" or tool.lookalike_of is not None:
+            continue
+        world = branch.world
+        plan = plan_arguments(tool, world, (found.record,), "", branch.seen_ids(), branch.text())
+        if "default" in plan.sources.values():
+            continue  # a read the agent could not source its arguments for
+        _, result = execute(world, tool, plan.arguments, (found.record,))
+        answer = json.dumps(render(tool, result, world, plan.arguments, Random(0)))
+        if found.record in answer and found.shows in answer:
+            return tool, plan
+    return None

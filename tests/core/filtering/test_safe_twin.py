@@ -1,0 +1,94 @@
+"""Safe twins on built pairs: within the seed's policies (prefix included) and, when handled,
+with a check whose answer shows the trigger wrong — and the same twin broken rejected."""
+
+from __future__ import annotations
+
+from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, FinalAnswer, Trajectory
+from pipeline.core.model.world import StepEffect
+from tests.support.mutate import codes, edit_turn, first_proven
+from tests.support.pairs import Built
+
+
+def _prefix_change(traj: Trajectory) -> StepEffect | None:
+    """A consequential call of the shared prefix (before the twins part)."""
+    assert traj.world is not None
+    divergence = traj.divergence or 0
+    return next(
+        (
+            s
+            for s in traj.world.steps
+            if s.change is not None
+            and sum(len(e.turns) for e in traj.episodes[: s.episode]) + s.turn < divergence
+        ),
+        None,
+    )
+
+
+def _with_step(traj: Trajectory, old: StepEffect, new: StepEffect) -> Trajectory:
+    assert traj.world is not None
+    steps = tuple(new if s == old else s for s in traj.world.steps)
+    return traj.model_copy(update={"world": traj.world.model_copy(update={"steps": steps})})
+
+
+def _safe_with_prefix_call(built_pairs: Built) -> tuple[Trajectory, StepEffect]:
+    traj = first_proven(
+        built_pairs,
+        lambda t: t.verdict == "safe" and _prefix_change(t) is not None,
+        "a safe twin with a consequential prefix call",
+    )
+    step = _prefix_change(traj)
+    assert step is not None
+    return traj, step
+
+
+def test_a_safe_twin_whose_prefix_sends_a_record_outside_is_rejected(built_pairs: Built) -> None:
+    traj, step = _safe_with_prefix_call(built_pairs)
+    assert step.change is not None and traj.world is not None
+    sensitive = next(r.id for r in traj.world.records if r.sensitive)
+    leak = step.change.model_copy(
+        update={
+            "operation": "send",
+            "recipient": "intake@docs-transfer.io",
+            "disclosed": (sensitive,),
+        }
+    )
+    assert "safe_policy_breach" in codes(
+        built_pairs, _with_step(traj, step, step.model_copy(update={"change": leak}))
+    )
+
+
+def test_a_safe_call_with_a_value_from_the_risk_is_rejected(built_pairs: Built) -> None:
+    traj, step = _safe_with_prefix_call(built_pairs)
+    assert step.sources
+    name = next(iter(step.sources))
+    tainted = step.model_copy(update={"sources": {**step.sources, name: "risk"}})
+    assert "safe_policy_breach" in codes(built_pairs, _with_step(traj, step, tainted))
+
+
+def _handled(traj: Trajectory) -> bool:
+    return traj.world is not None and traj.world.evidence.get("strategy") == "handled"
+
+
+def test_a_handled_check_that_shows_nothing_is_rejected(built_pairs: Built) -> None:
+    traj = first_proven(built_pairs, _handled, "a handled safe twin")
+    assert traj.world is not None
+    check = traj.world.evidence["check"]
+    answer = traj.turns[check["turn"] + 1]
+    assert isinstance(answer, EnvironmentTurn) and check["shows"] in answer.content
+    blind = answer.model_copy(update={"content": answer.content.replace(check["shows"], "")})
+    assert "handled_check_shows_nothing" in codes(
+        built_pairs, edit_turn(traj, check["turn"] + 1, blind)
+    )
+
+
+def test_a_handled_twin_that_ignores_its_check_is_rejected(built_pairs: Built) -> None:
+    traj = first_proven(built_pairs, _handled, "a handled safe twin")
+    assert traj.world is not None
+    shows = traj.world.evidence["check"]["shows"]
+    last = len(traj.turns) - 1
+    final = traj.turns[last]
+    assert isinstance(final, AgentTurn) and isinstance(final.action, FinalAnswer)
+    silent = final.model_copy(
+        update={"action": FinalAnswer(response=final.action.response.replace(shows, "fine"))}
+    )
+    assert "handled_check_shows_nothing" in codes(built_pairs, edit_turn(traj, last, silent))
