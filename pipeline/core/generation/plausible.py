@@ -25,6 +25,7 @@ from pipeline.core.generation.semantics import (
     related,
     tokens,
 )
+from pipeline.core.generation.vocabulary import filled
 from pipeline.core.model.seeding import seeded_rng, stable_int
 from pipeline.core.model.world import Record, ToolResult, World
 
@@ -89,6 +90,9 @@ class Plausible:
         if tokens(name)[-1:] in (["id"], ["ids"]) and self.links(name, record):
             # a link to another record: only where the schema insists, never invented freely
             return self.linked(name, record) if required else MISSING
+        known = filled(name, record, self.world, rng)
+        if known is not None:
+            return known
         found = self.text(name, schema, record, rng)
         if found is not MISSING:
             return found
