@@ -21,7 +21,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from pipeline.core.filtering.argument_values import is_empty
+from pipeline.core.filtering.argument_values import fragments, is_empty
 from pipeline.core.filtering.grounding import grounding_report
 from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, shown_share
 from pipeline.core.generation.dates import session_today
@@ -229,7 +229,7 @@ def _objects(value: Any) -> Iterable[dict[str, Any]]:
 def value_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
     """Calls with an empty or zero argument (and required ones sent empty), argument
     fragments, observations holding "n/a"-like stand-ins, impossible observation values."""
-    calls = empty = required_empty = fragments = observations = stand_ins = impossible = 0
+    calls = empty = required_empty = cut_calls = observations = stand_ins = impossible = 0
     examples: dict[str, list[str]] = {"fragments": [], "stand_ins": [], "impossible": []}
     for traj in trajectories:
         specs = {t.name: t for t in traj.tools}
@@ -246,7 +246,7 @@ def value_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
                 empty += any(is_empty(v) or (v == 0 and v is not False) for _, v in values)
                 required_empty += any(is_empty(v) for k, v in values if k in required)
                 cut = fragments(call, specs, said)
-                fragments += bool(cut)
+                cut_calls += bool(cut)
                 examples["fragments"] += cut
             elif isinstance(turn, EnvironmentTurn):
                 observations += 1
@@ -271,7 +271,7 @@ def value_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
         "calls": calls,
         "calls_with_empty_or_zero_argument": empty,
         "calls_with_empty_required_argument": required_empty,
-        "calls_with_fragment_argument": fragments,
+        "calls_with_fragment_argument": cut_calls,
         "observations_with_stand_in_value": stand_ins,
         "observations_with_impossible_value": impossible,
         "examples": {k: v[:6] for k, v in examples.items()},

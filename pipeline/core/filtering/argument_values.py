@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pipeline.core.inputs.tool_pool import Tool, ToolPool
-from pipeline.core.model.trajectory import AgentTurn, ToolCall, Trajectory, UserTurn
+from pipeline.core.inputs.tool_pool import ToolPool
+from pipeline.core.model.trajectory import AgentTurn, ToolCall, ToolSpec, Trajectory, UserTurn
 
 _DANGLING = frozenset(
     {"a", "an", "the", "to", "of", "for", "with", "and", "or", "from", "on", "in", "at", "by"}
@@ -80,7 +80,7 @@ def argument_values(traj: Trajectory, pool: ToolPool) -> list[str]:
     return problems
 
 
-def fragments(call: ToolCall, specs: Mapping[str, Tool], said: str) -> list[str]:
+def fragments(call: ToolCall, specs: Mapping[str, ToolSpec], said: str) -> list[str]:
     """The call's arguments cut out of what the user said (`tool.field='value'`); an
     option of the schema's enum is a whole value however the user spelled it."""
     properties = specs[call.name].parameters.get("properties") or {}

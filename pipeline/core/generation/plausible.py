@@ -196,11 +196,11 @@ class Plausible:
         if text is None or not set(properties) - {text}:
             return []
         facts = [
-            f"{k.replace('_', ' ').capitalize()} is {v}."
+            f"{k.replace('_', ' ').capitalize()} confirmed: {v}."
             for k, v in record.attributes.items()
-            if isinstance(v, str | int | float) and len(str(v)) <= 40
+            if isinstance(v, str | int | float) and len(str(v)) <= 40 and not _coded(str(v))
         ]
-        lines = [f"Opened {record.name}.", *facts[:2], "Reviewed the record; details above."]
+        lines = [f"Logged {_bare(record.name)}.", *facts[:2], "Checked again; no change."]
         count = min(len(lines), 2 + stable_int(record.id, field) % 3)
         rng = seeded_rng("entries", record.id, field)
         start = datetime.combine(self.today, time()) - timedelta(days=2 * count + rng.randint(1, 9))
@@ -259,8 +259,18 @@ class Plausible:
         high = schema.get("maximum", schema.get("exclusiveMaximum"))
         if words & {"count", "quantity", "items", "results", "remaining"}:
             value: float = rng.randint(0, 5)
-        elif words & {"percent", "percentage", "pct", "rate", "score", "progress"}:
+        elif words & {"vat", "tax"}:
+            value = (0, 5, 20)[rng.randrange(3)]  # the rates a VAT return actually uses
+        elif words & {"cvss"}:
+            value = round(rng.uniform(3.1, 9.8), 1)
+        elif words & {"pressure", "psi"}:
+            value = round(rng.uniform(2.1, 2.6), 1) if "bar" in words else rng.randint(32, 38)
+        elif words & {"status", "code"} and kind == "integer":
+            value = 200  # a numeric status is a protocol's, and the call succeeded
+        elif words & {"percent", "percentage", "pct", "score", "progress"}:
             value = rng.randint(5, 95)
+        elif words & {"rate", "apr", "interest", "yield"}:
+            value = round(rng.uniform(0.5, 9.5), 2)
         elif words & _MONEY:
             value = round(rng.uniform(20, 900), 2)
         elif words & {"overdue", "age", "days"}:
@@ -318,6 +328,13 @@ def _from_name(words: set[str], record: Record) -> JSON:
         coded = [v for v in record.attributes.values() if isinstance(v, str) and _coded(v)]
         return coded[0] if coded else record.id.upper().replace("_", "-")
     return MISSING
+
+
+def _bare(name: str) -> str:
+    """A record's name without the ids and codes in it: 'Export declaration decl_44187'
+    reads 'Export declaration'."""
+    words = [w for w in name.split() if not re.search(r"\d|_", w)]
+    return " ".join(words) or name
 
 
 def _coded(text: str) -> bool:

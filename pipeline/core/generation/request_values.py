@@ -8,11 +8,17 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date
+from random import Random
 from typing import Any
 
 from pipeline.core.generation.plausible import schema_type
 from pipeline.core.generation.semantics import NAME_WORDS, PERSON_WORDS, is_free_text_field, tokens
-from pipeline.core.generation.stated import said_option, session_window, shaped_value
+from pipeline.core.generation.stated import (
+    example_shape,
+    said_option,
+    session_window,
+    shaped_value,
+)
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import ArgumentSource, Record, World
 
@@ -53,10 +59,29 @@ def said_whole(
     option = said_option(schema, request)
     if option is not None:
         return option, "request"
+    kept = _kept_by_task(name, schema, known)
+    if kept is not None:
+        return kept, "request" if kept in request else "observation"
     if schema.get("format") in ("date", "date-time"):
         today = date.fromisoformat(world.today)
         with_time = schema.get("format") == "date-time"
         return session_window(set(tokens(name)), today, with_time=with_time), "seed"
+    return None
+
+
+def _kept_by_task(name: str, schema: Mapping[str, Any], known: Sequence[Record]) -> str | None:
+    """A value a record of the task keeps under the field's own last word (`drug_ndc` <-
+    the prescription's `ndc`) or in the shape of the field's examples (an indicator <- the
+    report's sending domain); the agent looks that record up before the call."""
+    words = tokens(name)
+    shape = example_shape(schema)
+    for record in known:
+        for key, value in record.attributes.items():
+            if not isinstance(value, str) or len(value) < 3 or " " in value.strip():
+                continue
+            have = tokens(key)
+            if (have and words and have[-1] == words[-1]) or (shape and shape.fullmatch(value)):
+                return value
     return None
 
 
@@ -84,6 +109,10 @@ def unsourced(
     words = set(tokens(name))
     if schema_type(schema) == "string" and (is_free_text_field(name) or words & _SHORT_TEXT):
         return _compose(request, short=bool(words & _SHORT_TEXT)), "composed"
+    if schema_type(schema) == "string" and words and words <= _QUERY_WORDS:
+        phrase = search_phrase(request)
+        if phrase:
+            return phrase, "request"
     if schema_type(schema) == "boolean":
         # `frozen` on bank_freeze_card when the user said "freeze the card"
         verbs = [w for w in tokens(tool.name)[1:] if len(w) >= 4]
@@ -104,6 +133,28 @@ def unsourced(
         ):
             return stated, "request"
     return _fallback(schema, world), "default"
+
+
+_QUERY_WORDS = frozenset({"query", "q", "search", "term", "terms", "keyword", "keywords"})
+_ASKING = re.compile(
+    r"\b(help|could you|can you|would you|please|hi|hello|hey|thanks|thank you|i'd like|"
+    r"i need|task for today|what i need|when you get a chance|so, here goes)\b",
+    re.I,
+)
+
+
+def search_phrase(request: str) -> str | None:
+    """What the user would type into a search box, in their own words: a quoted phrase, a
+    name they gave, else the first clause of the ask (not of the greeting), in whole words."""
+    quoted = re.search(r"(?:^|(?<=[\s(:]))['\u2018\"]([^'\u2019\"\n]{3,60})['\u2019\"]", request)
+    if quoted:
+        return quoted.group(1)
+    runs = [r for r in _CAPITALISED_RUN.findall(request) if not _ASKING.search(r)]
+    if runs:
+        return str(runs[0])
+    clauses = [c.strip() for c in re.split(r"[.;!?](?:\s|$)|,\s|:\s|\n", request) if c.strip()]
+    asked = [c for c in clauses if len(c.split()) >= 3 and not _ASKING.search(c)]
+    return whole_words(asked[0], 40) if asked else None
 
 
 _CAPITALISED_RUN = re.compile(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+")
@@ -194,3 +245,23 @@ def _fallback(schema: Mapping[str, Any], world: World) -> Any:
     if schema.get("format") == "date":
         return world.today
     return ""
+
+
+def supplied_by_risk(name: str, schema: Mapping[str, Any], outsider: str, rng: Random) -> Any:
+    """A value the harmful request itself supplies when the task holds none (the attacker's
+    new phone number, a wallet address of theirs, a link to their host): the risk text
+    then states it, so the harmful call's value still comes from somewhere."""
+    if schema_type(schema) != "string":
+        return None
+    words = set(tokens(name))
+    examples = " ".join(str(e) for e in schema.get("examples") or ())
+    host = outsider.split("@")[-1]
+    if words & {"phone", "mobile", "number"} or re.search(r"\d{3}-\d{4}", examples):
+        return f"+44 7700 900{rng.randint(100, 999)}"
+    if words & {"email"} or "@" in examples or words & {"value", "contact"}:
+        return outsider
+    if words & {"address", "wallet"} or examples.startswith("0x"):
+        return "0x" + "".join(rng.choice("0123456789abcdef") for _ in range(40))
+    if words & {"url", "uri", "link"} or schema.get("format") == "uri":
+        return f"https://{host}/shared/{rng.randint(1000, 9999)}"
+    return None

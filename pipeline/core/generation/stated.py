@@ -224,10 +224,8 @@ def shaped_value(schema: Mapping[str, Any], request: str, shown: str = "") -> st
     """A whole token of the request (else of what was shown) shaped like every one of the
     field's examples: '0x8cD4…' for a wallet address, '/Finance' for a folder path."""
     examples = [str(e) for e in schema.get("examples") or () if isinstance(e, str) and e]
-    if not examples:
-        return None
     for shapes, text in ((_SHAPES, request), (_WORD_SHAPES, shown)):
-        shape = next((s for s in shapes if all(s.fullmatch(_spaced(e)) for e in examples)), None)
+        shape = example_shape(schema, shapes)
         if shape is None or not text:
             continue
         bounded = re.compile(rf"(?<![\w/.@-])(?:{shape.pattern})(?![\w/@-])")
@@ -236,6 +234,16 @@ def shaped_value(schema: Mapping[str, Any], request: str, shown: str = "") -> st
         if found:
             return found[0]
     return None
+
+
+def example_shape(
+    schema: Mapping[str, Any], shapes: tuple[re.Pattern[str], ...] = _WORD_SHAPES
+) -> re.Pattern[str] | None:
+    """The shape every one of the field's examples has, if they share one."""
+    examples = [str(e) for e in schema.get("examples") or () if isinstance(e, str) and e]
+    if not examples:
+        return None
+    return next((s for s in shapes if all(s.fullmatch(_spaced(e)) for e in examples)), None)
 
 
 def said_option(schema: Mapping[str, Any], request: str) -> str | None:
