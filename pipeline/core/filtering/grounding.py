@@ -62,13 +62,14 @@ def _spoken_date(value: str, haystack: str) -> bool:
     """'2024-11-08' was given as '8 November', '12-16 Nov', 'Thursday' or 'this week'
     (resolved against the session's today), at a time said ('9:20') or at a day's bound."""
     match = re.fullmatch(r"(20\d\d-\d\d-\d\d)(?:T(\d\d):(\d\d)(?::(\d\d))?.*)?", value)
-    today = session_today(haystack)
-    if not match or today is None:
+    if not match:
         return False
     try:
         day = date.fromisoformat(match.group(1))
     except ValueError:
         return False
+    # without a session line, a day said without its year is read in the value's own year
+    today = session_today(haystack) or date(day.year, 7, 1)
     days = {d for _, first, last in spoken_days(haystack, today) for d in (first, last)}
     days |= set(spoken_window(haystack, today) or ())
     if day not in days:

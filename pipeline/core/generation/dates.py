@@ -65,12 +65,13 @@ def spoken_window(text: str, today: date) -> tuple[date, date] | None:
 
 
 def _year(today: date, month: int, day: int) -> int:
-    """A day said without a year is the next one on or after a month before today."""
+    """A day said without a year is its occurrence nearest today ('12 June' said in
+    October is the June just gone, '3 January' said in December the one coming)."""
+    years = [today.year - 1, today.year, today.year + 1]
     try:
-        candidate = date(today.year, month, day)
+        return min(years, key=lambda y: abs((date(y, month, day) - today).days))
     except ValueError:
         return today.year
-    return today.year + 1 if candidate < today - timedelta(days=31) else today.year
 
 
 def _span(

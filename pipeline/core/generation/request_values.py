@@ -59,13 +59,13 @@ def said_whole(
     option = said_option(schema, request)
     if option is not None:
         return option, "request"
-    kept = _kept_by_task(name, schema, known)
-    if kept is not None:
-        return kept, "request" if kept in request else "observation"
     if schema.get("format") in ("date", "date-time"):
         today = date.fromisoformat(world.today)
         with_time = schema.get("format") == "date-time"
         return session_window(set(tokens(name)), today, with_time=with_time), "seed"
+    kept = _kept_by_task(name, schema, known)
+    if kept is not None:
+        return kept, "request" if kept in request else "observation"
     return None
 
 

@@ -61,8 +61,7 @@ def plan_step(
     plan = plan_arguments(tool, world, focus, request, seen, visible)
     required = set(tool.parameters.get("required") or [])
     for name, source in plan.sources.items():
-        empty = plan.arguments.get(name) in ("", [], {})
-        if source == "default" and name in required and (names_record(name) or empty):
+        if source == "default" and name in required and names_record(name):
             return Gap(tool.name, name, "nothing in the task or the world gives it")
     found = lookups_for(pool, seed, world, tool, plan, request, focus, visible)
     if isinstance(found, Gap):
