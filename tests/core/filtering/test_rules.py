@@ -88,11 +88,6 @@ def _plain_required(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
     raise LookupError("no call with a plain required string")
 
 
-def empty_required(data: dict[str, Any]) -> None:
-    call, name = _plain_required(data)
-    call["arguments"][name] = ""
-
-
 def fragment_argument(data: dict[str, Any]) -> None:
     """A value cut from the user's words mid-phrase: an opening bracket left unclosed."""
     call, name = _plain_required(data)
@@ -176,7 +171,6 @@ def pad_past_the_limit(data: dict[str, Any]) -> None:
 CORRUPTIONS: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
     ("required_parameters", drop_required),
     ("argument_schema", wrong_argument_type),
-    ("argument_values", empty_required),
     ("argument_values", fragment_argument),
     ("observation_schema", observation_off_schema),
     ("final_answer", drop_final_answer),
