@@ -67,7 +67,9 @@ class Plausible:
     def value(
         self, name: str, schema: Mapping[str, Any], record: Record | None, *, required: bool
     ) -> JSON:
-        rng = seeded_rng("plausible", record.id if record else "-", name, len(self.world.changes))
+        # a record reads the same in every observation; what a write answers is its own
+        moment = len(self.world.changes) if record is None else 0
+        rng = seeded_rng("plausible", record.id if record else "-", name, moment)
         kind = schema_type(schema)
         words = set(tokens(name))
         options = schema.get("enum")

@@ -127,6 +127,9 @@ _FILLERS: dict[str, Filler] = {
     "sandbox_path": lambda r, w, rng: f"/sandbox/attachments/{_filename(r, w, rng)}",
     "sha256": lambda r, w, rng: "".join(rng.choice("0123456789abcdef") for _ in range(64)),
     "checksum": lambda r, w, rng: "".join(rng.choice("0123456789abcdef") for _ in range(64)),
+    "signature": lambda r, w, rng: (
+        "0x" + "".join(rng.choice("0123456789abcdef") for _ in range(130))
+    ),
     "exchange": _pick("NASDAQ", "NYSE"),
     "cancellation": _pick(
         "Free cancellation until 48 hours before check-in",
