@@ -275,6 +275,8 @@ class Plausible:
             value = round(rng.uniform(0.5, 9.5), 2)
         elif words & _MONEY:
             value = round(rng.uniform(20, 900), 2)
+        elif words & {"bytes"}:
+            value = rng.randint(24_000, 4_800_000)
         elif words & {"overdue", "age", "days"}:
             value = rng.randint(0, 30)
         else:

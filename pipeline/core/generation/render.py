@@ -173,7 +173,8 @@ class _Writer:
                 return record.id
             if words[-1:] and words[-1] in NAME_WORDS and schema_type(schema) == "string":
                 return record.name
-        if not writes:
+        if not writes and self.result.operation != "list":
+            # a listing's filters (`start`, `end`, `status`) are not fields of what it lists
             echoed = self.echo(name, schema)
             if echoed is not MISSING:
                 return echoed
@@ -267,6 +268,8 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "from_address": ("sender", "from", "sender_email"),
     "sender": ("from", "from_address"),
     "sent_to": ("recipient", "phone", "mobile", "email"),
+    "file_name": ("attachment", "filename"),
+    "filename": ("attachment", "file_name"),
 }
 
 

@@ -161,7 +161,7 @@ def stated_day(
     clock = _TIME.search(request)
     if spans:
         first = spans[0]
-        if last and len(spans) == 1 and first[1] == first[2] and clock and not window:
+        if last and clock and not window and len(_TIME.findall(request)) == 1:
             return None  # 'Thursday 15:00' gives a start; its end was not said
         if last:
             day = first[2] if first[2] != first[1] or len(spans) == 1 else spans[1][2]

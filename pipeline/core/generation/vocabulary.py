@@ -98,6 +98,16 @@ def _bare_name(name: str) -> str:
     return re.split(r"\s+[-–(]", name)[0].strip()
 
 
+_MIME = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "csv": "text/csv",
+    "png": "image/png",
+    "jpg": "image/jpeg",
+}
+
 _FILLERS: dict[str, Filler] = {
     "iban": _iban,
     "masked_iban": _masked,
@@ -129,6 +139,9 @@ _FILLERS: dict[str, Filler] = {
     "checksum": lambda r, w, rng: "".join(rng.choice("0123456789abcdef") for _ in range(64)),
     "signature": lambda r, w, rng: (
         "0x" + "".join(rng.choice("0123456789abcdef") for _ in range(130))
+    ),
+    "mime_type": lambda r, w, rng: _MIME.get(
+        _filename(r, w, rng).rsplit(".", 1)[-1], "application/pdf"
     ),
     "exchange": _pick("NASDAQ", "NYSE"),
     "cancellation": _pick(
