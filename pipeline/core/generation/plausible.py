@@ -49,7 +49,7 @@ _DOCUMENT_WORDS = frozenset(["content", "body", "text"])
 """Fields that hold a whole document, written out in full when the record has no text."""
 _MONEY = frozenset([
     "amount", "balance", "price", "cost", "fee", "value", "total", "tax", "rent", "salary",
-    "budget", "spend", "paid", "due", "usd", "eur", "gbp", "premium", "deductible",
+    "budget", "spend", "paid", "due", "usd", "eur", "gbp", "premium", "deductible", "charged",
 ])  # fmt: skip
 _COORDINATES = frozenset(["lat", "latitude", "lon", "lng", "longitude"])
 _LATITUDE = frozenset(["lat", "latitude"])
@@ -275,6 +275,10 @@ class Plausible:
             value = round(rng.uniform(0.5, 9.5), 2)
         elif words & _MONEY:
             value = round(rng.uniform(20, 900), 2)
+        elif words & {"rating", "stars"}:
+            value = round(rng.uniform(3.6, 4.8), 1) if kind == "number" else rng.randint(3, 5)
+        elif words & {"distance", "km", "miles"}:
+            value = round(rng.uniform(0.3, 2.8), 1) if kind == "number" else rng.randint(1, 3)
         elif words & {"bytes"}:
             value = rng.randint(24_000, 4_800_000)
         elif words & {"overdue", "age", "days"}:
