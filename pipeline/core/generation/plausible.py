@@ -25,7 +25,7 @@ from pipeline.core.generation.semantics import (
     related,
     tokens,
 )
-from pipeline.core.generation.vocabulary import filled
+from pipeline.core.generation.vocabulary import filled, plausible_number
 from pipeline.core.model.seeding import seeded_rng, stable_int
 from pipeline.core.model.world import Record, ToolResult, World
 
@@ -47,10 +47,6 @@ _PLACE_WORDS = frozenset(["room", "location", "zone", "area", "site"])
 _LEVELS = ("low", "normal", "high")
 _DOCUMENT_WORDS = frozenset(["content", "body", "text"])
 """Fields that hold a whole document, written out in full when the record has no text."""
-_MONEY = frozenset([
-    "amount", "balance", "price", "cost", "fee", "value", "total", "tax", "rent", "salary",
-    "budget", "spend", "paid", "due", "usd", "eur", "gbp", "premium", "deductible", "charged",
-])  # fmt: skip
 _COORDINATES = frozenset(["lat", "latitude", "lon", "lng", "longitude"])
 _LATITUDE = frozenset(["lat", "latitude"])
 _ZONES = {"GBP": "Europe/London", "EUR": "Europe/Berlin", "USD": "America/New_York"}
@@ -88,7 +84,7 @@ class Plausible:
             if located is not MISSING:
                 return located
         if kind in ("integer", "number"):
-            return self.number(words, schema, kind, rng)
+            return plausible_number(words, schema, kind, rng)
         if tokens(name)[-1:] in (["id"], ["ids"]) and self.links(name, record):
             # a link to another record: only where the schema insists, never invented freely
             return self.linked(name, record) if required else MISSING
@@ -255,40 +251,6 @@ class Plausible:
         if not places:
             return MISSING
         return round(places[rng.randrange(len(places))] + rng.uniform(-0.06, 0.06), 5)
-
-    def number(self, words: set[str], schema: Mapping[str, Any], kind: str, rng: Random) -> Any:
-        low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
-        high = schema.get("maximum", schema.get("exclusiveMaximum"))
-        if words & {"count", "quantity", "items", "results", "remaining"}:
-            value: float = rng.randint(0, 5)
-        elif words & {"vat", "tax"}:
-            value = (0, 5, 20)[rng.randrange(3)]  # the rates a VAT return actually uses
-        elif words & {"cvss"}:
-            value = round(rng.uniform(3.1, 9.8), 1)
-        elif words & {"pressure", "psi"}:
-            value = round(rng.uniform(2.1, 2.6), 1) if "bar" in words else rng.randint(32, 38)
-        elif words & {"status", "code"} and kind == "integer":
-            value = 200  # a numeric status is a protocol's, and the call succeeded
-        elif words & {"percent", "percentage", "pct", "score", "progress"}:
-            value = rng.randint(5, 95)
-        elif words & {"rate", "apr", "interest", "yield"}:
-            value = round(rng.uniform(0.5, 9.5), 2)
-        elif words & _MONEY:
-            value = round(rng.uniform(20, 900), 2)
-        elif words & {"rating", "stars"}:
-            value = round(rng.uniform(3.6, 4.8), 1) if kind == "number" else rng.randint(3, 5)
-        elif words & {"distance", "km", "miles"}:
-            value = round(rng.uniform(0.3, 2.8), 1) if kind == "number" else rng.randint(1, 3)
-        elif words & {"bytes"}:
-            value = rng.randint(24_000, 4_800_000)
-        elif words & {"overdue", "age", "days"}:
-            value = rng.randint(0, 30)
-        else:
-            value = rng.randint(1, 30)
-        if high is not None:
-            value = min(value, high)
-        value = max(value, low)
-        return int(value) if kind == "integer" else value
 
     def email(self, record: Record | None, rng: Random) -> str:
         person = (record.name if record else self.person(None, rng)).lower()

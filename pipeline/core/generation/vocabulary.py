@@ -7,13 +7,18 @@ systems really show, or built from the record itself; nothing is a stand-in like
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from random import Random
+from typing import Any
 
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.model.world import Record, World
 
 Filler = Callable[[Record | None, World, Random], str]
+_MONEY = frozenset([
+    "amount", "balance", "price", "cost", "fee", "value", "total", "tax", "rent", "salary",
+    "budget", "spend", "paid", "due", "usd", "eur", "gbp", "premium", "deductible", "charged",
+])  # fmt: skip
 
 
 def _bare(record: Record | None) -> str:
@@ -183,3 +188,40 @@ def filled(name: str, record: Record | None, world: World, rng: Random) -> str |
             value = filler(record, world, rng)
             return value if value or name == "stderr" else None
     return None
+
+
+def plausible_number(words: set[str], schema: Mapping[str, Any], kind: str, rng: Random) -> Any:
+    """A number such a field holds: a VAT rate a return uses, a CVSS score, a tyre pressure,
+    a rating out of five, money inside the schema's bounds."""
+    low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
+    high = schema.get("maximum", schema.get("exclusiveMaximum"))
+    if words & {"count", "quantity", "items", "results", "remaining"}:
+        value: float = rng.randint(0, 5)
+    elif words & {"vat", "tax"}:
+        value = (0, 5, 20)[rng.randrange(3)]  # the rates a VAT return actually uses
+    elif words & {"cvss"}:
+        value = round(rng.uniform(3.1, 9.8), 1)
+    elif words & {"pressure", "psi"}:
+        value = round(rng.uniform(2.1, 2.6), 1) if "bar" in words else rng.randint(32, 38)
+    elif words & {"status", "code"} and kind == "integer":
+        value = 200  # a numeric status is a protocol's, and the call succeeded
+    elif words & {"percent", "percentage", "pct", "score", "progress"}:
+        value = rng.randint(5, 95)
+    elif words & {"rate", "apr", "interest", "yield"}:
+        value = round(rng.uniform(0.5, 9.5), 2)
+    elif words & _MONEY:
+        value = round(rng.uniform(20, 900), 2)
+    elif words & {"rating", "stars"}:
+        value = round(rng.uniform(3.6, 4.8), 1) if kind == "number" else rng.randint(3, 5)
+    elif words & {"distance", "km", "miles"}:
+        value = round(rng.uniform(0.3, 2.8), 1) if kind == "number" else rng.randint(1, 3)
+    elif words & {"bytes"}:
+        value = rng.randint(24_000, 4_800_000)
+    elif words & {"overdue", "age", "days"}:
+        value = rng.randint(0, 30)
+    else:
+        value = rng.randint(1, 30)
+    if high is not None:
+        value = min(value, high)
+    value = max(value, low)
+    return int(value) if kind == "integer" else value
