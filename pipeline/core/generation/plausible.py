@@ -191,8 +191,14 @@ class Plausible:
             ),
             None,
         )
-        if text is None or not set(properties) - {text}:
-            return []
+        logged = {
+            k
+            for k, sub in properties.items()
+            if sub.get("format") in ("date", "date-time")
+            or set(tokens(k)) & ({"at", "time", "timestamp", "date", "by", "author"} | _PEOPLE)
+        }
+        if text is None or not logged:
+            return []  # a customs line's `description` is no log entry: nothing is made up
         facts = [
             f"{k.replace('_', ' ').capitalize()} confirmed: {v}."
             for k, v in record.attributes.items()
