@@ -47,13 +47,11 @@ def fragment_of(value: Any, said: str) -> bool:
     words = text.split()
     if 1 < len(words) <= 8 and words[-1].lower() in _DANGLING:
         return True
-    if re.search(rf"(?<![\w-]){re.escape(text)}(?![\w-])", said):
-        return False  # said whole, in this very spelling ('OR' for Oregon)
-    lowered, needle = said.lower(), text.lower()
-    hits = [m.start() for m in re.finditer(re.escape(needle), lowered)]
+    # in the user's own spelling: 'OR' (Oregon) is no piece of 'for'
+    hits = [m.start() for m in re.finditer(re.escape(text), said)]
     if not hits or len(text) > 60:
         return False
-    return all(_inside_word(lowered, at, at + len(needle)) for at in hits)
+    return all(_inside_word(said, at, at + len(text)) for at in hits)
 
 
 def _inside_word(text: str, start: int, end: int) -> bool:
