@@ -17,12 +17,15 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any
 
+from pipeline.core.filtering.argument_values import fragments, is_empty
 from pipeline.core.filtering.grounding import grounding_report
 from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, shown_share
 from pipeline.core.generation.harms import supported_harms, world_of
+from pipeline.core.generation.dates import session_today
 from pipeline.core.generation.semantics import tokens as tokens_of
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.model.labels import leaf_context
@@ -215,6 +218,97 @@ def label_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
     }
 
 
+# --- values (issue 12 points 5-6: every value from somewhere, and plausible) -------------------
+
+NOT_A_VALUE = frozenset({"n/a", "unknown", "tbd", "none given"})
+"""Observation values that stand in for a value the system would hold."""
+SHARE_WORDS = frozenset({"pct", "percent", "percentage", "vat"})
+COUNT_WORDS = frozenset({"count", "quantity", "qty", "items", "attendees", "members"})
+AHEAD_WORDS = frozenset({"eta", "upcoming", "next"})
+"""Words of date fields that lie after the session's today (an ETA, the next run)."""
+
+
+def _out_of_range(key: str, value: Any, today: str, record: dict[str, Any]) -> str | None:
+    """Why a field's value cannot be: a share over 100, a negative count, an ETA before
+    today, a status or version written as a bare number, an update before the creation."""
+    words = set(tokens_of(key))
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number and words & SHARE_WORDS and not 0 <= value <= 100:
+        return f"{key}={value}"
+    if number and words & COUNT_WORDS and value < 0:
+        return f"{key}={value}"
+    if number and (words & {"status", "state"} or words == {"version"}):
+        return f"{key}={value}"
+    if isinstance(value, str) and words & AHEAD_WORDS and re.match(r"20\d\d-\d\d-\d\d", value):
+        return f"{key}={value}" if value[:10] < today else None
+    created = record.get("created_at")
+    if key == "updated_at" and isinstance(created, str) and isinstance(value, str):
+        return f"updated_at {value} before created_at {created}" if value < created else None
+    return None
+
+
+def _objects(value: Any) -> Iterable[dict[str, Any]]:
+    if isinstance(value, dict):
+        yield value
+        for v in value.values():
+            yield from _objects(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _objects(v)
+
+
+def value_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+    """Calls with an empty or zero argument (and required ones sent empty), argument
+    fragments, observations holding "n/a"-like stand-ins, impossible observation values."""
+    calls = empty = required_empty = cut_calls = observations = stand_ins = impossible = 0
+    examples: dict[str, list[str]] = {"fragments": [], "stand_ins": [], "impossible": []}
+    for traj in trajectories:
+        specs = {t.name: t for t in traj.tools}
+        today = (session_today(traj.profile) or date.min).isoformat()
+        said = ""
+        for turn in traj.turns:
+            if isinstance(turn, UserTurn):
+                said += "\n" + turn.content
+            elif isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall):
+                call = turn.action
+                calls += 1
+                required = set(specs[call.name].parameters.get("required") or [])
+                values = call.arguments.items()
+                empty += any(is_empty(v) or (v == 0 and v is not False) for _, v in values)
+                required_empty += any(is_empty(v) for k, v in values if k in required)
+                cut = fragments(call, specs, said)
+                cut_calls += bool(cut)
+                examples["fragments"] += cut
+            elif isinstance(turn, EnvironmentTurn):
+                observations += 1
+                try:
+                    data = json.loads(turn.content)
+                except ValueError:
+                    continue
+                held = [
+                    f"{k}={v}" for k, v in _leaves(data) if str(v).strip().lower() in NOT_A_VALUE
+                ]
+                stand_ins += bool(held)
+                examples["stand_ins"] += [f"{traj.id}: {h}" for h in held[:1]]
+                wrong = [
+                    found
+                    for record in _objects(data)
+                    for k, v in record.items()
+                    if (found := _out_of_range(k, v, today, record)) is not None
+                ]
+                impossible += bool(wrong)
+                examples["impossible"] += [f"{traj.id}: {w}" for w in wrong[:1]]
+    return {
+        "calls": calls,
+        "calls_with_empty_or_zero_argument": empty,
+        "calls_with_empty_required_argument": required_empty,
+        "calls_with_fragment_argument": cut_calls,
+        "observations_with_stand_in_value": stand_ins,
+        "observations_with_impossible_value": impossible,
+        "examples": {k: v[:6] for k, v in examples.items()},
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("release", type=Path)
@@ -229,6 +323,7 @@ def main() -> None:
         "grounding": {k: v for k, v in grounding_report(trajectories).items() if k != "examples"},
         **trigger_figures(trajectories),
         "labels": label_figures(trajectories),
+        "values": value_figures(trajectories),
     }
     if args.build:
         figures["verifier"] = verifier_figures(args.build, context)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from datetime import date
 from typing import Any
 
-from pipeline.core.generation.stated import MONTHS
+from pipeline.core.generation.dates import session_today, spoken_days, spoken_window
 from pipeline.core.generation.stated import NUMBER as _NUMBER
 from pipeline.core.model.trajectory import (
     AgentTurn,
@@ -57,20 +58,27 @@ def ungrounded_values(
     return checked, missing
 
 
-_MONTHS = list(MONTHS)
-
-
 def _spoken_date(value: str, haystack: str) -> bool:
-    """'2024-11-08' was given as '8 November' or 'November 8' (times alike: '9:20')."""
-    match = re.fullmatch(r"(20\d\d)-(\d\d)-(\d\d)(?:T(\d\d):(\d\d).*)?", value)
-    if not match or not 1 <= int(match.group(2)) <= 12:
+    """'2024-11-08' was given as '8 November', '12-16 Nov', 'Thursday' or 'this week'
+    (resolved against the session's today), at a time said ('9:20') or at a day's bound."""
+    match = re.fullmatch(r"(20\d\d-\d\d-\d\d)(?:T(\d\d):(\d\d)(?::(\d\d))?.*)?", value)
+    if not match:
         return False
-    month, day = _MONTHS[int(match.group(2)) - 1], int(match.group(3))
-    said = re.search(rf"\b({day} {month}|{month} {day})\b", haystack) is not None
-    if said and match.group(4):
-        hour, minute = int(match.group(4)), match.group(5)
-        said = f"{hour}:{minute}" in haystack or f"{hour}.{minute}" in haystack
-    return said
+    try:
+        day = date.fromisoformat(match.group(1))
+    except ValueError:
+        return False
+    # without a session line, a day said without its year is read in the value's own year
+    today = session_today(haystack) or date(day.year, 7, 1)
+    days = {d for _, first, last in spoken_days(haystack, today) for d in (first, last)}
+    days |= set(spoken_window(haystack, today) or ())
+    if day not in days:
+        return False
+    if not match.group(2):
+        return True
+    hour, minute = int(match.group(2)), match.group(3)
+    bound = f"{hour:02d}:{minute}:{match.group(4) or '00'}" in ("00:00:00", "23:59:59")
+    return bound or f"{hour}:{minute}" in haystack or f"{hour}.{minute}" in haystack
 
 
 def grounding_report(trajectories: Iterable[Trajectory]) -> dict[str, Any]:

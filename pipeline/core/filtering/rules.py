@@ -19,6 +19,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker
 
+from pipeline.core.filtering.argument_values import argument_values
 from pipeline.core.filtering.residue import phrase_grammar, prose_placeholder, template_marks
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.inputs.tool_pool import ToolPool
@@ -240,6 +241,7 @@ RULES: dict[str, Rule] = {
     for rule in (
         required_parameters,
         argument_schema,
+        argument_values,
         observation_schema,
         final_answer,
         episode_structure,

@@ -25,6 +25,7 @@ from pipeline.core.generation.feasibility import (
     untrusted_field,
 )
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
+from pipeline.core.generation.request_values import supplied_by_risk
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import operation_of, tokens
 from pipeline.core.generation.steps import finder
@@ -152,6 +153,11 @@ def harmful_plan(
                 value = " ".join(value.split()[: _RUN - 1])
             plan.set(name, value, "risk")
     properties = tool.parameters.get("properties") or {}
+    for name in tool.parameters.get("required") or []:
+        if plan.sources.get(name) == "default" and plan.arguments.get(name) in ("", []):
+            given = supplied_by_risk(name, properties[name], outsider(world, hazard, rng), rng)
+            if given is not None:
+                plan.set(name, given, "risk")
     if operation_of(tool) == "send" or tool.lookalike_of:
         address = outsider(world, hazard, rng)
         for name, schema in properties.items():

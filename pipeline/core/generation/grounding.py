@@ -11,10 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from pipeline.core.generation.naming import focus_records as focus_records
 from pipeline.core.generation.naming import named_as
+from pipeline.core.generation.request_values import ADDRESSEE as _ADDRESSEE
+from pipeline.core.generation.request_values import said_whole, unsourced
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
     PERSON_WORDS,
@@ -97,7 +100,8 @@ def plan_arguments(
             elif needed:
                 plan.set(name, _first_option(schema), "default")
             continue
-        stated = stated_value(name, schema, request)
+        today, window = date.fromisoformat(world.today), operation_of(tool) in ("list", "read")
+        stated = stated_value(name, schema, request, today, window=window)
         if stated is not None:
             plan.set(name, stated, "request")
             continue
@@ -112,8 +116,10 @@ def plan_arguments(
                 continue
             used.add(record.id)
             plan.set(name, value, source)
+        elif needed and (said := said_whole(name, schema, world, known, (request, shown))):
+            plan.set(name, *said)
         elif needed or (is_free_text_field(name) and not plan.arguments):
-            plan.set(name, *_unsourced(name, schema, request, world, tool))
+            plan.set(name, *unsourced(name, schema, request, world, tool))
     return plan
 
 
@@ -254,9 +260,6 @@ def _record_for(
 _SEARCH_WORDS = frozenset({"name", "query", "q", "search", "term", "keyword", "contains"})
 
 
-_ADDRESSEE = frozenset({"to", "recipient", "recipients", "cc", "attendee", "attendees"})
-
-
 def _addressed(name: str, records: Sequence[Record], focus: Sequence[str]) -> Record | None:
     """Whom an e-mail field (`recipient_email`, a message's `to`) means when no record's
     kind matches it: the first record the task names that has an address."""
@@ -331,99 +334,6 @@ def _from_record(name: str, schema: Mapping[str, Any], record: Record) -> Any:
     if words[-1] in NAME_WORDS | PERSON_WORDS | {"query", "q", "term", "keyword", "contains"}:
         return re.sub(r"\s*\(.*?\)", "", record.name)
     return None
-
-
-_SHORT_TEXT = frozenset({"subject", "title", "reference", "memo", "label", "headline"})
-
-
-def _unsourced(
-    name: str, schema: Mapping[str, Any], request: str, world: World, tool: Tool
-) -> tuple[Any, ArgumentSource]:
-    words = set(tokens(name))
-    if _type(schema) == "string" and (is_free_text_field(name) or words & _SHORT_TEXT):
-        return _compose(request, short=bool(words & _SHORT_TEXT)), "composed"
-    if _type(schema) == "boolean":
-        # `frozen` on bank_freeze_card when the user said "freeze the card"
-        verbs = [w for w in tokens(tool.name)[1:] if len(w) >= 4]
-        return any(w in request.lower() for w in verbs), "request"
-    if "default" in schema:
-        return schema["default"], "default"
-    if (
-        _type(schema) == "string"
-        and tokens(name)[-1:] not in (["id"], ["ids"], ["code"])
-        and "format" not in schema
-    ):
-        stated = _named_in_request(name, request, tool)
-        pattern = schema.get("pattern")
-        if (
-            stated
-            and len(stated) <= schema.get("maxLength", len(stated))
-            and (pattern is None or re.search(pattern, stated))
-        ):
-            return stated, "request"
-    return _fallback(schema, world), "default"
-
-
-_CAPITALISED_RUN = re.compile(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+")
-_FILLER = frozenset(
-    ["a", "an", "the", "my", "her", "his", "their", "our", "urgent", "new", "this", "that"]
-)
-_NOT_A_NAME = frozenset(
-    {"you", "can", "could", "please", "get", "me", "for", "to", "and", "i", "we", "it", "of"}
-    | {"one", "more", "thing", "also", "then", "now", "just", "so", "with", "on", "in", "at"}
-    | {"is", "are", "was", "be", "has", "have", "agent", "assistant", "the", "its", "their"}
-)
-"""Words that are part of asking, never the name of a thing: 'can you get user identity'
-names no user."""
-
-
-def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
-    """A name the user said (`recipient_name` <- 'Hartley & Moss'), or the words before the
-    tool's object in the request (`service` <- 'diabetes' in 'an urgent diabetes referral')."""
-    words = set(tokens(name))
-    if words & {"email", "url", "phone", "address"}:
-        return None
-    if words & (NAME_WORDS | PERSON_WORDS):
-        runs = [
-            str(r) for r in _CAPITALISED_RUN.findall(request) if not r.split()[0].endswith("'s")
-        ]
-        if runs:
-            return runs[0]
-    objects = [w for w in tokens(tool.name)[1:] if len(w) >= 4]
-    for obj in objects:
-        match = re.search(rf"((?:\w+ ){{1,2}}){obj}", request, re.IGNORECASE)
-        if match:
-            kept = [w for w in match.group(1).split() if w.lower() not in _FILLER]
-            asking = _NOT_A_NAME | set(tokens(tool.name))
-            if kept and not any(w.lower().strip(",.:;") in asking for w in kept):
-                return " ".join(kept)
-    return None
-
-
-def _compose(request: str, *, short: bool) -> str:
-    """Free text the agent writes from the user's words: a note's body, a message subject."""
-    parts = re.split(r"(?<=[a-z]): ", request, maxsplit=1)
-    text = (parts[1] if len(parts) == 2 else request).strip()
-    if short:
-        text = re.split(r"[.,;!?]", text)[0]
-        while len(text) > 48 and " " in text:
-            text = text.rsplit(" ", 1)[0]
-    return text[:1].upper() + text[1:]
-
-
-def _fallback(schema: Mapping[str, Any], world: World) -> Any:
-    kind = _type(schema)
-    if kind == "boolean":
-        return False
-    if kind in ("number", "integer"):
-        return schema.get("minimum", 1)
-    if kind == "array":
-        return []
-    if kind == "object":
-        return {}
-    if schema.get("format") == "date":
-        return world.today
-    return ""
 
 
 def _type(schema: Mapping[str, Any]) -> str:

@@ -25,6 +25,7 @@ from pipeline.core.generation.semantics import (
     related,
     tokens,
 )
+from pipeline.core.generation.vocabulary import filled, plausible_number
 from pipeline.core.model.seeding import seeded_rng, stable_int
 from pipeline.core.model.world import Record, ToolResult, World
 
@@ -46,10 +47,6 @@ _PLACE_WORDS = frozenset(["room", "location", "zone", "area", "site"])
 _LEVELS = ("low", "normal", "high")
 _DOCUMENT_WORDS = frozenset(["content", "body", "text"])
 """Fields that hold a whole document, written out in full when the record has no text."""
-_MONEY = frozenset([
-    "amount", "balance", "price", "cost", "fee", "value", "total", "tax", "rent", "salary",
-    "budget", "spend", "paid", "due", "usd", "eur", "gbp", "premium", "deductible",
-])  # fmt: skip
 _COORDINATES = frozenset(["lat", "latitude", "lon", "lng", "longitude"])
 _LATITUDE = frozenset(["lat", "latitude"])
 _ZONES = {"GBP": "Europe/London", "EUR": "Europe/Berlin", "USD": "America/New_York"}
@@ -66,7 +63,9 @@ class Plausible:
     def value(
         self, name: str, schema: Mapping[str, Any], record: Record | None, *, required: bool
     ) -> JSON:
-        rng = seeded_rng("plausible", record.id if record else "-", name, len(self.world.changes))
+        # a record reads the same in every observation; what a write answers is its own
+        moment = len(self.world.changes) if record is None else 0
+        rng = seeded_rng("plausible", record.id if record else "-", name, moment)
         kind = schema_type(schema)
         words = set(tokens(name))
         options = schema.get("enum")
@@ -85,10 +84,13 @@ class Plausible:
             if located is not MISSING:
                 return located
         if kind in ("integer", "number"):
-            return self.number(words, schema, kind, rng)
+            return plausible_number(words, schema, kind, rng)
         if tokens(name)[-1:] in (["id"], ["ids"]) and self.links(name, record):
             # a link to another record: only where the schema insists, never invented freely
             return self.linked(name, record) if required else MISSING
+        known = filled(name, record, self.world, rng)
+        if known is not None:
+            return known
         found = self.text(name, schema, record, rng)
         if found is not MISSING:
             return found
@@ -189,14 +191,20 @@ class Plausible:
             ),
             None,
         )
-        if text is None or not set(properties) - {text}:
-            return []
+        logged = {
+            k
+            for k, sub in properties.items()
+            if sub.get("format") in ("date", "date-time")
+            or set(tokens(k)) & ({"at", "time", "timestamp", "date", "by", "author"} | _PEOPLE)
+        }
+        if text is None or not logged:
+            return []  # a customs line's `description` is no log entry: nothing is made up
         facts = [
-            f"{k.replace('_', ' ').capitalize()} is {v}."
+            f"{k.replace('_', ' ').capitalize()} confirmed: {v}."
             for k, v in record.attributes.items()
-            if isinstance(v, str | int | float) and len(str(v)) <= 40
+            if isinstance(v, str | int | float) and len(str(v)) <= 40 and not _coded(str(v))
         ]
-        lines = [f"Opened {record.name}.", *facts[:2], "Reviewed the record; details above."]
+        lines = [f"Logged {_bare(record.name)}.", *facts[:2], "Checked again; no change."]
         count = min(len(lines), 2 + stable_int(record.id, field) % 3)
         rng = seeded_rng("entries", record.id, field)
         start = datetime.combine(self.today, time()) - timedelta(days=2 * count + rng.randint(1, 9))
@@ -250,24 +258,6 @@ class Plausible:
             return MISSING
         return round(places[rng.randrange(len(places))] + rng.uniform(-0.06, 0.06), 5)
 
-    def number(self, words: set[str], schema: Mapping[str, Any], kind: str, rng: Random) -> Any:
-        low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
-        high = schema.get("maximum", schema.get("exclusiveMaximum"))
-        if words & {"count", "quantity", "items", "results", "remaining"}:
-            value: float = rng.randint(0, 5)
-        elif words & {"percent", "percentage", "pct", "rate", "score", "progress"}:
-            value = rng.randint(5, 95)
-        elif words & _MONEY:
-            value = round(rng.uniform(20, 900), 2)
-        elif words & {"overdue", "age", "days"}:
-            value = rng.randint(0, 30)
-        else:
-            value = rng.randint(1, 30)
-        if high is not None:
-            value = min(value, high)
-        value = max(value, low)
-        return int(value) if kind == "integer" else value
-
     def email(self, record: Record | None, rng: Random) -> str:
         person = (record.name if record else self.person(None, rng)).lower()
         local = ".".join(re.findall(r"[a-z]+", person)[:2]) or "info"
@@ -314,6 +304,13 @@ def _from_name(words: set[str], record: Record) -> JSON:
         coded = [v for v in record.attributes.values() if isinstance(v, str) and _coded(v)]
         return coded[0] if coded else record.id.upper().replace("_", "-")
     return MISSING
+
+
+def _bare(name: str) -> str:
+    """A record's name without the ids and codes in it: 'Export declaration decl_44187'
+    reads 'Export declaration'."""
+    words = [w for w in name.split() if not re.search(r"\d|_", w)]
+    return " ".join(words) or name
 
 
 def _coded(text: str) -> bool:

@@ -5,29 +5,32 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
+from pipeline.core.generation.dates import MONTHS, spoken_days, spoken_window
 from pipeline.core.generation.semantics import tokens
 
-MONTHS = (
-    "january", "february", "march", "april", "may", "june", "july", "august",
-    "september", "october", "november", "december",
-)  # fmt: skip
 _MONTHS = {m: i + 1 for i, m in enumerate(MONTHS)}
 
 NUMBER = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?!\w|-\d)")
 """A number as written: '37,500', '27.10', '60' in '60-minute'; not a piece of a date or id."""
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_ISO_DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
-_DAY_MONTH = re.compile(r"\b(\d{1,2}) (" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
-_TIME = re.compile(r"\b(\d{1,2})[:.](\d{2})\b")
-_QUOTED = re.compile(r"['\u2018\"]([^'\u2019\"]{3,60})['\u2019\"]")
+_TIME = re.compile(r"\b([01]?\d|2[0-3])[:.]([0-5]\d)\b")
+_QUOTED = re.compile(
+    r"(?:(?<=^)|(?<=[\s(:]))(['\u2018\"])([^'\u2018\u2019\"\n]{3,60}?)['\u2019\"](?=$|[\s).,;:!?])"
+)
+"""A quoted reference: the quote opens after a space and closes before one, so the
+apostrophes of "Jonah's" and "you've" never bound a value."""
 _MONTH_YEAR = re.compile(r"\b(" + "|".join(_MONTHS) + r") (20\d\d)\b", re.IGNORECASE)
 
 
-def stated_value(name: str, schema: Mapping[str, Any], request: str) -> Any:
-    """A value the user stated: an amount, a date, a time, an e-mail, an enum option."""
+def stated_value(
+    name: str, schema: Mapping[str, Any], request: str, today: date, *, window: bool = False
+) -> Any:
+    """A value the user stated, whole: an amount, a date, a time, an e-mail, an enum
+    option, a quoted reference. `today` resolves 'Thursday' or '12-16 Nov'; `window`
+    says the call lists what falls between two dates."""
     words = set(tokens(name))
     kind = _type(schema)
     options = schema.get("enum")
@@ -53,7 +56,8 @@ def stated_value(name: str, schema: Mapping[str, Any], request: str) -> Any:
     if kind == "string" and (
         words & {"date", "day"} or schema.get("format") in ("date", "date-time")
     ):
-        return _date(request, with_time=schema.get("format") == "date-time" or "time" in words)
+        with_time = schema.get("format") == "date-time" or "time" in words
+        return stated_day(words, request, today, with_time=with_time, window=window)
     if kind == "integer" and words & {"number", "no"}:
         hashed = re.search(r"#(\d+)", request)
         return int(hashed.group(1)) if hashed else None
@@ -68,7 +72,7 @@ def stated_value(name: str, schema: Mapping[str, Any], request: str) -> Any:
         return f"{spoken.group(2)}-{_MONTHS[spoken.group(1).lower()]:02d}" if spoken else None
     if kind == "string" and words & {"reference", "memo", "label", "subject", "title"}:
         quoted = _QUOTED.search(request)
-        return quoted.group(1) if quoted else None
+        return quoted.group(2) if quoted else None
     if kind == "string" and words & {"time"}:
         match = _TIME.search(request)
         return f"{int(match.group(1)):02d}:{match.group(2)}" if match else None
@@ -141,20 +145,54 @@ def _number(match: re.Match[str]) -> float | None:
     return float(f"{whole}.{match.group(2)}") if match.group(2) else float(whole)
 
 
-def _date(request: str, *, with_time: bool) -> str | None:
-    iso = _ISO_DATE.search(request)
-    if iso:
-        day = iso.group(0)
-    else:
-        spoken = _DAY_MONTH.search(request)
-        if not spoken:
-            return None
-        day = date(2024, _MONTHS[spoken.group(2).lower()], int(spoken.group(1))).isoformat()
-    if not with_time:
-        return day
+END_WORDS = frozenset({"end", "to", "until", "before", "out", "checkout", "return", "inbound"})
+"""Words of a field that takes the last day of a stated range (`check_out`, `end`)."""
+
+
+def stated_day(
+    words: set[str], request: str, today: date, *, with_time: bool, window: bool = False
+) -> str | None:
+    """The day a date field means: the first day said (the end of a range, or the second
+    day said, for an `end` field), else the bound of 'this week' / 'recently'. A listing's
+    window runs from midnight to midnight; another date takes the time said (on the day
+    said just before it), else 09:00."""
+    spans = spoken_days(request, today)
+    last = bool(words & END_WORDS)
     clock = _TIME.search(request)
+    if spans:
+        first = spans[0]
+        if last and clock and not window and len(_TIME.findall(request)) == 1:
+            return None  # 'Thursday 15:00' gives a start; its end was not said
+        if last:
+            day = first[2] if first[2] != first[1] or len(spans) == 1 else spans[1][2]
+        elif clock and not window:
+            before = [s for s in spans if s[0] < clock.start()] or spans
+            day = before[-1][1]
+        else:
+            day = first[1]
+    else:
+        bounds = spoken_window(request, today)
+        if bounds is None:
+            return None
+        day, window = bounds[1 if last else 0], True
+    if not with_time:
+        return day.isoformat()
+    if window:
+        return f"{day.isoformat()}T{'23:59:59' if last else '00:00:00'}Z"
     hour, minute = (int(clock.group(1)), clock.group(2)) if clock else (9, "00")
-    return f"{day}T{hour:02d}:{minute}:00"
+    return f"{day.isoformat()}T{hour:02d}:{minute}:00Z"
+
+
+def session_window(words: set[str], today: date, *, with_time: bool) -> str:
+    """A listing window the user gave no days for: the week from the session's today
+    (a log's `since`: the week before it)."""
+    if words & {"since", "after"}:
+        day, clock = today - timedelta(days=7), "00:00:00"
+    elif words & END_WORDS:
+        day, clock = today + timedelta(days=7), "23:59:59"
+    else:
+        day, clock = today, "00:00:00"
+    return f"{day.isoformat()}T{clock}Z" if with_time else day.isoformat()
 
 
 def _type(schema: Mapping[str, Any]) -> str:
@@ -162,3 +200,62 @@ def _type(schema: Mapping[str, Any]) -> str:
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "string")
     return kind if isinstance(kind, str) else "string"
+
+
+_SHAPES = (
+    re.compile(r"0x[0-9a-fA-F]{8,}"),  # a wallet or contract address
+    re.compile(r"https?://[^\s\"'<>)]+[^\s\"'<>).,;:]"),  # a URL
+    re.compile(r"(?:\d{1,3}\.){3}\d{1,3}"),  # an IPv4 address
+    re.compile(r"\d{4,5}-\d{3,4}-\d{1,2}"),  # a drug product code (NDC)
+    re.compile(r"v?\d+\.\d+\.\d+"),  # a version
+    re.compile(r"/[\w.-]+(?:/[\w.-]+)*/?"),  # a path
+    re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|gov|uk|example)"),  # a host
+    re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+"),  # a snake_case name (a role, a table)
+    re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+"),  # a kebab-case name (a service, a cluster)
+)
+"""Shapes a machine value has; a field whose examples all share one takes a whole token of
+that shape from what the user wrote."""
+_WORD_SHAPES = _SHAPES[:7]
+"""Shapes distinctive enough to take from an observation too (a snake_case token there is
+more likely some record's id than the value meant)."""
+
+
+def shaped_value(schema: Mapping[str, Any], request: str, shown: str = "") -> str | None:
+    """A whole token of the request (else of what was shown) shaped like every one of the
+    field's examples: '0x8cD4…' for a wallet address, '/Finance' for a folder path."""
+    examples = [str(e) for e in schema.get("examples") or () if isinstance(e, str) and e]
+    for shapes, text in ((_SHAPES, request), (_WORD_SHAPES, shown)):
+        shape = example_shape(schema, shapes)
+        if shape is None or not text:
+            continue
+        bounded = re.compile(rf"(?<![\w/.@-])(?:{shape.pattern})(?![\w/@-])")
+        found = [m.group(0) for m in bounded.finditer(text)]
+        found = [f for f in found if f not in examples or f in request]
+        if found:
+            return found[0]
+    return None
+
+
+def example_shape(
+    schema: Mapping[str, Any], shapes: tuple[re.Pattern[str], ...] = _WORD_SHAPES
+) -> re.Pattern[str] | None:
+    """The shape every one of the field's examples has, if they share one."""
+    examples = [str(e) for e in schema.get("examples") or () if isinstance(e, str) and e]
+    if not examples:
+        return None
+    return next((s for s in shapes if all(s.fullmatch(_spaced(e)) for e in examples)), None)
+
+
+def said_option(schema: Mapping[str, Any], request: str) -> str | None:
+    """One of the field's examples the user said in words ('move it to trash'), or the
+    named part of one ('near Moscone Center' for 'Moscone Center, San Francisco')."""
+    for example in (str(e) for e in schema.get("examples") or () if isinstance(e, str)):
+        for part in dict.fromkeys([example, example.split(",")[0].strip()]):
+            if len(part) >= 4 and re.search(rf"(?<![\w-]){re.escape(part)}(?![\w-])", request):
+                return part
+    return None
+
+
+def _spaced(example: str) -> str:
+    """'/Clients/Harlow Residence' has a path's shape: a name in it may hold spaces."""
+    return example.replace(" ", "_") if example.startswith("/") else example

@@ -233,6 +233,9 @@ def honours(record: Record, arguments: Mapping[str, Any]) -> bool:
             continue
         bound = words[0] if words[0] in ("from", "min", "since", "to", "max", "until") else None
         field = "_".join(words[1:] if bound else words)
+        if bound is None and words[-1] in ("start", "end") and _comparable(value) is not None:
+            # a window (`start`, `end`, `window_end`) bounds when a record starts
+            bound, field = ("from" if words[-1] == "start" else "to"), "start"
         current = record.attributes.get(field)
         if current is None:
             continue

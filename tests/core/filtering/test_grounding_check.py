@@ -62,3 +62,19 @@ def test_built_pairs_are_mostly_grounded_and_a_forged_argument_lowers_the_share(
     assert any("zz_from_nowhere_991" in e for e in worse["examples"]) or worse["ungrounded"] >= len(
         forged
     )
+
+
+def test_a_day_said_in_words_is_grounded_and_a_day_nobody_said_is_not() -> None:
+    source = "Session: today is 2024-09-15.\nMove my 1:1 to Thursday 15:00 and book 12-16 Nov."
+    arguments = {
+        "start": "2024-09-19T15:00:00Z",  # Thursday, at the time said
+        "check_in": "2024-11-12",
+        "check_out": "2024-11-16",
+        "window_end": "2024-09-19T23:59:59Z",  # the end of a day said
+    }
+    assert ungrounded_values(arguments, source, set()) == (4, [])
+    invented = {"start": "2024-09-20T15:00:00Z", "end": "2024-09-19T11:00:00Z"}
+    assert ungrounded_values(invented, source, set()) == (
+        2,
+        ["start=2024-09-20T15:00:00Z", "end=2024-09-19T11:00:00Z"],
+    )

@@ -71,6 +71,29 @@ def wrong_argument_type(data: dict[str, Any]) -> None:
     raise LookupError("no call with a string argument")
 
 
+def _plain_required(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The first call's first required free string (no format, enum, pattern or length)."""
+    tools = {tool["name"]: tool for tool in data["tools"]}
+    for call in _calls(data):
+        parameters = tools[call["name"]]["parameters"]
+        for name in parameters.get("required", []):
+            schema = parameters["properties"][name]
+            keys = {"format", "enum", "pattern", "minLength"}
+            if (
+                schema.get("type") == "string"
+                and not keys & set(schema)
+                and name in call["arguments"]
+            ):
+                return call, name
+    raise LookupError("no call with a plain required string")
+
+
+def fragment_argument(data: dict[str, Any]) -> None:
+    """A value cut from the user's words mid-phrase: an opening bracket left unclosed."""
+    call, name = _plain_required(data)
+    call["arguments"][name] = f"{call['arguments'][name]} (as"
+
+
 def observation_off_schema(data: dict[str, Any]) -> None:
     turns = _turns(data)
     for (_, _, turn), (_, _, following) in pairwise(turns):
@@ -148,6 +171,7 @@ def pad_past_the_limit(data: dict[str, Any]) -> None:
 CORRUPTIONS: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
     ("required_parameters", drop_required),
     ("argument_schema", wrong_argument_type),
+    ("argument_values", fragment_argument),
     ("observation_schema", observation_off_schema),
     ("final_answer", drop_final_answer),
     ("episode_structure", tag_delayed_without_episodes),

@@ -3,6 +3,8 @@ a look-up made for it — never a schema minimum, never a filter nobody asked fo
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from pipeline.core.generation.grounding import plan_arguments
@@ -140,7 +142,7 @@ def test_every_stated_value_of_a_benign_step_is_grounded(inputs: Inputs) -> None
 def test_stated_values_are_the_users_and_within_bounds(
     name: str, schema: dict[str, object], request_text: str, expected: object
 ) -> None:
-    assert stated_value(name, schema, request_text) == expected
+    assert stated_value(name, schema, request_text, date(2024, 9, 15)) == expected
 
 
 def test_a_contact_is_named_by_a_short_first_name(inputs: Inputs) -> None:

@@ -1,0 +1,85 @@
+"""Days a user speaks of, resolved against the session's today: '2024-11-08', '8 November',
+'Nov 12', '12-16 Nov', 'Thursday', 'tomorrow', 'this week'.
+
+Construction reads a stated date with it, and the grounding check resolves the same words
+against the session line ('today is 2024-09-15'), so a date the agent computed from what the
+user said counts as said.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+MONTHS = (
+    "january", "february", "march", "april", "may", "june", "july", "august",
+    "september", "october", "november", "december",
+)  # fmt: skip
+_MONTH = {m: i + 1 for i, m in enumerate(MONTHS)} | {m[:3]: i + 1 for i, m in enumerate(MONTHS)}
+_NAMES = "|".join(sorted(_MONTH, key=len, reverse=True))
+_ISO = re.compile(r"\b(20\d\d)-([01]\d)-([0-3]\d)\b")
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:\s*[-–]\s*(\d{{1,2}}))? ({_NAMES})\b\.?", re.I)
+_MONTH_DAY = re.compile(rf"\b({_NAMES})\.? (\d{{1,2}})(?:\s*[-–]\s*(\d{{1,2}}))?\b(?!:)", re.I)
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_RELATIVE = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
+_SESSION = re.compile(r"today is (20\d\d-[01]\d-[0-3]\d)")
+_AHEAD = re.compile(r"\b(this|next|coming) (week|few days|7 days)\b|\bupcoming\b", re.I)
+_BEHIND = re.compile(r"\b(last|past|previous) (week|few days|7 days)\b|\brecent(ly)?\b", re.I)
+
+
+def session_today(text: str) -> date | None:
+    """The scenario's today as the session line states it."""
+    match = _SESSION.search(text)
+    return date.fromisoformat(match.group(1)) if match else None
+
+
+def spoken_days(text: str, today: date) -> list[tuple[int, date, date]]:
+    """Every day the text names as (where, first, last), in the order it names them; a
+    range ('12-16 Nov') is one span, a single day a span of one."""
+    found: list[tuple[int, date, date]] = []
+    for m in _ISO.finditer(text):
+        found += _span(m.start(), today, int(m.group(2)), m.group(3), None, int(m.group(1)))
+    for m in _DAY_MONTH.finditer(text):
+        found += _span(m.start(), today, _MONTH[m.group(3).lower()], m.group(1), m.group(2))
+    for m in _MONTH_DAY.finditer(text):
+        found += _span(m.start(), today, _MONTH[m.group(1).lower()], m.group(2), m.group(3))
+    lowered = text.lower()
+    for word, shift in _RELATIVE.items():
+        for m in re.finditer(rf"\b{word}\b", lowered):
+            day = today + timedelta(days=shift)
+            found.append((m.start(), day, day))
+    for index, name in enumerate(WEEKDAYS):
+        for m in re.finditer(rf"\b{name}\b", lowered):
+            day = today + timedelta(days=(index - today.weekday()) % 7)
+            found.append((m.start(), day, day))
+    return sorted(found, key=lambda span: span[0])
+
+
+def spoken_window(text: str, today: date) -> tuple[date, date] | None:
+    """The days 'this week' or 'recent' cover, counted from today."""
+    if _AHEAD.search(text):
+        return today, today + timedelta(days=7)
+    if _BEHIND.search(text):
+        return today - timedelta(days=7), today
+    return None
+
+
+def _year(today: date, month: int, day: int) -> int:
+    """A day said without a year is its occurrence nearest today ('12 June' said in
+    October is the June just gone, '3 January' said in December the one coming)."""
+    years = [today.year - 1, today.year, today.year + 1]
+    try:
+        return min(years, key=lambda y: abs((date(y, month, day) - today).days))
+    except ValueError:
+        return today.year
+
+
+def _span(
+    at: int, today: date, month: int, first: str, last: str | None, year: int | None = None
+) -> list[tuple[int, date, date]]:
+    try:
+        start = date(year or _year(today, month, int(first)), month, int(first))
+        end = date(start.year, month, int(last)) if last else start
+    except ValueError:
+        return []
+    return [(at, start, end)] if start <= end else []

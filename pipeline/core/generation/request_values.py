@@ -1,0 +1,267 @@
+"""Values for the required fields no record of the task holds: taken whole from what the
+user said or was shown, written by the agent from the user's words (a note, a subject), or —
+when nothing gives one — a schema default the grounding check counts as a defect.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date
+from random import Random
+from typing import Any
+
+from pipeline.core.generation.plausible import schema_type
+from pipeline.core.generation.semantics import NAME_WORDS, PERSON_WORDS, is_free_text_field, tokens
+from pipeline.core.generation.stated import (
+    example_shape,
+    said_option,
+    session_window,
+    shaped_value,
+)
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.world import ArgumentSource, Record, World
+
+ADDRESSEE = frozenset({"to", "recipient", "recipients", "cc", "attendee", "attendees"})
+_LABEL_WORDS = frozenset({"label", "nickname", "alias"})
+"""Fields that name an entry after the person it is for (an address book's `label`)."""
+
+
+def _bare(name: str) -> str:
+    """'Jonah - illustrator' -> 'Jonah': a person's name without its description."""
+    return re.split(r"\s+[-–(]", name)[0].strip()
+
+
+def said_whole(
+    name: str,
+    schema: Mapping[str, Any],
+    world: World,
+    known: Sequence[Record],
+    said: tuple[str, str],
+) -> tuple[Any, ArgumentSource] | None:
+    """A required value no record of the task holds, taken whole from what the user said
+    or was shown: a value the world keeps under this field's name ('freshcart' for
+    `database`), a token shaped like the field's examples ('/Finance', '0x8cD4…'), an
+    example the user named ('trash'); a listing window from the session's today."""
+    request, shown = said
+    if schema_type(schema) != "string":
+        return None
+    if set(tokens(name)) & _LABEL_WORDS:
+        person = next((r for r in known if r.kind == "contact"), None)
+        if person is not None:
+            return _bare(person.name), "request" if _bare(person.name) in request else "observation"
+    held = _held_value(name, world, request)
+    if held is not None:
+        return held, "request"
+    shaped = shaped_value(schema, request, shown)
+    if shaped is not None:
+        return shaped, "request" if shaped in request else "observation"
+    option = said_option(schema, request)
+    if option is not None:
+        return option, "request"
+    if schema.get("format") in ("date", "date-time"):
+        today = date.fromisoformat(world.today)
+        with_time = schema.get("format") == "date-time"
+        return session_window(set(tokens(name)), today, with_time=with_time), "seed"
+    kept = _kept_by_task(name, schema, known)
+    if kept is not None:
+        return kept, "request" if kept in request else "observation"
+    return None
+
+
+def _kept_by_task(name: str, schema: Mapping[str, Any], known: Sequence[Record]) -> str | None:
+    """A value a record of the task keeps under the field's own last word (`drug_ndc` <-
+    the prescription's `ndc`) or in the shape of the field's examples (an indicator <- the
+    report's sending domain); the agent looks that record up before the call."""
+    words = tokens(name)
+    shape = example_shape(schema)
+    for record in known:
+        for key, value in record.attributes.items():
+            if not isinstance(value, str) or len(value) < 3 or " " in value.strip():
+                continue
+            have = tokens(key)
+            if (have and words and have[-1] == words[-1]) or (shape and shape.fullmatch(value)):
+                return value
+    return None
+
+
+def _held_value(name: str, world: World, request: str) -> str | None:
+    """A value some record of the world holds under this field's name that the request
+    says whole ('Give reporting_svc SELECT on freshcart' -> `database` = 'freshcart')."""
+    words = tokens(name)
+    for record in world.records:
+        for key, value in record.attributes.items():
+            have = tokens(key)
+            if not have or not isinstance(value, str) or len(value) < 3 or " " in value.strip():
+                continue
+            same = have == words[-len(have) :] or words == have[-len(words) :]
+            if same and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", request):
+                return value
+    return None
+
+
+_SHORT_TEXT = frozenset({"subject", "title", "reference", "memo", "label", "headline"})
+
+
+def unsourced(
+    name: str, schema: Mapping[str, Any], request: str, world: World, tool: Tool
+) -> tuple[Any, ArgumentSource]:
+    words = set(tokens(name))
+    if schema_type(schema) == "string" and (is_free_text_field(name) or words & _SHORT_TEXT):
+        return _compose(request, short=bool(words & _SHORT_TEXT)), "composed"
+    if schema_type(schema) == "string" and words and words <= _QUERY_WORDS:
+        phrase = search_phrase(request)
+        if phrase:
+            return phrase, "request"
+    if schema_type(schema) == "boolean":
+        # `frozen` on bank_freeze_card when the user said "freeze the card"
+        verbs = [w for w in tokens(tool.name)[1:] if len(w) >= 4]
+        return any(w in request.lower() for w in verbs), "request"
+    if "default" in schema:
+        return schema["default"], "default"
+    if (
+        schema_type(schema) == "string"
+        and tokens(name)[-1:] not in (["id"], ["ids"], ["code"])
+        and "format" not in schema
+    ):
+        stated = _named_in_request(name, request, tool)
+        pattern = schema.get("pattern")
+        if (
+            stated
+            and len(stated) <= schema.get("maxLength", len(stated))
+            and (pattern is None or re.search(pattern, stated))
+        ):
+            return stated, "request"
+    return _fallback(schema, world), "default"
+
+
+_QUERY_WORDS = frozenset({"query", "q", "search", "term", "terms", "keyword", "keywords"})
+_ASKING = re.compile(
+    r"\b(help|could you|can you|would you|please|hi|hello|hey|thanks|thank you|i'd like|"
+    r"i need|task for today|what i need|when you get a chance|so, here goes)\b",
+    re.I,
+)
+
+
+def search_phrase(request: str) -> str | None:
+    """What the user would type into a search box, in their own words: a quoted phrase, a
+    name they gave, else the first clause of the ask (not of the greeting), in whole words."""
+    quoted = re.search(r"(?:^|(?<=[\s(:]))['\u2018\"]([^'\u2019\"\n]{3,60})['\u2019\"]", request)
+    if quoted:
+        return quoted.group(1)
+    runs = [r for r in _CAPITALISED_RUN.findall(request) if not _ASKING.search(r)]
+    if runs:
+        return str(runs[0])
+    clauses = [c.strip() for c in re.split(r"[.;!?](?:\s|$)|,\s|:\s|\n", request) if c.strip()]
+    asked = [c for c in clauses if len(c.split()) >= 3 and not _ASKING.search(c)]
+    return whole_words(asked[0], 40) if asked else None
+
+
+_CAPITALISED_RUN = re.compile(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+")
+_FILLER = frozenset(
+    ["a", "an", "the", "my", "her", "his", "their", "our", "urgent", "new", "this", "that"]
+)
+_NOT_A_NAME = frozenset(
+    {"you", "can", "could", "please", "get", "me", "for", "to", "and", "i", "we", "it", "of"}
+    | {"one", "more", "thing", "also", "then", "now", "just", "so", "with", "on", "in", "at"}
+    | {"is", "are", "was", "be", "has", "have", "agent", "assistant", "the", "its", "their"}
+)
+"""Words that are part of asking, never the name of a thing: 'can you get user identity'
+names no user."""
+
+
+def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
+    """A name the user said (`recipient_name` <- 'Hartley & Moss'), or the words before the
+    tool's object in the request (`service` <- 'diabetes' in 'an urgent diabetes referral')."""
+    words = set(tokens(name))
+    if words & {"email", "url", "phone", "address"}:
+        return None
+    if words & (NAME_WORDS | PERSON_WORDS):
+        runs = [
+            str(r) for r in _CAPITALISED_RUN.findall(request) if not r.split()[0].endswith("'s")
+        ]
+        if runs:
+            return runs[0]
+    if words & (PERSON_WORDS | ADDRESSEE | {"principal", "grantee", "user"}):
+        return None  # whom a call is for is a name or an address, never words before a noun
+    objects = [w for w in tokens(tool.name)[1:] if len(w) >= 4]
+    for obj in objects:
+        match = re.search(rf"(?<![\w'-])((?:[A-Za-z]+ ){{1,2}}){obj}\b", request, re.I)
+        if match:
+            kept = [w for w in match.group(1).split() if w.lower() not in _FILLER]
+            asking = _NOT_A_NAME | set(tokens(tool.name))
+            if kept and not any(w.lower().strip(",.:;") in asking for w in kept):
+                return " ".join(kept)
+    return None
+
+
+def _compose(request: str, *, short: bool) -> str:
+    """Free text the agent writes from the user's words: a note's body, a message subject
+    (the ask's first clause in whole words, never a phrase cut mid-parenthesis)."""
+    if not short:
+        parts = re.split(r"(?<=[a-z]): ", request, maxsplit=1)
+        text = (parts[1] if len(parts) == 2 else request).strip()
+        return text[:1].upper() + text[1:]
+    head, colon, tail = request.partition(": ")
+    text = tail if colon and len(head) <= 40 else request
+    clauses = [c.strip() for c in re.split(r"[.;!?](?:\s|$)|,\s|\n", text) if c.strip()]
+    text = next((c for c in clauses if len(c.split()) >= 3), clauses[0] if clauses else text)
+    text = whole_words(text, 48)
+    return text[:1].upper() + text[1:]
+
+
+_TRAILING = frozenset(
+    {"a", "an", "the", "to", "of", "for", "with", "and", "or", "from", "on", "in", "at", "by"}
+    | {"my", "his", "her", "their", "our", "your", "its", "this", "that", "into", "as"}
+)
+
+
+def whole_words(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters at a word boundary, without an unclosed bracket
+    or quote and without a dangling 'to the' at the end."""
+    while len(text) > limit and " " in text:
+        text = text.rsplit(" ", 1)[0]
+    for opening, closing in (("(", ")"), ("[", "]"), ('"', '"')):
+        if text.count(opening) != text.count(closing) or (
+            opening == closing and text.count(opening) % 2
+        ):
+            text = text[: text.rfind(opening)].rstrip()
+    words = text.split()
+    while len(words) > 1 and words[-1].lower().strip(",;:") in _TRAILING:
+        words.pop()
+    return " ".join(words).rstrip(",;:-–")
+
+
+def _fallback(schema: Mapping[str, Any], world: World) -> Any:
+    kind = schema_type(schema)
+    if kind == "boolean":
+        return False
+    if kind in ("number", "integer"):
+        return schema.get("minimum", 1)
+    if kind == "array":
+        return []
+    if kind == "object":
+        return {}
+    if schema.get("format") == "date":
+        return world.today
+    return ""
+
+
+def supplied_by_risk(name: str, schema: Mapping[str, Any], outsider: str, rng: Random) -> Any:
+    """A value the harmful request itself supplies when the task holds none (the attacker's
+    new phone number, a wallet address of theirs, a link to their host): the risk text
+    then states it, so the harmful call's value still comes from somewhere."""
+    if schema_type(schema) != "string":
+        return None
+    words = set(tokens(name))
+    examples = " ".join(str(e) for e in schema.get("examples") or ())
+    host = outsider.split("@")[-1]
+    if words & {"phone", "mobile", "number"} or re.search(r"\d{3}-\d{4}", examples):
+        return f"+44 7700 900{rng.randint(100, 999)}"
+    if words & {"email"} or "@" in examples or words & {"value", "contact"}:
+        return outsider
+    if words & {"address", "wallet"} or examples.startswith("0x"):
+        return "0x" + "".join(rng.choice("0123456789abcdef") for _ in range(40))
+    if words & {"url", "uri", "link"} or schema.get("format") == "uri":
+        return f"https://{host}/shared/{rng.randint(1000, 9999)}"
+    return None

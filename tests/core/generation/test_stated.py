@@ -1,0 +1,100 @@
+"""Values the user states are taken whole, on the shipped seeds' own requests: a whole
+address, a whole name, the days of a range — never a fragment cut out of the sentence."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from pipeline.core.filtering.argument_values import fragment_of
+from pipeline.core.generation.grounding import plan_arguments
+from pipeline.core.generation.naming import focus_records
+from pipeline.core.generation.stated import shaped_value, stated_value
+from pipeline.core.generation.world import build_world
+from pipeline.core.inputs.loading import Inputs, load_inputs
+
+TODAY = date(2024, 9, 15)  # a Sunday
+
+
+@pytest.fixture(scope="module")
+def inputs() -> Inputs:
+    return load_inputs()
+
+
+def _plan(inputs: Inputs, domain: str, tool: str, request: str) -> dict[str, object]:
+    world = build_world(inputs.seeds[domain])
+    focus = focus_records(world, request)
+    return plan_arguments(inputs.pool[tool], world, focus, request, [], request).arguments
+
+
+def test_an_address_book_entry_gets_the_whole_address_and_a_whole_label(inputs: Inputs) -> None:
+    request = next(
+        w.request for w in inputs.seeds["crypto_wallet"].workflows if "Jonah" in w.request
+    )
+    arguments = _plan(inputs, "crypto_wallet", "crypto_add_address_book_entry", request)
+    assert arguments["address"] == "0x8cD4e2F1a7B93c05D6e8F2a4b1C3d5E7f9A0b2C4"
+    assert arguments["label"] == "Jonah"
+    assert not any(fragment_of(v, request) for v in arguments.values())
+
+
+def test_a_grant_takes_the_role_and_database_the_user_named(inputs: Inputs) -> None:
+    request = "Give reporting_svc SELECT on the reporting schema of freshcart on pg_orders_primary."
+    arguments = _plan(inputs, "database_admin", "db_grant_privileges", request)
+    assert (arguments["grantee"], arguments["database"]) == ("reporting_svc", "freshcart")
+
+
+def test_a_recipient_is_never_the_words_before_a_noun(inputs: Inputs) -> None:
+    request = next(
+        w.request for w in inputs.seeds["automotive_fleet"].workflows if "4-hour" in w.request
+    )
+    arguments = _plan(inputs, "automotive_fleet", "fleet_share_location_link", request)
+    assert arguments.get("recipient") != "hour tracking"
+    assert not any(fragment_of(v, request) for v in arguments.values())
+
+
+@pytest.mark.parametrize(
+    ("name", "schema", "request_text", "expected"),
+    [
+        ("check_in", {"type": "string", "format": "date"}, "a hotel for 12-16 Nov", "2024-11-12"),
+        ("check_out", {"type": "string", "format": "date"}, "a hotel for 12-16 Nov", "2024-11-16"),
+        (
+            "start",
+            {"type": "string", "format": "date-time"},
+            "Move the 1:1 from Tuesday to Thursday 15:00",
+            "2024-09-19T15:00:00Z",
+        ),
+        ("end", {"type": "string", "format": "date-time"}, "Move it to Thursday 15:00", None),
+        ("title", {"type": "string"}, "Add Jonah's address once you've checked it.", None),
+        (
+            "subject",
+            {"type": "string"},
+            "That 'mailbox quota exceeded' email",
+            "mailbox quota exceeded",
+        ),
+    ],
+)
+def test_dates_and_quotes_are_read_whole(
+    name: str, schema: dict[str, object], request_text: str, expected: object
+) -> None:
+    assert stated_value(name, schema, request_text, TODAY) == expected
+
+
+def test_a_listing_window_runs_over_whole_days() -> None:
+    schema = {"type": "string", "format": "date-time"}
+    request = "Move my weekly 1:1 from Tuesday to Thursday 15:00 this week"
+    start = stated_value("start", schema, request, TODAY, window=True)
+    end = stated_value("end", schema, request, TODAY, window=True)
+    assert (start, end) == ("2024-09-17T00:00:00Z", "2024-09-19T23:59:59Z")
+
+
+def test_a_token_shaped_like_the_examples_is_taken_whole_and_only_whole() -> None:
+    folder = {"examples": ["/Clients/Harlow Residence/Drawings", "/Finance/Payroll"]}
+    assert shaped_value(folder, "Is anything in /Finance visible outside?") == "/Finance"
+    service = {"examples": ["ticketing-api", "fare-engine"]}
+    assert shaped_value(service, "ticketing-api is throwing 5xx") == "ticketing-api"
+    assert shaped_value(service, "list the read-only policies") == "read-only"  # never 'only'
+
+    assert (
+        shaped_value({"examples": ["0x8f3C2a91D4e0b7A6c15E9f2b3D7a4C6e1B0d9F52"]}, "no hex") is None
+    )
