@@ -24,8 +24,8 @@ from typing import Any
 from pipeline.core.filtering.argument_values import fragments, is_empty
 from pipeline.core.filtering.grounding import grounding_report
 from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, shown_share
-from pipeline.core.generation.harms import supported_harms, world_of
 from pipeline.core.generation.dates import session_today
+from pipeline.core.generation.harms import supported_harms, world_of
 from pipeline.core.generation.semantics import tokens as tokens_of
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.model.labels import leaf_context
