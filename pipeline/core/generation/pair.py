@@ -318,6 +318,7 @@ async def _safe_twin(
         mode,
         facts=facts_of(branch, len(branch.episodes) - 1, request),
         grounded=blueprint.long_context,
+        declined=(injected.deviation.ask or points[0].text) if points else None,
     )
     steps.append("does only what the user asked, within the policies")
     return branch, points, tuple(steps)
