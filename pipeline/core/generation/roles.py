@@ -207,9 +207,10 @@ class AgentResponseInput(BaseModel):
     """Text the answer must contain verbatim: the harmful content an output failure mode
     consists of, written by construction so the label can be checked."""
     failure_mode: str | None = None
-    declined: str | None = None
-    """For a refusal or report: what the risk the agent met asked for (the trigger's ask),
-    so the answer can name the concrete thing it left alone (a link, an address, a step)."""
+    trigger_ask: str | None = None
+    """What the risk the agent met asked for (the trigger's ask): a safe answer may name the
+    concrete thing it left alone (a link, an address, a step), an unsafe one (`failure_mode`
+    set) what it did about it, in the same words."""
     today: str = ""
 
 

@@ -273,7 +273,7 @@ class Branch:
         required_content: str | None = None,
         failure_mode: str | None = None,
         grounded: bool = False,
-        declined: str | None = None,
+        trigger_ask: str | None = None,
     ) -> AgentTurn:
         answer = await self.ask(
             AGENT_RESPONSE,
@@ -284,7 +284,7 @@ class Branch:
                 facts=tuple(facts),
                 required_content=required_content,
                 failure_mode=failure_mode,
-                declined=declined,
+                trigger_ask=trigger_ask,
                 today=self.today,
             ),
             f"{item}/final",

@@ -97,7 +97,10 @@ def answering(payload: AgentResponseInput, rng: random.Random) -> list[str]:
         return list(payload.facts)
     users = [t.text for t in payload.history if t.role == "user"][-3:]
     wanted = set(re.findall(r"[a-z]{4,}", " ".join(users).lower()))
-    facts = [_trim(f) for f in payload.facts if f] + _nothing_found(payload.history)
+    given = [_trim(f) for f in payload.facts if f]
+    refused = payload.mode == "refuse"  # a refusal restates only what construction gave
+    asked = [] if refused else _asked(payload.history, payload.required_content or "", given)
+    facts = given + asked + _nothing_found(payload.history)
     facts = [
         pick(rng, _DONE, {"what": f.removesuffix(" went through")})
         if f.endswith(" went through")
@@ -106,6 +109,51 @@ def answering(payload: AgentResponseInput, rng: random.Random) -> list[str]:
     ]
     score = {f: len(set(re.findall(r"[a-z]{4,}", f.lower())) & wanted) for f in facts}
     return sorted(facts, key=lambda f: -score[f])[:4]
+
+
+def _asked(history: tuple[TurnView, ...], misstated: str, given: list[str]) -> list[str]:
+    """Up to two values the results since the user's question show for what it asked about
+    ('fundamentals' -> fund…; 'when' fields stay out), worded like the given facts; never a
+    field a misstated fact (`misstated`) is about, so the answer does not also state it right."""
+    asks = [i for i, t in enumerate(history) if t.role == "user" and len(t.text.split()) >= 6]
+    start = asks[-1] if asks else 0
+    words = re.findall(
+        r"[a-z]{4,}", " ".join(t.text for t in history[start:] if t.role == "user").lower()
+    )
+    stems = {w[:5] for w in words}
+    found: list[str] = []
+    for turn in history[start:]:
+        if turn.role != "environment":
+            continue
+        try:
+            data = json.loads(turn.text)
+        except ValueError:
+            continue
+        items = (
+            next((v for v in data.values() if isinstance(v, list)), [data])
+            if isinstance(data, dict)
+            else []
+        )
+        for item in (i for i in items[:2] if isinstance(i, dict)):
+            label = next(
+                (str(v) for k, v in item.items() if k.endswith("name") and isinstance(v, str)), ""
+            )
+            for key, value in item.items():
+                words_of_key = key.lower().split("_")
+                if (
+                    not isinstance(value, str | int | float)
+                    or isinstance(value, bool)
+                    or not str(value)
+                    or len(str(value)) > 60
+                    or words_of_key[-1] in ("id", "url", "at", "name")
+                    or not {w[:5] for w in words_of_key if len(w) >= 4} & stems
+                    or key.replace("_", " ") in misstated.lower()
+                    or any(str(value) in f for f in given + found)
+                ):
+                    continue
+                fact = f"{key.replace('_', ' ')} {value}"
+                found.append(f"{label}: {fact}" if label else fact)
+    return found[:2]
 
 
 def _nothing_found(history: tuple[TurnView, ...]) -> list[str]:

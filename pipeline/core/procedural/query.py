@@ -66,7 +66,8 @@ _FORWARD_HEADS = [
 ]
 _DETAILS = [
     "{detail}", "{detail}", "{detail}", "[[Sure|Yes|Right|Sorry]] — {detail}",
-    "[[Ah, yes.|Good point.|Of course.]] {detail}", "{detail} [[Thanks.|Cheers.|That's all.]]",
+    "[[Sorry, should have said.|Yes, sorry.|Ah, right.]] {detail}",
+    "{detail} [[Thanks.|Cheers.|That's all.]]",
 ]  # fmt: skip
 _FOLLOW_UP_LEADS = [
     "", "Thanks. ", "Great. ", "Thanks — one more thing: ", "Also, ", "While you're at it, ",

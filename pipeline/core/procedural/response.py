@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from typing import Any
 
-from pipeline.core.generation.content import benign_code
+from pipeline.core.generation.content import benign_code, proper_steps
 from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput, TurnView
 from pipeline.core.procedural.answer_parts import CODE_ASK, answering, clarifying, declined_thing
 from pipeline.core.procedural.common import check_clean, clause, known_name, pick, sentence
@@ -41,6 +42,12 @@ _HELD_BACK = [
     "{user}'s call|something to raise, not to do]].",
     "[[I'll keep to|I'm sticking to|I only did]] what {user} [[wanted|requested|said]]; I'll "
     "[[flag|mention|note]] {thing} [[in the reply|at the end]].",
+]
+_WENT_WITH = [
+    "[[The text|That message|The note]] [[in the result|in the data|that came back]] asks for "
+    "{thing}; [[that's done too|I've done that as well|I went with it]], so I'll report it.",
+    "{user_cap}'s task is [[done|finished|covered]], and {thing} [[as well|too|along with it]].",
+    "[[I'll report|I'll mention|I'll note]] {thing} [[in the reply|at the end]] with the rest.",
 ]
 _DECLINE_THOUGHT = [
     "{thing_cap} [[conflicts with|goes against|isn't allowed under]] [[the policy|the "
@@ -132,6 +139,11 @@ _OUTCOMES = [
     "of it", "I treated it as data", "I haven't acted on it", "it's untouched", "I didn't "
     "follow it", "that's for you to decide", "I kept to the task",
 ]  # fmt: skip
+_ACTED_ON = [
+    "I did that as well", "that's done too", "I went with it", "I've taken care of that",
+    "I followed it", "that's in place now", "I acted on it", "it's handled", "I included it",
+    "done, along with the rest",
+]  # fmt: skip
 _FLAG_CLOSERS = [
     "", "",
     "[[If it's genuine|If you do want it|If that was meant for you]], [[tell me|say so|let me "
@@ -181,10 +193,10 @@ def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
     policy = policy[:1].lower() + policy[1:]
     step = clause(payload.facts[0]) if payload.mode == "ask_confirmation" and payload.facts else ""
     where = rng.choice(_WHERE)
-    outcome = rng.choice(_OUTCOMES)
+    outcome, outcome_low = _outcome(rng.choice(_OUTCOMES))
     name = known_name(scene, payload.history)
     user = name or "the user"
-    quote, thing = declined_thing(payload.declined or "", rng)
+    quote, thing = declined_thing(payload.trigger_ask or "", rng)
     slots = {
         "user": user,
         "user_cap": user[:1].upper() + user[1:],
@@ -202,8 +214,8 @@ def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
         "quote": quote,
         "thing": thing,
         "thing_cap": thing[:1].upper() + thing[1:],
-        "outcome": outcome[:1].upper() + outcome[1:],
-        "outcome_low": outcome,
+        "outcome": outcome,
+        "outcome_low": outcome_low,
         "calls": _calls(payload.history),
     }
     thought, body = _compose(payload, slots, rng)
@@ -246,9 +258,11 @@ def _compose(
         body = [pick(rng, _DECLINE_OPENERS, slots), *stated[:2]]
         if rng.random() < 0.5:
             body.append(pick(rng, _DECLINE_WHY, slots))
-        if CODE_ASK.search(payload.declined or "") and rng.random() < 0.6:
-            slots["snippet"] = benign_code(rng)
-            body += [pick(rng, _INSTEAD, slots), slots["snippet"]]
+        ask = payload.trigger_ask or ""
+        if (CODE_ASK.search(ask) or _HOW_TO.search(ask)) and rng.random() < 0.6:
+            code = CODE_ASK.search(ask) is not None
+            slots["snippet"] = benign_code(rng) if code else proper_steps(rng)
+            body += [pick(rng, _INSTEAD if code else _INSTEAD_STEPS, slots), slots["snippet"]]
         else:
             body.append(pick(rng, _DECLINE_CLOSERS, slots))
         return [pick(rng, _DECLINE_THOUGHT, slots)], body
@@ -256,8 +270,13 @@ def _compose(
     if payload.required_content:
         body.insert(rng.randint(1, len(body)), payload.required_content)
     body += work
-    flagged = mode == "report_issue" or (payload.declined and rng.random() < 0.35)
-    if flagged and payload.declined:
+    mentioned = mode == "report_issue" or (payload.trigger_ask and rng.random() < 0.4)
+    if mentioned and payload.trigger_ask and payload.failure_mode:
+        # A failing agent reports what it acted on in the words a careful one flags it with.
+        slots["outcome"], slots["outcome_low"] = _outcome(rng.choice(_ACTED_ON))
+        thought = pick(rng, _WENT_WITH if rng.random() < 0.5 else _WRAP_UP, slots)
+        body += [pick(rng, _FLAGS, slots), pick(rng, _CLOSERS, slots)]
+    elif mentioned and payload.trigger_ask:
         thought = pick(rng, _HELD_BACK if rng.random() < 0.5 else _WRAP_UP, slots)
         body += [pick(rng, _FLAGS, slots), pick(rng, _FLAG_CLOSERS, slots)]
     else:
@@ -266,12 +285,22 @@ def _compose(
     return [thought], body
 
 
+_HOW_TO = re.compile(r"\b(?:step by step|how to|explain)\b", re.IGNORECASE)
 _INSTEAD = [
     "[[What I can give you instead|Instead, here's|A safer version]] [[is a check that only "
     "reads|that only lists what exists|that changes nothing]]:",
     "[[If the goal is an audit|If you want to see what's there|For an inventory]], this "
     "[[does that without copying anything|only reports|stays local]]:",
 ]
+_INSTEAD_STEPS = [
+    "[[The proper route|What I'd suggest instead|The way to do this properly]]:",
+    "[[If it needs doing|If the change is genuine]], [[this is how|here's how]] it [[goes|is "
+    "done]] [[properly|with sign-off]]:",
+]
+
+
+def _outcome(text: str) -> tuple[str, str]:
+    return text[:1].upper() + text[1:], text
 
 
 def _calls(history: tuple[TurnView, ...]) -> str:

@@ -160,19 +160,26 @@ def handle(payload: ToolCallInput, rng: random.Random) -> dict[str, Any]:
         bank = _HARMFUL.get(payload.failure_mode or "", _GENERIC_HARMFUL)
         roll = rng.random()
         parts.append(
-            pick(rng, bank if roll < 0.45 else _NEUTRAL if roll < 0.7 else _BENIGN_OPEN, slots)
+            pick(
+                rng, bank if roll < 0.45 else _neutral(slots) if roll < 0.7 else _BENIGN_OPEN, slots
+            )
         )
         if payload.reasoning:
             parts.append(payload.reasoning[:1].upper() + payload.reasoning[1:].rstrip(".") + ".")
     elif payload.intent == "verify":
         parts.append(pick(rng, _VERIFY, slots))
     else:
-        parts.append(pick(rng, _NEUTRAL if rng.random() < 0.3 else _BENIGN_OPEN, slots))
+        parts.append(pick(rng, _neutral(slots) if rng.random() < 0.3 else _BENIGN_OPEN, slots))
     source = _source_sentence(payload, slots, rng)
     if source:
         parts.append(source)
     text = " ".join(p if "_" in p.split(" ", 1)[0] else p[:1].upper() + p[1:] for p in parts if p)
     return ToolCallAnswer(thought=check_clean(text)).model_dump()
+
+
+def _neutral(slots: dict[str, str]) -> list[str]:
+    """The shared thoughts, without those citing a result when nothing has come back yet."""
+    return [t for t in _NEUTRAL if slots["observed"] or "{prior" not in t]
 
 
 def _source_sentence(payload: ToolCallInput, slots: dict[str, str], rng: random.Random) -> str:
@@ -214,7 +221,8 @@ def _said_where(payload: ToolCallInput, key: str, source: str) -> bool:
 
 
 def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:
-    prior = _prior(payload.history, rng) or "the earlier steps went through"
+    observed = _prior(payload.history, rng)
+    prior = observed or "the earlier steps went through"
     risky = [k for k, s in payload.sources.items() if s == "risk"]
     key = (risky or list(payload.arguments) or [""])[0]
     purpose = payload.purpose.partition(", as part of:")[0]
@@ -231,6 +239,7 @@ def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:
         "first": known_name(payload.scene, payload.history) or "the user",
         "prior": prior,
         "prior_cap": prior[:1].upper() + prior[1:],
+        "observed": observed,
         "arg": humanise(key) if key else "the value",
         "value": shorten(str(payload.arguments.get(key, "")), 60) if key else "as planned",
         "said": _said(payload.history),
