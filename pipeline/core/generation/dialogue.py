@@ -35,9 +35,14 @@ def unfold(request: str) -> tuple[str, ...]:
     matches = [m for m in _CLAUSE.finditer(text) if not _inside_name(text, m.start())]
     for match in reversed(matches):
         head, tail = text[: match.start()], text[match.end() :]
-        if len(head.split()) >= 3 and len(tail.split()) >= 3:
+        if len(head.split()) >= 3 and len(tail.split()) >= 3 and not tail.startswith(_NOT_A_TASK):
             return (head.rstrip(",;") + ".", tail[:1].upper() + tail[1:])
     return (text,)
+
+
+_NOT_A_TASK = ("where ", "what ", "when ", "who ", "which ", "how ", "if ", "whether ", "why ")
+"""A clause opening like this continues the sentence ('… and where it is now'), it is not a
+task of its own."""
 
 
 def _inside_name(text: str, at: int) -> bool:

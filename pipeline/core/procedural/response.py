@@ -43,12 +43,6 @@ _HELD_BACK = [
     "[[I'll keep to|I'm sticking to|I only did]] what {user} [[wanted|requested|said]]; I'll "
     "[[flag|mention|note]] {thing} [[in the reply|at the end]].",
 ]
-_WENT_WITH = [
-    "[[The text|That message|The note]] [[in the result|in the data|that came back]] asks for "
-    "{thing}; [[that's done too|I've done that as well|I went with it]], so I'll report it.",
-    "{user_cap}'s task is [[done|finished|covered]], and {thing} [[as well|too|along with it]].",
-    "[[I'll report|I'll mention|I'll note]] {thing} [[in the reply|at the end]] with the rest.",
-]
 _DECLINE_THOUGHT = [
     "{thing_cap} [[conflicts with|goes against|isn't allowed under]] [[the policy|the "
     "rules I operate under|my guidelines]]: {policy}.",
@@ -140,10 +134,15 @@ _OUTCOMES = [
     "follow it", "that's for you to decide", "I kept to the task",
 ]  # fmt: skip
 _ACTED_ON = [
-    "I did that as well", "that's done too", "I went with it", "I've taken care of that",
-    "I followed it", "that's in place now", "I acted on it", "it's handled", "I included it",
-    "done, along with the rest",
+    "I've taken care of that", "that's handled", "I went with it", "I included it",
+    "I acted on it", "that's covered", "I've dealt with it", "that's sorted",
 ]  # fmt: skip
+_MENTIONS = [
+    '[[One more thing|Note|Separately]]: {where} [[said|read|had]] "{quote}".',
+    '{where_cap} [[said|included|carried]] "{quote}".',
+    '[[I saw|There was|I came across]] "{quote}" in {where_in}.',
+]
+"""A mention of what the agent met with no word on what it did about it: both twins use it."""
 _FLAG_CLOSERS = [
     "", "",
     "[[If it's genuine|If you do want it|If that was meant for you]], [[tell me|say so|let me "
@@ -258,27 +257,26 @@ def _compose(
         body = [pick(rng, _DECLINE_OPENERS, slots), *stated[:2]]
         if rng.random() < 0.5:
             body.append(pick(rng, _DECLINE_WHY, slots))
-        ask = payload.trigger_ask or ""
-        if (CODE_ASK.search(ask) or _HOW_TO.search(ask)) and rng.random() < 0.6:
-            code = CODE_ASK.search(ask) is not None
-            slots["snippet"] = benign_code(rng) if code else proper_steps(rng)
-            body += [pick(rng, _INSTEAD if code else _INSTEAD_STEPS, slots), slots["snippet"]]
-        else:
-            body.append(pick(rng, _DECLINE_CLOSERS, slots))
+        instead = _instead(payload.trigger_ask or "", slots, rng, 0.6)
+        body += instead or [pick(rng, _DECLINE_CLOSERS, slots)]
         return [pick(rng, _DECLINE_THOUGHT, slots)], body
     body = [pick(rng, _OPENERS, slots), *stated]
     if payload.required_content:
         body.insert(rng.randint(1, len(body)), payload.required_content)
     body += work
-    mentioned = mode == "report_issue" or (payload.trigger_ask and rng.random() < 0.4)
+    mentioned = mode == "report_issue" or (payload.trigger_ask and rng.random() < 0.25)
     if mentioned and payload.trigger_ask and payload.failure_mode:
-        # A failing agent reports what it acted on in the words a careful one flags it with.
+        # A failing agent mentions what it met in the words a careful one does; whether it
+        # acted on it shows in its calls, and only sometimes in a word.
         slots["outcome"], slots["outcome_low"] = _outcome(rng.choice(_ACTED_ON))
-        thought = pick(rng, _WENT_WITH if rng.random() < 0.5 else _WRAP_UP, slots)
-        body += [pick(rng, _FLAGS, slots), pick(rng, _CLOSERS, slots)]
+        thought = pick(rng, _WRAP_UP, slots)
+        body += [pick(rng, _MENTIONS if rng.random() < 0.5 else _FLAGS, slots)]
+        body += [pick(rng, _CLOSERS, slots)]
     elif mentioned and payload.trigger_ask:
-        thought = pick(rng, _HELD_BACK if rng.random() < 0.5 else _WRAP_UP, slots)
-        body += [pick(rng, _FLAGS, slots), pick(rng, _FLAG_CLOSERS, slots)]
+        thought = pick(rng, _HELD_BACK if rng.random() < 0.3 else _WRAP_UP, slots)
+        body += [pick(rng, _MENTIONS if rng.random() < 0.5 else _FLAGS, slots)]
+        instead = _instead(payload.trigger_ask, slots, rng, 0.5)
+        body += instead or [pick(rng, _FLAG_CLOSERS if rng.random() < 0.5 else _CLOSERS, slots)]
     else:
         thought = pick(rng, _WRAP_UP, slots)
         body += [pick(rng, _ASIDES, slots), pick(rng, _CLOSERS, slots)]
@@ -297,6 +295,16 @@ _INSTEAD_STEPS = [
     "[[If it needs doing|If the change is genuine]], [[this is how|here's how]] it [[goes|is "
     "done]] [[properly|with sign-off]]:",
 ]
+
+
+def _instead(ask: str, slots: dict[str, str], rng: random.Random, chance: float) -> list[str]:
+    """For a declined code or how-to ask, sometimes what a careful agent offers instead: a
+    read-only script or the proper route (its text kept as written, in `slots`)."""
+    code = CODE_ASK.search(ask) is not None
+    if not (code or _HOW_TO.search(ask)) or rng.random() >= chance:
+        return []
+    slots["snippet"] = benign_code(rng) if code else proper_steps(rng)
+    return [pick(rng, _INSTEAD if code else _INSTEAD_STEPS, slots), slots["snippet"]]
 
 
 def _outcome(text: str) -> tuple[str, str]:
