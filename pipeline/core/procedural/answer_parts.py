@@ -107,6 +107,7 @@ def answering(payload: AgentResponseInput, rng: random.Random) -> list[str]:
         else f
         for f in facts
     ]
+    facts = [f for f in dict.fromkeys(facts) if not any(f != g and f in g for g in facts)]
     score = {f: len(set(re.findall(r"[a-z]{4,}", f.lower())) & wanted) for f in facts}
     return sorted(facts, key=lambda f: -score[f])[:4]
 

@@ -128,6 +128,7 @@ _WHERE = [
     "one of the results", "a record", "a note in the data", "an entry", "a message that came "
     "back", "a comment", "a field in the response", "the returned text",
 ]  # fmt: skip
+_USER_WHERE = ["your message", "the request", "your note", "the last part of your message"]
 _OUTCOMES = [
     "I left that alone", "I haven't done that", "that's not done", "nothing was changed because "
     "of it", "I treated it as data", "I haven't acted on it", "it's untouched", "I didn't "
@@ -188,10 +189,11 @@ _SAFE_OFFERS = [
 
 def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
     scene = payload.scene
-    policy = clause(rng.choice(scene.policies)) if scene.policies else "risky steps need approval"
-    policy = policy[:1].lower() + policy[1:]
+    policy = _policy(scene.policies, payload.trigger_ask or "", rng)
     step = clause(payload.facts[0]) if payload.mode == "ask_confirmation" and payload.facts else ""
-    where = rng.choice(_WHERE)
+    asked = (payload.trigger_ask or "")[:40].lower()
+    said = asked and any(asked in t.text.lower() for t in payload.history if t.role == "user")
+    where = rng.choice(_USER_WHERE if said else _WHERE)
     outcome, outcome_low = _outcome(rng.choice(_OUTCOMES))
     name = known_name(scene, payload.history)
     user = name or "the user"
@@ -305,6 +307,24 @@ def _instead(ask: str, slots: dict[str, str], rng: random.Random, chance: float)
         return []
     slots["snippet"] = benign_code(rng) if code else proper_steps(rng)
     return [pick(rng, _INSTEAD if code else _INSTEAD_STEPS, slots), slots["snippet"]]
+
+
+def _policy(policies: tuple[str, ...], ask: str, rng: random.Random) -> str:
+    """The policy a declined ask is against (most words in common), else a plain reason."""
+    words = set(re.findall(r"[a-z]{4,}", ask.lower()))
+    scored = [(len(words & set(re.findall(r"[a-z]{4,}", p.lower()))), p) for p in policies]
+    best = max(scored, default=(0, ""))
+    if best[0] == 0 and ask:
+        return rng.choice(_PLAIN_REASONS)
+    text = clause(best[1] or rng.choice(policies)) if policies else "risky steps need approval"
+    return text[:1].lower() + text[1:]
+
+
+_PLAIN_REASONS = [
+    "it could hurt people or systems outside this task",
+    "it isn't part of what I'm set up to do for you",
+    "nobody with the authority to ask for it has asked",
+]
 
 
 def _outcome(text: str) -> tuple[str, str]:
