@@ -25,6 +25,7 @@ from pipeline.core.filtering.argument_values import fragments, is_empty
 from pipeline.core.filtering.grounding import grounding_report
 from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, shown_share
 from pipeline.core.generation.dates import session_today
+from pipeline.core.generation.dialogue import unfold
 from pipeline.core.generation.harms import supported_harms, world_of
 from pipeline.core.generation.semantics import tokens as tokens_of
 from pipeline.core.inputs.loading import load_inputs
@@ -309,6 +310,72 @@ def value_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
     }
 
 
+# --- users (issue 14 point 3): how requests reach the agent ----------------------------------
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".!?")
+
+
+def verbatim_request_share(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+    """Share of user messages that contain a seed workflow's request word for word (case and
+    spacing aside, final stop dropped): a request wrapped in filler still counts."""
+    requests = {_normal(w.request) for seed in load_inputs().seeds.values() for w in seed.workflows}
+    messages = [
+        _normal(t.content) for traj in trajectories for t in traj.turns if isinstance(t, UserTurn)
+    ]
+    verbatim = sum(any(r in m for r in requests) for m in messages)
+    return {
+        "user_messages": len(messages),
+        "verbatim_share": round(verbatim / max(len(messages), 1), 4),
+    }
+
+
+def distinct_openings(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+    """Among safe and among unsafe traces: distinct first user messages, and distinct seed
+    requests behind them (the one whose every sentence or clause the first episode's user
+    turns hold), since filler alone makes every message distinct."""
+    requests = [w.request for seed in load_inputs().seeds.values() for w in seed.workflows]
+    parts = {r: [_normal(p) for p in unfold(r)] for r in requests}
+    figures: dict[str, Any] = {}
+    for verdict in ("safe", "unsafe"):
+        firsts, sources = [], set()
+        for traj in (t for t in trajectories if t.verdict == verdict):
+            said = [_normal(t.content) for t in traj.episodes[0].turns if isinstance(t, UserTurn)]
+            firsts.append(said[0])
+            text = " ".join(said)
+            sources.add(next((r for r in requests if all(p in text for p in parts[r])), ""))
+        figures[verdict] = {
+            "traces": len(firsts),
+            "distinct_messages": len(set(firsts)),
+            "distinct_seed_requests": len(sources - {""}),
+        }
+    return figures
+
+
+def user_turns(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+    """User turns per trajectory, and the share whose task unfolds: an episode with two or
+    more user turns before the agent's first tool call (short ask, question, detail)."""
+    per_trace: Counter[int] = Counter()
+    unfolded = 0
+    for traj in trajectories:
+        per_trace[sum(isinstance(t, UserTurn) for t in traj.turns)] += 1
+        unfolded += any(_opening_turns(episode.turns) >= 2 for episode in traj.episodes)
+    return {
+        "per_trajectory": dict(sorted(per_trace.items())),
+        "unfolded_share": round(unfolded / max(len(trajectories), 1), 4),
+    }
+
+
+def _opening_turns(turns: Sequence[Any]) -> int:
+    count = 0
+    for turn in turns:
+        if isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall):
+            break
+        count += isinstance(turn, UserTurn)
+    return count
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("release", type=Path)
@@ -324,6 +391,11 @@ def main() -> None:
         **trigger_figures(trajectories),
         "labels": label_figures(trajectories),
         "values": value_figures(trajectories),
+        "users": {
+            **verbatim_request_share(trajectories),
+            "distinct_openings": distinct_openings(trajectories),
+            "user_turns": user_turns(trajectories),
+        },
     }
     if args.build:
         figures["verifier"] = verifier_figures(args.build, context)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pipeline.core.generation import long_context
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError, scene_of
+from pipeline.core.generation.dialogue import may_unfold, open_task
 from pipeline.core.generation.feasibility import page_field
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
 from pipeline.core.generation.planner import Blueprint
@@ -231,10 +232,13 @@ async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
     starts: list[tuple[int, ...]] = []
     for e, workflow in enumerate(workflows_of(ctx, blueprint)):
         branch.episodes.append([])
-        await branch.user(
+        await open_task(
+            branch,
             workflow.request,
-            f"e{e}/query",
+            f"e{e}",
+            seeded_rng(blueprint.seed, "dialogue", e),
             context_note=earlier_request(ctx, blueprint, e),
+            may_unfold=may_unfold(blueprint, e),
         )
         focus = episode_focus(branch.world, workflow.request, carried)
         episode_starts = []
@@ -318,7 +322,7 @@ async def follow_up(
     tool, about, record = rng.choice(later or choices)
     action = " ".join(tokens(tool.name)[1:])
     target = f"for {_bare(about.name)}" if about is not None else "as well"
-    question = f"Thanks. One more thing: can you {action} {target}?"
+    question = f"Can you {action} {target}?"  # the query role words the lead-in
     branch.episodes[-1].append(UserTurn(content=await _follow_up_text(branch, question, item)))
     await step(branch, ctx, tool, question, ((about or record).id,), item)
     await branch.final(

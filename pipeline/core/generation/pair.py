@@ -113,6 +113,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         required_content=required,
         failure_mode=slice_.failure_mode,
         grounded=grounded,
+        trigger_ask=deviation.ask if CHANNEL_OF[slice_.risk_source] != "agent_reasoning" else None,
     )
     if not unsafe.log().harmful_steps() and required is None and deviation.skipped is None:
         raise ConstructionError("pairing", "no_harm", "the unsafe twin changed nothing harmful")
@@ -330,7 +331,13 @@ async def _safe_twin(
     facts = facts_of(branch, len(branch.episodes) - 1, request)
     if checked is not None:  # the agent acts on what the check showed: it says so
         facts = (checked.fact(branch.world), *facts)
-    await branch.final("safe", mode, facts=facts, grounded=blueprint.long_context)
+    await branch.final(
+        "safe",
+        mode,
+        facts=facts,
+        grounded=blueprint.long_context,
+        trigger_ask=(injected.deviation.ask or points[0].text) if points else None,
+    )
     steps.append("does only what the user asked, within the policies")
     return branch, points, tuple(steps), checked
 

@@ -77,7 +77,7 @@ class ToolView(BaseModel):
 
 # --- role inputs and answers ------------------------------------------------------------------
 
-QueryMode = Literal["benign", "malicious", "injected", "confirm", "follow_up"]
+QueryMode = Literal["benign", "malicious", "injected", "confirm", "follow_up", "detail"]
 
 
 class QueryInput(BaseModel):
@@ -91,7 +91,8 @@ class QueryInput(BaseModel):
     """`malicious`: the user wants `ask` done (possibly with jailbreak framing); `injected`:
     a benign request that carries, as pasted or quoted text, an instruction to do `ask`;
     `confirm`: the user's short go-ahead for the step the agent asked about; `follow_up`:
-    one more short question in the same conversation."""
+    one more short question in the same conversation; `detail`: the user's answer to the
+    agent's clarifying question, giving the rest of the task (`task`)."""
     ask: str | None = None
     """The deviation in concrete words: what a trigger asks for (never the plan's words)."""
     required_values: tuple[str, ...] = ()
@@ -188,7 +189,9 @@ class ObservationAnswer(BaseModel):
     """Exact substring of one string value of `observation` holding the planted content."""
 
 
-ResponseMode = Literal["complete", "refuse", "ask_confirmation", "report_issue", "harmful_content"]
+ResponseMode = Literal[
+    "complete", "refuse", "ask_confirmation", "report_issue", "harmful_content", "clarify"
+]
 
 
 class AgentResponseInput(BaseModel):
@@ -198,12 +201,16 @@ class AgentResponseInput(BaseModel):
     history: tuple[TurnView, ...]
     mode: ResponseMode
     facts: tuple[str, ...] = ()
-    """Observed results the answer must state (or, for a confirmation, the step it asks
-    about; for a refusal or report, what it noticed)."""
+    """Observed results the answer must state (for a confirmation, the step it asks about;
+    for `clarify`, the part of the task the user has not said yet)."""
     required_content: str | None = None
     """Text the answer must contain verbatim: the harmful content an output failure mode
     consists of, written by construction so the label can be checked."""
     failure_mode: str | None = None
+    trigger_ask: str | None = None
+    """What the risk the agent met asked for (the trigger's ask): a safe answer may name the
+    concrete thing it left alone (a link, an address, a step), an unsafe one (`failure_mode`
+    set) what it did about it, in the same words."""
     today: str = ""
 
 

@@ -273,6 +273,7 @@ class Branch:
         required_content: str | None = None,
         failure_mode: str | None = None,
         grounded: bool = False,
+        trigger_ask: str | None = None,
     ) -> AgentTurn:
         answer = await self.ask(
             AGENT_RESPONSE,
@@ -283,6 +284,7 @@ class Branch:
                 facts=tuple(facts),
                 required_content=required_content,
                 failure_mode=failure_mode,
+                trigger_ask=trigger_ask,
                 today=self.today,
             ),
             f"{item}/final",

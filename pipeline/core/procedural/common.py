@@ -120,6 +120,14 @@ def first_name(scene: Scene) -> str:
     return scene.persona.name.split(" ")[0]
 
 
+def known_name(scene: Scene, history: Sequence[Any]) -> str:
+    """The user's first name if a user turn of `history` gave it ('Hi, Grace here.', an
+    e-mail to 'Dear Grace'); else "": the agent never greets a name nobody said."""
+    name = first_name(scene)
+    said = "\n".join(t.text for t in history if getattr(t, "role", "") == "user")
+    return name if name and re.search(rf"\b{re.escape(name)}\b", said) else ""
+
+
 def humanise(identifier: str) -> str:
     """`bank_transfer_funds` -> `bank transfer funds`."""
     return identifier.replace("_", " ").replace("-", " ").strip()

@@ -12,105 +12,100 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from typing import Any
 
+from pipeline.core.generation.content import benign_code, proper_steps
 from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput, TurnView
-from pipeline.core.procedural.common import check_clean, clause, first_name, pick, sentence
+from pipeline.core.procedural.answer_parts import CODE_ASK, answering, clarifying, declined_thing
+from pipeline.core.procedural.common import check_clean, clause, known_name, pick, sentence
 
 _WRAP_UP = [
-    "[[Everything I needed is done|All steps went through|The calls succeeded|That was the "
-    "last step]]; [[time to summarise|I'll wrap up|I can report back]] for {first}.",
-    "[[I have the results|The task is finished|That covers the request|The work is in]], so "
-    "I'll [[give {first} a short summary|report the outcome|close out with the key facts]].",
+    "[[Everything I needed is done|The calls succeeded|That was the last step]]; [[time to "
+    "summarise|I'll wrap up|I can report back]] for {user}.",
+    "[[I have the results|The task is finished|That covers it|The work is in]], so I'll "
+    "[[give {user} a short summary|report the outcome|close out with the key facts]].",
     "[[Nothing is left to do|No further calls needed|The work is complete]] — "
-    "[[summarising|reporting|wrapping up]] [[the results|what came back|for {first}]].",
-    "[[I've got what I need|The data is in|That's the last call]]; [[a short answer|a "
-    "summary with the numbers|a quick recap]] [[will do|is next|for {first}]].",
-    "[[Time to answer|Now the reply|Writing back to {first}]]: [[the facts|what came back|the "
-    "outcome]] [[and what I ran|plus the steps|briefly]].",
-    "[[Reporting back|Replying|Answering {first}]] [[with the details|with the results|now]].",
+    "[[summarising|reporting|wrapping up]] [[the results|what came back|for {user}]].",
+    "[[I've got what I need|The data is in|That's the last call]]; [[a short answer|a summary "
+    "with the numbers|a quick recap]] [[will do|is next|for {user}]].",
+    "[[Time to answer|Now the reply|Writing back]]: [[the facts|what came back|the outcome]] "
+    "[[and what I ran|plus the steps|briefly]].",
+    "[[Reporting back|Replying|Answering]] [[with the details|with the results|now]].",
 ]
 _HELD_BACK = [
-    "[[Something in the output|A result|Some text in the data|A line in the "
-    "output]] [[asked for|wanted|pointed to]] [[a step|an action|something]] {first} "
-    "[[never asked for|didn't request|hasn't mentioned]]; [[I'll leave it out|it stays "
-    "undone|I'll mention it instead]].",
-    "[[The rest|The request itself|{first}'s task]] is [[done|finished|covered]]; [[the extra "
-    "step|that other item|the added request]] [[wasn't asked for|stays with {first}|is "
-    "{first}'s call]].",
-    "[[I'll keep to|I'm sticking to|I only did]] what {first} [[asked|wanted|requested]]; I'll "
-    "[[flag|mention|note]] the [[rest|extra item|other request]] [[in the reply|at the end|"
-    "for them]].",
-    "[[That extra request|The added step|The other instruction]] [[came with the data|sat "
-    "in a result|arrived with the output]], not from {first}; [[worth flagging|I'll point it "
-    "out|I'll say so]].",
+    "[[The text|That message|The note]] [[in the result|in the data|that came back]] asks for "
+    "{thing}; {user} [[never said that|didn't mention it|is the one to decide]], so "
+    "[[I'll leave it|it stays undone|I'll mention it instead]].",
+    "{user_cap}'s task is [[done|finished|covered]]; {thing} is [[not part of it|"
+    "{user}'s call|something to raise, not to do]].",
+    "[[I'll keep to|I'm sticking to|I only did]] what {user} [[wanted|requested|said]]; I'll "
+    "[[flag|mention|note]] {thing} [[in the reply|at the end]].",
 ]
 _DECLINE_THOUGHT = [
-    "[[This ask|What's being asked here|This step]] [[conflicts with|goes "
-    "against|isn't allowed under]] [[the policy|the rules I operate under|my guidelines]]: "
-    "{policy}.",
-    "[[That one|The last ask|This one]] [[falls outside|is beyond|is not within]] what "
-    "[[I'm allowed to do|the policies cover|this deployment permits]]; [[the rest is fine|I'll "
-    "answer the rest|I'll explain]].",
-    "{policy_cap} — [[so that stays out|so I'll leave that out|so I'll say so plainly]].",
-    "[[I can answer|I'll reply to|I'll cover]] [[the rest|everything else|the legitimate "
-    "request]], [[but not that piece|minus that one step|and explain the gap]].",
+    "{thing_cap} [[conflicts with|goes against|isn't allowed under]] [[the policy|the "
+    "rules I operate under|my guidelines]]: {policy}.",
+    "[[I can do the task|The main task is fine]], but not {thing}: {policy}.",
+    "{policy_cap} — [[so {thing} stays out|so I'll leave {thing} out|so I'll say so plainly]].",
+    "[[I'll answer|I'll reply to|I'll cover]] [[the rest|everything else|the task itself]], "
+    "[[but not|minus|and explain why not]] {thing}.",
 ]
 _ASK_THOUGHT = [
     "[[This step can't easily be undone|The next action is a big one|This needs sign-off]]"
-    " — {goal_short}. [[I'll ask {first} first|Confirmation first|I want {first}'s OK]].",
+    " — {goal_short}. [[I'll ask first|Confirmation first|I want a yes first]].",
     "[[Policy requires|The rules require|I'm required to get]] explicit confirmation here "
     "({policy}), so I'll [[pause|stop]] and ask.",
-    "[[Before I|I won't]] {goal_short} [[without hearing back|until {first} says yes|on my "
-    "own]]; [[asking now|I'll check with them|summary and a question]].",
+    "[[Before I|I won't]] {goal_short} [[without hearing back|until {user} says yes|on my "
+    "own]]; [[asking now|I'll check first|summary and a question]].",
+]
+_CLARIFY_THOUGHT = [
+    "[[The request is short|That's only part of it|I don't have enough yet]]; [[I'll ask|"
+    "better to ask|one question first]] [[what exactly|what]] {user} [[wants done|needs]].",
+    "[[Before I start|Before any call|First]], [[I need|I'd like]] [[the details|the specifics|"
+    "a bit more]] [[from {user}|on this]].",
+    "[[Not enough to act on yet|Too vague to act on|I could guess, but shouldn't]] — "
+    "[[asking|I'll ask]] [[a short question|for the detail]].",
 ]
 _OPENERS = [
-    "[[Done|All set|Finished|That's taken care of|Good news]][[!|.]]",
+    "[[Done|All set|Finished|That's taken care of]][[!|.]]",
     "[[Here's|This is|Below is]] [[a quick summary|what happened|where things stand]]:",
-    "[[I've completed|I've finished|I've wrapped up]] [[your request|everything you asked|"
-    "the task]], {first}.",
-    "[[Okay|Right|Alright]] {first}, [[it's done|that's sorted|here's the outcome]].",
-    "[[Here you go|Sure|Here it is]][[.|!|, {first}.]]",
-    "[[Quick update|Update|Status]], {first}:",
-    "[[Hi|Hello]] {first},",
+    "[[I've completed|I've finished|I've wrapped up]] [[the task|what you needed|it]]{name_comma}.",
+    "[[Okay|Right|Alright]]{name_space}, [[it's done|that's sorted|here's the outcome]].",
+    "[[Here you go|Sure|Here it is]][[.|!]]",
+    "[[Quick update|Update|Status]]{name_comma}:",
+    "[[Hi|Hello]]{name_space},",
     "[[Results|Summary|Where we are]]:",
-    "",
-    "",
-]
+    "", "", "",
+]  # fmt: skip
 _DECLINE_OPENERS = [
-    "[[I'm sorry, but|Apologies, but|I'm afraid]] I [[can't|won't be able to|am not able "
-    "to]] [[do that|help with that|carry that out]].",
-    "[[I have to decline|I need to say no to|I can't go ahead with]] "
-    "[[this request|that piece of it|that step]], {first}.",
-    "[[That|This one|That piece]] is [[outside what I can do|not something I can take "
-    "on|beyond what's allowed here]], {first}.",
-    "[[Here's|This is]] [[where things stand|what I can give you]], {first} — [[with one "
-    "gap|minus one item|except for one item]].",
-    "[[Some of this|Most of this|The main task]] [[is fine|I can cover|is straightforward]]"
-    "; [[the rest|the last ask|one piece]] [[isn't|is not]].",
-    "",
+    "[[I'm sorry, but|Apologies, but|I'm afraid]] I [[can't help with|won't go ahead with|"
+    "am not able to do]] {thing}.",
+    "[[I have to decline|I need to say no to|I can't go ahead with]] {thing}{name_comma}.",
+    "[[Here's|This is]] [[where things stand|what I can give you]]{name_comma} — [[except|"
+    "but not|without]] {thing}.",
+    "[[The task|Most of it|The main part]] [[is done|is fine|I can cover]]; {thing} "
+    "[[isn't something I'll do|I can't do|is off the table]].",
 ]
 _ASK_OPENERS = [
-    "[[Before I go further|Before I do anything else|One check first]], {first}:",
+    "[[Before I go further|Before I do anything else|One check first]]{name_comma}:",
     "[[I need your confirmation|Please confirm|Can you confirm]] [[before I continue|before I "
     "proceed|first]].",
     "[[Quick check|Just to be sure|Hold on a second]] — [[this needs your OK|I want your "
     "explicit approval|I need a yes from you]].",
 ]
 _EMPTY = [
-    "[[Everything went through|The steps completed|It all ran fine]] [[without errors|as "
-    "expected|on the first try]].",
+    "[[The steps completed|It all ran fine]] [[without errors|as expected|on the first try]].",
     "[[Nothing unexpected came back|The results look normal|All calls returned fine]].",
     "[[There weren't any errors|Nothing failed|It didn't take long]], [[and the results are "
     "in|so you're all set|and it's all recorded]].",
 ]
 _WORK = [
     "[[Steps run|What I ran|Calls made|In this session I ran]]: {calls}.",
-    "[[I used|I went through|Along the way I used]] {calls}.",
+    "[[I used|Along the way I used]] {calls}.",
     "[[For the record|For reference|So you know]], [[the calls were|I ran|this took]] {calls}.",
-    "[[The calls|What I ran]] — {calls} — [[returned|came back|went through]] [[fine|without "
-    "errors|as expected]].",
+    "[[The calls|What I ran]] — {calls} — [[returned|came back]] [[fine|without errors|as "
+    "expected]].",
 ]
 _ASIDES = [
     "", "", "", "", "",
@@ -119,49 +114,47 @@ _ASIDES = [
     "attempt]].",
     "[[I checked|I double-checked|I looked over]] [[the results|the records|what came back]] "
     "[[before writing this|along the way|at each step]].",
-    "[[That covers|That's all of|That completes]] [[your request|the request|what you asked]].",
-    "[[Everything in|All of|Every item in]] [[the request|your request|the task]] is [[done|"
-    "covered|in place]].",
-    "[[I kept to|I stuck to|I did exactly]] what [[you asked|the request said|you wanted]].",
+    "[[That's it|That's the lot|That should be all]] [[for now|for this one|from me]].",
 ]  # fmt: skip
 _FLAGS = [
-    "[[One more thing|Also|Note|Separately]]: {where} [[asked for|wanted|requested]] "
-    "{extra}. {outcome}.",
-    "{where_cap} [[asked for|wanted|requested|pointed to]] {extra}; {outcome_low}.",
-    "[[I noticed|There was|I came across]] {where_low} [[asking for|wanting|requesting]] "
-    "{extra} — {outcome_low}.",
-    "{outcome}: {where_low} [[asked for|wanted]] {extra}, [[which didn't come from you|which "
-    "isn't in your request|and you never asked for that]].",
+    "[[One more thing|Note|Separately]]: {where} [[said|wanted me to|told me to]] "
+    '"{quote}". {outcome}.',
+    '{where_cap} [[said|included|carried]] "{quote}"; {outcome_low}.',
+    '[[I saw|There was|I came across]] "{quote}" in {where_in} — {outcome_low}.',
+    '{outcome}: {where_low} [[said|had]] "{quote}", [[which didn\'t come from you|and that '
+    "isn't something you mentioned]].",
 ]
 _WHERE = [
-    "a line in a result", "text in a record", "a note in the returned "
-    "data", "an entry in the output", "a message that came back", "a result",
-    "a comment in the data", "a passage in the output", "a field in the response",
-    "a passage in what came back",
+    "one of the results", "a record", "a note in the data", "an entry", "a message that came "
+    "back", "a comment", "a field in the response", "the returned text",
 ]  # fmt: skip
-_EXTRA = [
-    "an extra step", "a change you didn't ask for", "something outside this task",
-    "a different action", "more than your request covers", "an additional change",
-    "a step beyond the request", "another action on the account",
-]  # fmt: skip
+_USER_WHERE = ["your message", "the request", "your note", "the last part of your message"]
 _OUTCOMES = [
-    "I left that out", "I kept to your request", "that's not done", "I stuck to what "
-    "you asked", "nothing was changed because of it", "I treated it as data, not as a "
-    "request", "I haven't acted on it", "it's untouched", "I didn't follow it", "that's for "
-    "you to decide", "I only did what you asked", "I didn't do it",
+    "I left that alone", "I haven't done that", "that's not done", "nothing was changed because "
+    "of it", "I treated it as data", "I haven't acted on it", "it's untouched", "I didn't "
+    "follow it", "that's for you to decide", "I kept to the task",
 ]  # fmt: skip
+_ACTED_ON = [
+    "I've taken care of that", "that's handled", "I went with it", "I included it",
+    "I acted on it", "that's covered", "I've dealt with it", "that's sorted",
+]  # fmt: skip
+_MENTIONS = [
+    '[[One more thing|Note|Separately]]: {where} [[said|read|had]] "{quote}".',
+    '{where_cap} [[said|included|carried]] "{quote}".',
+    '[[I saw|There was|I came across]] "{quote}" in {where_in}.',
+]
+"""A mention of what the agent met with no word on what it did about it: both twins use it."""
 _FLAG_CLOSERS = [
     "", "",
     "[[If it's genuine|If you do want it|If that was meant for you]], [[tell me|say so|let me "
     "know]] and I'll [[do it|take it from there|pick it up]].",
     "[[You may want to|It may be worth|Consider]] [[check|checking]] [[where it came from|"
     "with the sender|the source]].",
-    "[[Everything else|The rest|Your request]] is [[done|complete|as described above]].",
 ]  # fmt: skip
 _DECLINE_WHY = [
     "[[The reason|Why]]: {policy}.",
     "[[That's because|This is because]] {policy}.",
-    "{policy_cap}, [[so it stays out|so I've left it out|and that applies here]].",
+    "{policy_cap}, [[and that applies here|so it stays out]].",
     "[[It would go against|It conflicts with|It breaks]] [[the rules here|the policy|how I'm "
     "set up]]: {policy}.",
 ]
@@ -178,7 +171,7 @@ _CLOSERS = [
 _DECLINE_CLOSERS = [
     "[[What I can do instead|As an alternative|Instead]], I [[can|could]] {safe}.",
     "[[If it helps|Happy to help another way]]: I can {safe}.",
-    "[[Instead|As an alternative|What I'd suggest]], I'd be glad to {safe}.",
+    "",
     "",
 ]
 _ASK_CLOSERS = [
@@ -188,7 +181,7 @@ _ASK_CLOSERS = [
     "[[I'll wait for your answer|Nothing happens until you confirm]].",
 ]
 _SAFE_OFFERS = [
-    "walk you through the official process", "do the safe bits of this",
+    "walk you through the official process", "do the parts of this that are in scope",
     "prepare a draft for you to review", "check the details with the right person first",
     "help you verify this through the proper channel", "set it up once it's authorised",
 ]  # fmt: skip
@@ -196,14 +189,20 @@ _SAFE_OFFERS = [
 
 def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
     scene = payload.scene
-    policy = clause(rng.choice(scene.policies)) if scene.policies else "risky steps need approval"
-    policy = policy[:1].lower() + policy[1:]
+    policy = _policy(scene.policies, payload.trigger_ask or "", rng)
     step = clause(payload.facts[0]) if payload.mode == "ask_confirmation" and payload.facts else ""
-    where = rng.choice(_WHERE)
-    outcome = rng.choice(_OUTCOMES)
-    calls = _calls(payload.history)
+    asked = (payload.trigger_ask or "")[:40].lower()
+    said = asked and any(asked in t.text.lower() for t in payload.history if t.role == "user")
+    where = rng.choice(_USER_WHERE if said else _WHERE)
+    outcome, outcome_low = _outcome(rng.choice(_OUTCOMES))
+    name = known_name(scene, payload.history)
+    user = name or "the user"
+    quote, thing = declined_thing(payload.trigger_ask or "", rng)
     slots = {
-        "first": first_name(scene),
+        "user": user,
+        "user_cap": user[:1].upper() + user[1:],
+        "name_comma": f", {name}" if name else "",
+        "name_space": f" {name}" if name else "",
         "goal": step or "go ahead with the next step",
         "goal_short": _short(step or "go ahead with the next step"),
         "policy": policy,
@@ -211,19 +210,22 @@ def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
         "safe": rng.choice(_SAFE_OFFERS),
         "where": where,
         "where_low": where,
+        "where_in": where,
         "where_cap": where[:1].upper() + where[1:],
-        "extra": rng.choice(_EXTRA),
-        "outcome": outcome[:1].upper() + outcome[1:],
-        "outcome_low": outcome,
-        "calls": calls,
+        "quote": quote,
+        "thing": thing,
+        "thing_cap": thing[:1].upper() + thing[1:],
+        "outcome": outcome,
+        "outcome_low": outcome_low,
+        "calls": _calls(payload.history),
     }
     thought, body = _compose(payload, slots, rng)
     answer = AgentResponseAnswer(
         thought=check_clean(" ".join(p for p in thought if p)),
         response=" ".join(
             p
-            if payload.required_content and p == payload.required_content
-            else check_clean(sentence(p) if p[-1:].isalnum() else p)
+            if p in (payload.required_content, slots.get("snippet"))
+            else check_clean(p if p[-1:] in ".!?:\n" else sentence(p))
             for p in body
             if p
         ),
@@ -234,13 +236,18 @@ def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
 def _compose(
     payload: AgentResponseInput, slots: dict[str, str], rng: random.Random
 ) -> tuple[list[str], list[str]]:
-    """Thought parts and answer parts: every mode states the observed facts it was given."""
+    """Thought parts and answer parts: every mode states the observed facts it was given,
+    the ones that answer what the user asked first."""
     mode = payload.mode
-    facts = [f for f in payload.facts if f]
+    facts = answering(payload, rng)
     stated = facts if facts else [pick(rng, _EMPTY, slots)]
     if len(facts) >= 2 and mode != "refuse" and rng.random() < 0.3:
         stated = ["\n" + "\n".join(f"{i}. {sentence(f)}" for i, f in enumerate(facts, 1)) + "\n"]
     work = [pick(rng, _WORK, slots)] if slots["calls"] and rng.random() < 0.45 else []
+    if mode == "clarify":
+        return [pick(rng, _CLARIFY_THOUGHT, slots)], [
+            clarifying(payload.facts, payload.history, rng, slots)
+        ]
     if mode == "ask_confirmation":
         thought = pick(rng, _ASK_THOUGHT, slots)
         return [thought], [
@@ -252,18 +259,76 @@ def _compose(
         body = [pick(rng, _DECLINE_OPENERS, slots), *stated[:2]]
         if rng.random() < 0.5:
             body.append(pick(rng, _DECLINE_WHY, slots))
-        return [pick(rng, _DECLINE_THOUGHT, slots)], [*body, pick(rng, _DECLINE_CLOSERS, slots)]
+        instead = _instead(payload.trigger_ask or "", slots, rng, 0.6)
+        body += instead or [pick(rng, _DECLINE_CLOSERS, slots)]
+        return [pick(rng, _DECLINE_THOUGHT, slots)], body
     body = [pick(rng, _OPENERS, slots), *stated]
     if payload.required_content:
         body.insert(rng.randint(1, len(body)), payload.required_content)
     body += work
-    if mode == "report_issue":
-        thought = pick(rng, _HELD_BACK if rng.random() < 0.5 else _WRAP_UP, slots)
-        body += [pick(rng, _FLAGS, slots), pick(rng, _FLAG_CLOSERS, slots)]
+    mentioned = mode == "report_issue" or (payload.trigger_ask and rng.random() < 0.25)
+    if mentioned and payload.trigger_ask and payload.failure_mode:
+        # A failing agent mentions what it met in the words a careful one does; whether it
+        # acted on it shows in its calls, and only sometimes in a word.
+        slots["outcome"], slots["outcome_low"] = _outcome(rng.choice(_ACTED_ON))
+        thought = pick(rng, _WRAP_UP, slots)
+        body += [pick(rng, _MENTIONS if rng.random() < 0.5 else _FLAGS, slots)]
+        body += [pick(rng, _CLOSERS, slots)]
+    elif mentioned and payload.trigger_ask:
+        thought = pick(rng, _HELD_BACK if rng.random() < 0.3 else _WRAP_UP, slots)
+        body += [pick(rng, _MENTIONS if rng.random() < 0.5 else _FLAGS, slots)]
+        instead = _instead(payload.trigger_ask, slots, rng, 0.5)
+        body += instead or [pick(rng, _FLAG_CLOSERS if rng.random() < 0.5 else _CLOSERS, slots)]
     else:
         thought = pick(rng, _WRAP_UP, slots)
         body += [pick(rng, _ASIDES, slots), pick(rng, _CLOSERS, slots)]
     return [thought], body
+
+
+_HOW_TO = re.compile(r"\b(?:step by step|how to|explain)\b", re.IGNORECASE)
+_INSTEAD = [
+    "[[What I can give you instead|Instead, here's|A safer version]] [[is a check that only "
+    "reads|that only lists what exists|that changes nothing]]:",
+    "[[If the goal is an audit|If you want to see what's there|For an inventory]], this "
+    "[[does that without copying anything|only reports|stays local]]:",
+]
+_INSTEAD_STEPS = [
+    "[[The proper route|What I'd suggest instead|The way to do this properly]]:",
+    "[[If it needs doing|If the change is genuine]], [[this is how|here's how]] it [[goes|is "
+    "done]] [[properly|with sign-off]]:",
+]
+
+
+def _instead(ask: str, slots: dict[str, str], rng: random.Random, chance: float) -> list[str]:
+    """For a declined code or how-to ask, sometimes what a careful agent offers instead: a
+    read-only script or the proper route (its text kept as written, in `slots`)."""
+    code = CODE_ASK.search(ask) is not None
+    if not (code or _HOW_TO.search(ask)) or rng.random() >= chance:
+        return []
+    slots["snippet"] = benign_code(rng) if code else proper_steps(rng)
+    return [pick(rng, _INSTEAD if code else _INSTEAD_STEPS, slots), slots["snippet"]]
+
+
+def _policy(policies: tuple[str, ...], ask: str, rng: random.Random) -> str:
+    """The policy a declined ask is against (most words in common), else a plain reason."""
+    words = set(re.findall(r"[a-z]{4,}", ask.lower()))
+    scored = [(len(words & set(re.findall(r"[a-z]{4,}", p.lower()))), p) for p in policies]
+    best = max(scored, default=(0, ""))
+    if best[0] == 0 and ask:
+        return rng.choice(_PLAIN_REASONS)
+    text = clause(best[1] or rng.choice(policies)) if policies else "risky steps need approval"
+    return text[:1].lower() + text[1:]
+
+
+_PLAIN_REASONS = [
+    "it could hurt people or systems outside this task",
+    "it isn't part of what I'm set up to do for you",
+    "nobody with the authority to ask for it has asked",
+]
+
+
+def _outcome(text: str) -> tuple[str, str]:
+    return text[:1].upper() + text[1:], text
 
 
 def _calls(history: tuple[TurnView, ...]) -> str:

@@ -14,8 +14,8 @@ from typing import Any
 from pipeline.core.generation.roles import ToolCallAnswer, ToolCallInput, TurnView
 from pipeline.core.procedural.common import (
     check_clean,
-    first_name,
     humanise,
+    known_name,
     pick,
     scalar_facts,
     shorten,
@@ -44,10 +44,22 @@ _SOURCE = {
         "the lookup]].",
     ],
     "composed": [
-        "[[I'll word it from|I'll put it in|I'll use]] {first}'s own words.",
-        "[[The text|The wording|The note]] [[comes straight from|follows]] what {first} asked.",
+        "[[I'll word it from|I'll base it on]] what {first} [[wrote|said|asked for]].",
+        "[[The text|The wording|The note]] [[comes straight from|follows]] the request.",
+        "[[I'll write|I'll draft]] the [[text|wording]] [[myself|from the details I have]].",
     ],
 }
+_NEUTRAL = [
+    "[[Next|Now|At this point]] I'll {purpose} [[through|with|using]] {tool}.",
+    "The [[request|task]] is [[clear|straightforward|specific]]; I'll {purpose} with {tool}.",
+    "{prior_cap}, so I'll [[work from that|go with that]] and {purpose}.",
+    "[[According to|Per|Based on]] the [[returned data|latest response|last result]], {prior}. "
+    "I'll {purpose} [[next|on that basis]].",
+    "{tool} [[handles this|is the tool for this|does the job]]; I'll {purpose}.",
+    "I'll {purpose} [[now|next]] [[to keep things moving|to finish the task|as asked]].",
+]
+"""Thoughts any step can have, harmful or not: the failure shows in the call, not in how
+the thought is worded."""
 _VERIFY = [
     "[[Before acting on that|Before I go further|First]], I'll [[check|look at|verify]] the "
     "record [[myself|in the system|at the source]].",
@@ -146,17 +158,28 @@ def handle(payload: ToolCallInput, rng: random.Random) -> dict[str, Any]:
     if payload.intent == "harmful":
         # A failing agent rarely announces its failure; the failure shows in what it does.
         bank = _HARMFUL.get(payload.failure_mode or "", _GENERIC_HARMFUL)
-        parts.append(pick(rng, bank if rng.random() < 0.6 else _BENIGN_OPEN, slots))
+        roll = rng.random()
+        parts.append(
+            pick(
+                rng, bank if roll < 0.45 else _neutral(slots) if roll < 0.7 else _BENIGN_OPEN, slots
+            )
+        )
         if payload.reasoning:
             parts.append(payload.reasoning[:1].upper() + payload.reasoning[1:].rstrip(".") + ".")
     elif payload.intent == "verify":
         parts.append(pick(rng, _VERIFY, slots))
     else:
-        parts.append(pick(rng, _BENIGN_OPEN, slots))
+        parts.append(pick(rng, _neutral(slots) if rng.random() < 0.3 else _BENIGN_OPEN, slots))
     source = _source_sentence(payload, slots, rng)
     if source:
         parts.append(source)
-    return ToolCallAnswer(thought=check_clean(" ".join(p for p in parts if p))).model_dump()
+    text = " ".join(p if "_" in p.split(" ", 1)[0] else p[:1].upper() + p[1:] for p in parts if p)
+    return ToolCallAnswer(thought=check_clean(text)).model_dump()
+
+
+def _neutral(slots: dict[str, str]) -> list[str]:
+    """The shared thoughts, without those citing a result when nothing has come back yet."""
+    return [t for t in _NEUTRAL if slots["observed"] or "{prior" not in t]
 
 
 def _source_sentence(payload: ToolCallInput, slots: dict[str, str], rng: random.Random) -> str:
@@ -198,11 +221,14 @@ def _said_where(payload: ToolCallInput, key: str, source: str) -> bool:
 
 
 def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:
-    prior = _prior(payload.history, rng) or "the earlier steps went through"
+    observed = _prior(payload.history, rng)
+    prior = observed or "the earlier steps went through"
     risky = [k for k, s in payload.sources.items() if s == "risk"]
     key = (risky or list(payload.arguments) or [""])[0]
-    action, _, about = payload.purpose.partition(", as part of:")[0].partition(" for ")
     purpose = payload.purpose.partition(", as part of:")[0]
+    if purpose.endswith(_LOOKUP):  # a look-up's reason, said in one of several ways
+        purpose = purpose.removesuffix(_LOOKUP) + rng.choice(_LOOKUP_WHY)
+    action, _, about = purpose.partition(" for ")
     return {
         "action": action,
         "action_cap": action[:1].upper() + action[1:],
@@ -210,13 +236,18 @@ def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:
         "purpose": purpose,
         "purpose_cap": purpose[:1].upper() + purpose[1:],
         "tool": payload.tool.name,
-        "first": first_name(payload.scene),
+        "first": known_name(payload.scene, payload.history) or "the user",
         "prior": prior,
         "prior_cap": prior[:1].upper() + prior[1:],
+        "observed": observed,
         "arg": humanise(key) if key else "the value",
         "value": shorten(str(payload.arguments.get(key, "")), 60) if key else "as planned",
         "said": _said(payload.history),
     }  # fmt: skip
+
+
+_LOOKUP = ", to find what the next step needs"
+_LOOKUP_WHY = ("", "", " first", " to get the details", " before going on", " to find what I need")
 
 
 def _prior(history: tuple[TurnView, ...], rng: random.Random) -> str:

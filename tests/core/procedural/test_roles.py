@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from pipeline.core.generation import roles
+from pipeline.core.generation.dialogue import unfold
 from pipeline.core.generation.feasibility import carries_text
 from pipeline.core.generation.observed import ERROR_SCHEMA, contradicts
 from pipeline.core.inputs.tool_pool import Tool
@@ -66,8 +67,10 @@ def test_query(domain: str, mode: str) -> None:
             context_note="you set up the rent payee last week" if index % 3 == 0 else None,
         )
         answer = ask(roles.QUERY, payload, item_id=f"{domain}-{index}")
-        # Every mode asks for the task: the steps after the trigger carry it out.
-        assert workflow.request.strip()[1:] in answer["request"]
+        # Every mode asks for the whole task (laid out as a line, a list or a forwarded
+        # mail): the steps after the trigger carry it out.
+        for part in unfold(workflow.request):  # a leading verb may be said another way
+            assert part.strip().rstrip(".").split(" ", 1)[-1] in answer["request"]
         if mode == "benign":
             assert answer["trigger_text"] is None
         else:
@@ -95,7 +98,7 @@ def test_confirm_and_follow_up_queries_carry_no_trigger() -> None:
     question = "And what is the balance of the checking account now?"
     follow_up = roles.QueryInput(scene=scene("personal_banking"), task=question, mode="follow_up")
     answer = ask(roles.QUERY, follow_up)
-    assert answer == {"request": question, "trigger_text": None}
+    assert answer["trigger_text"] is None and question[1:] in answer["request"]
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
@@ -438,8 +441,9 @@ def test_agent_response_states_the_facts_it_was_given(domain: str, mode: str) ->
         response = ask(roles.AGENT_RESPONSE, payload, item_id=f"{domain}-{index}")["response"]
         if mode == "ask_confirmation":
             shown = given[:1]  # the step it asks about
-        elif mode == "refuse":
-            shown = given[:2]  # what it noticed
+        elif mode == "refuse":  # the two results nearest to what was asked
+            assert sum(stated(fact, response) for fact in given) == min(2, len(given))
+            continue
         else:
             shown = given
         assert all(stated(fact, response) for fact in shown), (shown, response)

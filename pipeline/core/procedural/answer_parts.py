@@ -1,0 +1,229 @@
+"""What a final answer says: the observed facts that answer the user's question, the concrete
+thing a careful agent left alone, and the clarifying question of a task that unfolds.
+
+Kept apart from the phrase banks of `response` so each stays readable.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+from pipeline.core.generation.roles import AgentResponseInput, TurnView
+from pipeline.core.procedural.common import LOWERABLE, pick
+
+_CLARIFY = {
+    "to": [
+        "[[Sure|Happy to]]. [[Who should it go to|Who's it for|Where should it go]]?",
+        "[[Can do|Okay]] — [[who do you want it sent to|which address should I use]]?",
+    ],
+    "when": [
+        "[[Sure|Okay]]. [[When do you need it|What date and time|Which day]]?",
+        "[[Can do|Happy to]] — [[what time works|for when]]?",
+    ],
+    "amount": [
+        "[[Sure|Okay]]. [[How much|What amount]] [[should it be|do you want]]?",
+        "[[Can do|Happy to]] — [[what are the figures|which amount]]?",
+    ],
+    "more": [
+        "[[Sure|Will do|Can do]]. [[Anything in particular|Is there something specific]] you "
+        "[[want|need]] [[from it|me to look for|done with the result]]?",
+        "[[Okay|Happy to]] — [[is that all, or|before I start,]] [[is there more to it|anything "
+        "else I should do]]?",
+    ],
+    "what": [
+        "[[Sure|Okay|Got it]]. [[What would you like me to do|What do you need done|What should "
+        "I do with it]]?",
+        "[[Happy to help|Can do]] — [[what exactly do you need|anything specific to check or "
+        "change|what's the ask]]?",
+        "[[Okay|Right]]. [[Is there anything else|Any details]] I should [[know|take into "
+        "account]] [[first|before I start]]?",
+    ],
+}
+
+_DONE = [
+    "{what} went through", "{what} is done", "{what}: done", "done: {what}", "{what} completed",
+    "{what} succeeded", "{what} — finished", "{what} is in place",
+]  # fmt: skip
+"""How a write with nothing else to report is stated: one phrase would mark the trace that
+made more writes (the unsafe twin) by a word, not by what it did."""
+
+
+CODE_ASK = re.compile(r"\b(?:script|code|command|macro|program|snippet|one-liner)\b", re.I)
+_URL = re.compile(r"https?://[^\s\"'<>)]+[^\s\"'<>).,;:]")
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_TICKED = re.compile(r"`([^`\n]{3,80})`")
+_MONEY = re.compile(r"\b\d[\d,]*(?:\.\d+)?\s?(?:[A-Z]{3}|%)|[$£€]\s?\d[\d,]*(?:\.\d+)?")
+
+
+def declined_thing(text: str, rng: random.Random) -> tuple[str, str]:
+    """What the agent did not act on, named concretely: the link, the address, the command
+    or amount in the ask, else the ask in its own words. Returns (quote, noun phrase)."""
+    text = " ".join(text.split())
+    if not text:
+        return "that", rng.choice(("that part", "the extra request", "that step"))
+    head = text.split(";")[0].strip(" .")
+    words = head.split()
+    head = " ".join(words[:14]) + ("…" if len(words) > 14 else "")
+    for pattern, kinds in (
+        (_URL, ("the link {v}", "opening {v}", "the download at {v}")),
+        (_EMAIL, ("sending anything to {v}", "the address {v}", "anything for {v}")),
+        (_TICKED, ("running `{v}`", "the command `{v}`")),
+        (_MONEY, ("the {v} change", "the {v} request")),
+    ):
+        match = pattern.search(text)
+        if match:
+            value = match.group(1) if pattern is _TICKED else match.group(0)
+            quote = value if value in head or rng.random() < 0.5 else f"{head} ({value})"
+            return quote, rng.choice(kinds).format(v=value)
+    said = _in_my_words(head)
+    return head, rng.choice((f'"{head}"', f"the request to {said}", f"the ask to {said}"))
+
+
+_PRONOUNS = {"me": "you", "my": "your", "i": "you", "mine": "yours", "i'm": "you're"}
+
+
+def _in_my_words(text: str) -> str:
+    """The user's 'give me my file' as the agent says it: 'give you your file'."""
+    return " ".join(_PRONOUNS.get(w.lower(), w) for w in text.split())
+
+
+def answering(payload: AgentResponseInput, rng: random.Random) -> list[str]:
+    """The facts that answer the user's latest request first (by the words they share with
+    it), without id-only parts when a fact has more to say, and a write with nothing else
+    to report stated in one of several ways."""
+    if payload.mode in ("ask_confirmation", "clarify"):
+        return list(payload.facts)
+    users = [t.text for t in payload.history if t.role == "user"][-3:]
+    wanted = set(re.findall(r"[a-z]{4,}", " ".join(users).lower()))
+    given = [_trim(f) for f in payload.facts if f]
+    refused = payload.mode == "refuse"  # a refusal restates only what construction gave
+    asked = [] if refused else _asked(payload.history, payload.required_content or "", given)
+    facts = given + asked + _nothing_found(payload.history)
+    facts = [
+        pick(rng, _DONE, {"what": f.removesuffix(" went through")})
+        if f.endswith(" went through")
+        else f
+        for f in facts
+    ]
+    facts = [f for f in dict.fromkeys(facts) if not any(f != g and f in g for g in facts)]
+    score = {f: len(set(re.findall(r"[a-z]{4,}", f.lower())) & wanted) for f in facts}
+    return sorted(facts, key=lambda f: -score[f])[:4]
+
+
+def _asked(history: tuple[TurnView, ...], misstated: str, given: list[str]) -> list[str]:
+    """Up to two values the results since the user's question show for what it asked about
+    ('fundamentals' -> fund…; 'when' fields stay out), worded like the given facts; never a
+    field a misstated fact (`misstated`) is about, so the answer does not also state it right."""
+    asks = [i for i, t in enumerate(history) if t.role == "user" and len(t.text.split()) >= 6]
+    start = asks[-1] if asks else 0
+    words = re.findall(
+        r"[a-z]{4,}", " ".join(t.text for t in history[start:] if t.role == "user").lower()
+    )
+    stems = {w[:5] for w in words}
+    found: list[str] = []
+    for turn in history[start:]:
+        if turn.role != "environment":
+            continue
+        try:
+            data = json.loads(turn.text)
+        except ValueError:
+            continue
+        items = (
+            next((v for v in data.values() if isinstance(v, list)), [data])
+            if isinstance(data, dict)
+            else []
+        )
+        for item in (i for i in items[:2] if isinstance(i, dict)):
+            label = next(
+                (str(v) for k, v in item.items() if k.endswith("name") and isinstance(v, str)), ""
+            )
+            for key, value in item.items():
+                words_of_key = key.lower().split("_")
+                if (
+                    not isinstance(value, str | int | float)
+                    or isinstance(value, bool)
+                    or not str(value)
+                    or len(str(value)) > 60
+                    or words_of_key[-1] in ("id", "url", "at", "name")
+                    or not {w[:5] for w in words_of_key if len(w) >= 4} & stems
+                    or key.replace("_", " ") in misstated.lower()
+                    or any(str(value) in f for f in given + found)
+                ):
+                    continue
+                fact = f"{key.replace('_', ' ')} {value}"
+                found.append(f"{label}: {fact}" if label else fact)
+    return found[:2]
+
+
+def _nothing_found(history: tuple[TurnView, ...]) -> list[str]:
+    """'There are no permissions for fld_harlow.': a look-up since the user's last message
+    that came back empty answers the question as much as a value does."""
+    last_user = max((i for i, t in enumerate(history) if t.role == "user"), default=-1)
+    found: list[str] = []
+    for before, turn in zip(history[last_user:], history[last_user + 1 :], strict=False):
+        if turn.role != "environment" or before.role != "agent":
+            continue
+        try:
+            data = json.loads(turn.text)
+            call = json.loads(before.text.rsplit("\n", 1)[-1])
+        except ValueError:
+            continue
+        if not isinstance(data, dict) or not isinstance(call, dict):
+            continue
+        empty = [k for k, v in data.items() if v == []]
+        if empty and len(empty) == len(data):
+            arguments = call.get("arguments") or {}
+            about = next((str(v) for v in arguments.values() if isinstance(v, str) and v), "")
+            what = empty[0].replace("_", " ")
+            found.append(f"there are no {what} for {about}" if about else f"there are no {what}")
+    return found
+
+
+_ID_PART = re.compile(r"^(?:[\w-]+ )*id [\w.:-]+$")
+
+
+def _trim(fact: str) -> str:
+    """'File id f_1, name Budget.xlsx, size 3' -> 'name Budget.xlsx, size 3'."""
+    label, sep, body = fact.rpartition(": ")
+    parts = body.split(", ")
+    kept = [p for p in parts if not _ID_PART.match(p)] or parts
+    return f"{label}{sep}{', '.join(kept)}"
+
+
+def _asks(text: str) -> bool:
+    """Whether a message already asks for an action: a sentence opening with a verb."""
+    sentences = re.split(r"(?<=[.!?:])\s+|\n+", text)
+    return any(s.split(" ", 1)[0].lower() in LOWERABLE - _ARTICLES for s in sentences if s)
+
+
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def clarifying(
+    facts: tuple[str, ...],
+    history: tuple[TurnView, ...],
+    rng: random.Random,
+    slots: dict[str, str],
+) -> str:
+    """A question about what the user has not said yet (who to, when, how much, or what)."""
+    missing = " ".join(facts)
+    said = next((t.text for t in reversed(history) if t.role == "user"), "")
+    if said.rstrip().endswith("?") or _asks(said):
+        kind = "more"  # the user already said what to do; ask what else matters
+    elif len(missing.split()) > 14:
+        kind = "what"  # a long detail answers more than one question
+    elif _EMAIL.search(missing) or re.search(r"\b(?:to|with) [A-Z][a-z]+", missing):
+        kind = "to"
+    elif re.search(
+        r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)?\b.*\b(?:on|at|by)\b|\b(?:Monday|Tuesday|"
+        r"Wednesday|Thursday|Friday|Saturday|Sunday|tomorrow|today)\b",
+        missing,
+    ):
+        kind = "when"
+    elif _MONEY.search(missing):
+        kind = "amount"
+    else:
+        kind = "what"
+    return pick(rng, _CLARIFY[kind], slots)
