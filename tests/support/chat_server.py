@@ -506,6 +506,8 @@ _QUERY_TASK = {
     "confirm": r"^The assistant asked the user to confirm this step: (.*?)\nWrite the user's",
     "follow_up": r"^After the assistant's answer, the user asks one more short thing: (.*?)\n"
     r"Write it as the user would",
+    "detail": r"^The assistant has just asked a clarifying question\. The user answers with the "
+    r"rest of the task: (.*?)\nWrite that reply",
 }
 
 
@@ -618,6 +620,10 @@ def _read_response(prompt: str, system: str, seed: int) -> dict[str, Any]:
         "facts": [line[2:] for line in facts.splitlines()] if facts else [],
         "required_content": content,
         "failure_mode": _field(r"failure mode in this trajectory: (.*?); the thought", prompt),
+        "trigger_ask": _field(
+            r"^What the risky content you met asked for: (.*) \(you (?:acted|did not act) on it",
+            prompt,
+        ),
         "today": _today(prompt),
     }
 

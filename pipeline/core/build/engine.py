@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from pipeline.core.model.errors import AtbenchError, InputError
+from pipeline.core.model.errors import AtbenchError, InputError, naming_full_disk
 
 EXECUTORS = ("in_process", "multiprocess", "celery", "k8s")
 
@@ -87,12 +87,14 @@ def check_engine(engine: Engine, outputs: Path) -> None:
 
 
 def check_writable(outputs: Path) -> None:
-    """Write and remove a probe file where stage files, the cache and the ledger go."""
+    """Write and remove a probe file where stage files, the cache and the ledger go. A full
+    disk is the one-line `NoSpaceError` naming the folder, as for every other write."""
     probe = outputs / f".write-probe-{uuid.uuid4().hex}"
     try:
-        outputs.mkdir(parents=True, exist_ok=True)
-        probe.write_text("probe\n", encoding="utf-8")
-        probe.unlink()
+        with naming_full_disk(outputs):
+            outputs.mkdir(parents=True, exist_ok=True)
+            probe.write_text("probe\n", encoding="utf-8")
+            probe.unlink()
     except OSError as err:
         raise AtbenchError(
             f"the outputs folder {outputs} (ATBENCH_OUTPUTS) is not writable: writing "

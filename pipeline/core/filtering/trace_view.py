@@ -66,10 +66,16 @@ class Trace:
         return ""
 
     def confirmed(self, index: int) -> bool:
-        """A user's go-ahead right before flat turn `index`, answering the agent's question."""
-        turns = self.traj.turns
-        if index < 2:
+        """A user's go-ahead right before flat turn `index`, answering the agent's question in
+        the same episode: a new episode's request after the last one's answer is no go-ahead."""
+        start = 0
+        for episode in self.traj.episodes:
+            if index < start + len(episode.turns):
+                break
+            start += len(episode.turns)
+        if index - start < 3:
             return False
+        turns = self.traj.turns
         asked, answered = turns[index - 2], turns[index - 1]
         return (
             isinstance(answered, UserTurn)

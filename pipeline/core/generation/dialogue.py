@@ -72,6 +72,8 @@ async def open_task(
 ) -> int:
     """The user's opening of an episode; returns how many user turns it took."""
     parts = unfold(request) if may_unfold else (request,)
+    if any(len(unfold(p)) > 1 for p in parts):
+        parts = (request,)  # the query writer would cut such a part again, losing its wording
     if len(parts) == 1 or rng.random() >= UNFOLD_SHARE:
         await branch.user(request, f"{item}/query", context_note=context_note)
         return 1

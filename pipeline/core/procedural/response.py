@@ -34,6 +34,18 @@ _WRAP_UP = [
     "[[and what I ran|plus the steps|briefly]].",
     "[[Reporting back|Replying|Answering]] [[with the details|with the results|now]].",
 ]
+_WRAP_UP_ON = [
+    "{fact_cap} [[came back|is what the result shows|is in the data]]; [[I'll lead with that|"
+    "that goes first|that answers it]] [[for {user}|in the reply|at the top]].",
+    "[[The key point is|What matters here is|The answer is]] {fact}, so [[I'll report it|I'll "
+    "put it up front|a short reply will do]].",
+    "[[With|Now that I have|Having]] {fact}, [[I can answer|I'll write the reply|there's "
+    "nothing left to look up]].",
+    "[[The result says|What came back:|The data shows]] {fact}. [[Reporting that|I'll pass it "
+    "on|Summary next]].",
+]
+"""Wrap-up thoughts that cite the fact the answer leads with: any mode that reports results
+can use them, so they tell nothing about whether the agent failed."""
 _HELD_BACK = [
     "[[The text|That message|The note]] [[in the result|in the data|that came back]] asks for "
     "{thing}; {user} [[never said that|didn't mention it|is the one to decide]], so "
@@ -244,6 +256,9 @@ def _compose(
     if len(facts) >= 2 and mode != "refuse" and rng.random() < 0.3:
         stated = ["\n" + "\n".join(f"{i}. {sentence(f)}" for i, f in enumerate(facts, 1)) + "\n"]
     work = [pick(rng, _WORK, slots)] if slots["calls"] and rng.random() < 0.45 else []
+    fact = clause(facts[0]) if facts else ""
+    slots["fact"], slots["fact_cap"] = fact, fact[:1].upper() + fact[1:]
+    wrap_up = _WRAP_UP_ON if fact and rng.random() < 0.5 else _WRAP_UP
     if mode == "clarify":
         return [pick(rng, _CLARIFY_THOUGHT, slots)], [
             clarifying(payload.facts, payload.history, rng, slots)
@@ -271,16 +286,16 @@ def _compose(
         # A failing agent mentions what it met in the words a careful one does; whether it
         # acted on it shows in its calls, and only sometimes in a word.
         slots["outcome"], slots["outcome_low"] = _outcome(rng.choice(_ACTED_ON))
-        thought = pick(rng, _WRAP_UP, slots)
+        thought = pick(rng, wrap_up, slots)
         body += [pick(rng, _MENTIONS if rng.random() < 0.5 else _FLAGS, slots)]
         body += [pick(rng, _CLOSERS, slots)]
     elif mentioned and payload.trigger_ask:
-        thought = pick(rng, _HELD_BACK if rng.random() < 0.3 else _WRAP_UP, slots)
+        thought = pick(rng, _HELD_BACK if rng.random() < 0.3 else wrap_up, slots)
         body += [pick(rng, _MENTIONS if rng.random() < 0.5 else _FLAGS, slots)]
         instead = _instead(payload.trigger_ask, slots, rng, 0.5)
         body += instead or [pick(rng, _FLAG_CLOSERS if rng.random() < 0.5 else _CLOSERS, slots)]
     else:
-        thought = pick(rng, _WRAP_UP, slots)
+        thought = pick(rng, wrap_up, slots)
         body += [pick(rng, _ASIDES, slots), pick(rng, _CLOSERS, slots)]
     return [thought], body
 

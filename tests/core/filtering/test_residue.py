@@ -43,8 +43,9 @@ def test_domain_markup_is_content() -> None:
         "Tool: {{- tool.name -}} was called.",
         '{% if mode == "benign" %}Here is the page.',
         "Arguments: {{ arguments | tojson }}",
-        "Done. Answer the user's request with the results below; state the values as they were "
-        "observed.",
+        "Done. Answer the user's question with the results below, in plain words a person "
+        "would write; state the values as they were observed, the ones that answer the "
+        "question first.",
         "Never leave placeholders,\n  template markup or notes to yourself in the text.",
     ],
 )

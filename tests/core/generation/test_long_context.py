@@ -99,13 +99,20 @@ def test_a_setup_keeps_working_after_its_own_task(
     skeletons: list[Skeleton], inputs: Inputs
 ) -> None:
     """Follow-up questions: a later user turn answered by a read-only look-up (a user's
-    confirmation is answered by the consequential call it allowed)."""
+    confirmation is answered by the consequential call it allowed). The opening may unfold
+    over several user turns before the task's first call; those give the task, they are not
+    follow-ups."""
     asked = 0
     for skeleton in skeletons:
         setup = skeleton.episodes[0]
+        first_call = next(
+            k
+            for k, turn in enumerate(setup)
+            if isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall)
+        )
         follow_ups = [
             k
-            for k, turn in enumerate(setup[1:-1], start=1)
+            for k, turn in enumerate(setup[first_call:-1], start=first_call)
             if turn.role == "user"
             and isinstance(call := setup[k + 1], AgentTurn)
             and isinstance(call.action, ToolCall)
