@@ -13,23 +13,21 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from pipeline.cli import run_events
 from pipeline.cli.console import plain_console, styled
 from pipeline.cli.progress import StageProgress
+from pipeline.cli.submit import submission_instance, submitted_run
 from pipeline.core.build.config import BuildConfig
 from pipeline.core.build.engine import Engine, check_engine
 from pipeline.core.build.stages import STAGES
 from pipeline.core.build.stamps import current_release, current_report, release_digest
-from pipeline.core.inputs.files import read_jsonl
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.llm.preflight import preflight
 from pipeline.core.model.errors import AtbenchError, naming_full_disk
-from pipeline.core.model.rejection import Rejection, summarise_rejections
 from pipeline.core.release.lock import release_lock
 
 if TYPE_CHECKING:
     import dagster as dg
-
-    RunResult = dg.ExecuteInProcessResult | dg.JobExecutionResult
 
 POSTGRES_INSTANCE = """\
 telemetry:
@@ -40,6 +38,11 @@ storage:
       env: ATBENCH_POSTGRES_URL
 """
 """The Dagster instance of a distributed build: run, event and schedule storage on PostgreSQL."""
+
+SUBMIT_HELP = (
+    "Submit the run to the Dagster instance under DAGSTER_HOME (queued, launched by "
+    "dagster-daemon) and follow it; else ATBENCH_SUBMIT."
+)
 
 _CONSTRUCTION = ("blueprints", "constructed")
 _RELEASE = ("release_candidate", "release")
@@ -69,6 +72,7 @@ def run_build(
     console: Console | None = None,
     instance: dg.DagsterInstance | None = None,
     verbose: bool = False,
+    submit: bool = False,
 ) -> dict[str, Any]:
     """Plan, construct `partitions`, and publish to `out` through the gated `release` asset.
 
@@ -79,17 +83,19 @@ def run_build(
     holds the release made from them, no run starts at all (`unchanged` in the summary), else
     one run publishes them. Inside a run, a stage whose files are current skips its work.
     The release's lock is taken from the start (`_writing`), so a second build into `out`
-    fails at once.
+    fails at once. `submit` (or `ATBENCH_SUBMIT`) hands the run to the instance's daemon.
     """
     selected = _selected(config, partitions)
-    with _writing(out):
+    engine = Engine.load(submit=submit)
+    with _writing(out, engine):
         if _stages_current(config, selected):
             spec, ws, llm = config.spec(), config.workspace(), config.llm()
             published = current_release(out, release_digest(spec, llm, ws))
             if published is not None:
                 return {"version": published["version"], "path": str(out), "unchanged": True}
             selected = []
-        return _published(_run(config, selected, release_ops(out), console, instance, verbose))
+        run = _run(config, selected, release_ops(out), engine, console, instance, verbose)
+        return run_events.published(run)
 
 
 def run_regen(
@@ -101,21 +107,24 @@ def run_regen(
     console: Console | None = None,
     instance: dg.DagsterInstance | None = None,
     verbose: bool = False,
+    submit: bool = False,
 ) -> dict[str, Any]:
     """Rebuild `domain` of the release at `source` (built with `config`) and publish the new
     version to `out` through the gated `release` asset, in one Dagster run, holding `out`'s
     lock throughout."""
     ops = release_ops(out, regenerate_from=source, domain=domain)
     selected = _selected(config, [domain])
-    with _writing(out):
-        return _published(_run(config, selected, ops, console, instance, verbose))
+    engine = Engine.load(submit=submit)
+    with _writing(out, engine):
+        return run_events.published(_run(config, selected, ops, engine, console, instance, verbose))
 
 
-def _writing(out: Path) -> AbstractContextManager[None]:
+def _writing(out: Path, engine: Engine) -> AbstractContextManager[None]:
     """Hold `out`'s release lock for the whole build, so a second build into it fails at once.
-    On an out-of-process executor the `release` step publishes from another process, which
-    takes the lock there; here the CLI only checks that no other build holds it now."""
-    if Engine.load().executor == "in_process":
+    On an out-of-process executor or in a submitted run the `release` step publishes from
+    another process, which takes the lock there; here the CLI only checks that no other build
+    holds it now."""
+    if engine.executor == "in_process" and not engine.submit:
         return release_lock(out)
     with release_lock(out):
         return nullcontext()
@@ -153,17 +162,6 @@ def _stages_current(config: BuildConfig, selected: list[str]) -> bool:
     )
 
 
-def _published(result: RunResult) -> dict[str, Any]:
-    import dagster as dg
-
-    materialization = next(
-        e.materialization
-        for e in result.get_asset_materialization_events()
-        if e.asset_key == dg.AssetKey("release")
-    )
-    return {key: value.value for key, value in materialization.metadata.items()}
-
-
 def _cli_instance(engine: Engine) -> dg.DagsterInstance:
     """The CLI's instance: SQLite under DAGSTER_HOME, or, with `ATBENCH_POSTGRES_URL`, one on
     PostgreSQL that workers on other machines share (its config reads the URL from the
@@ -198,10 +196,11 @@ def _run(
     config: BuildConfig,
     selected: list[str],
     release: dict[str, Any],
+    engine: Engine,
     console: Console | None,
     instance: dg.DagsterInstance | None,
     verbose: bool,
-) -> RunResult:
+) -> list[dg.DagsterEvent]:
     """One Dagster run of the `build` job: plan the whole release, construct `selected` (any
     domains of the release, adjacent or not: `constructed` fans out over them), consolidate,
     run the blocking gates and publish, configured by the `release` ops config
@@ -209,18 +208,19 @@ def _run(
 
     The executor (`ATBENCH_EXECUTOR`) decides where steps run: in this process, or, handed a
     reconstructable job on a persistent instance, in other processes (multiprocess) or on
-    workers (celery, k8s).
+    workers (celery, k8s). A submitted run (`engine.submit`) is the whole `build` job (a
+    stage whose files are current skips its work), launched by the instance's daemon and
+    followed in its event log (`pipeline.cli.submit`). Returns the run's events.
     """
     import dagster as dg
 
-    from pipeline.definitions import build_job
-
     console = console or plain_console(stderr=True)
-    engine = Engine.load()
     check_engine(engine, config.outputs_path())
+    if engine.submit:
+        engine.workspace_file()
+        instance = instance or submission_instance()
     if selected:  # a stage is due: only then the inputs and the endpoint are checked
         config = _prepare(config, console)
-    job = build_job()
     instance = instance or _cli_instance(engine)
     settings = config.resource_config() | {"wave": ",".join(selected)}
     run_config: dict[str, Any] = {
@@ -235,78 +235,47 @@ def _run(
     selection = [dg.AssetKey(stage) for stage in stages]
     # Dagster's run storage failing on a full disk names its folder, no traceback.
     with StageProgress(console), naming_full_disk(dagster_home()):
-        if engine.executor == "in_process":
-            result: RunResult = job.execute_in_process(
-                instance=instance,
-                run_config=run_config,
-                asset_selection=selection,
-                raise_on_error=False,
-            )
+        if engine.submit:
+            # Its progress lines go to stderr: stdout keeps the one closing line.
+            following = plain_console(stderr=True)
+            success, events = submitted_run(instance, engine, run_config, following)
         else:
-            result = dg.execute_job(
-                dg.reconstructable(build_job),
-                instance,
-                run_config=run_config,
-                asset_selection=selection,
-            )
-    _raise_on_failed_gate(result, config)
+            success, events = _executed(engine, instance, run_config, selection)
+    run_events.raise_on_failed_gate(events, config)
     what = f"domains {', '.join(selected)}" if selected else "release"
-    _raise_on_failure(result, f"the build of the {what} ({engine.executor} executor)")
-    return result
+    how = "submitted run" if engine.submit else f"{engine.executor} executor"
+    run_events.raise_on_failure(success, events, f"the build of the {what} ({how})")
+    return events
 
 
-def _raise_on_failed_gate(result: RunResult, config: BuildConfig) -> None:
-    """A failed gate fails the run too: name the gate, and what emptied the candidate, before
-    the generic run failure."""
-    for check in result.get_asset_check_evaluations():
-        if not check.passed:
-            ws = config.workspace()
-            rejected = read_jsonl(ws.candidate_rejections_file, Rejection)
-            raise AtbenchError(
-                f"release gate {check.check_name!r} failed: {check.description}. "
-                f"{summarise_rejections(rejected)}. The previous release (if any) is "
-                f"untouched; every rejection is in {ws.candidate_rejections_file.parent}"
-            )
+def _executed(
+    engine: Engine,
+    instance: dg.DagsterInstance,
+    run_config: dict[str, Any],
+    selection: list[dg.AssetKey],
+) -> tuple[bool, list[dg.DagsterEvent]]:
+    """The run made by this process: its steps in it, or (handed a reconstructable job) in
+    other processes or on workers."""
+    import dagster as dg
 
+    from pipeline.definitions import build_job
 
-def _raise_on_failure(result: Any, what: str) -> None:
-    if result.success:
-        return
-    for event in result.all_events:
-        if event.is_step_failure and event.step_failure_data.error is not None:
-            error = _error_text(event.step_failure_data.error)
-            raise AtbenchError(f"{what} failed in stage {_stage(event.step_key)}: {error}")
-    raise AtbenchError(f"{what} failed; see the run in the Dagster UI")
-
-
-def _stage(step_key: str) -> str:
-    """The stage a step ran, as the user knows it: `release`, or `skeletons (ecommerce)` for
-    the construction step `constructed.branch.skeletons[ecommerce]`."""
-    op, _, branch = step_key.rpartition(".")[2].partition("[")
-    return f"{op} ({branch.rstrip(']')})" if branch else op
-
-
-def _error_text(error: Any) -> str:
-    """A user error's message whole (it is written to be read); anything else, a bug, by its
-    last line and where its traceback is."""
-    cause = error.cause or error
-    text = str(cause.message).strip()
-    head, _, rest = text.partition(": ")
-    if cause.cls_name in _user_errors():
-        return rest if head.endswith(cause.cls_name) else text
-    return (
-        f"{text.splitlines()[-1]} ({cause.cls_name}; the traceback is in the run's event log: "
-        "`make ui`, or rerun with --verbose)"
-    )
-
-
-def _user_errors() -> set[str]:
-    found, todo = set(), [AtbenchError]
-    while todo:
-        cls = todo.pop()
-        found.add(cls.__name__)
-        todo.extend(cls.__subclasses__())
-    return found
+    result: dg.ExecuteInProcessResult | dg.JobExecutionResult
+    if engine.executor == "in_process":
+        result = build_job().execute_in_process(
+            instance=instance,
+            run_config=run_config,
+            asset_selection=selection,
+            raise_on_error=False,
+        )
+    else:
+        result = dg.execute_job(
+            dg.reconstructable(build_job),
+            instance,
+            run_config=run_config,
+            asset_selection=selection,
+        )
+    return result.success, list(result.all_events)
 
 
 def configure_logging(verbose: bool) -> None:
@@ -362,6 +331,7 @@ def build(
     verbose: Annotated[
         bool, typer.Option("--verbose", help="Show Dagster's log and the LLM layer's warnings.")
     ] = False,
+    submit: Annotated[bool, typer.Option("--submit", help=SUBMIT_HELP)] = False,
 ) -> None:
     """Build a whole release through Dagster and print where it landed."""
     config = BuildConfig.from_options(
@@ -379,7 +349,7 @@ def build(
     )
     configure_logging(verbose)
     console = plain_console()
-    summary = run_build(config, out.resolve(), console=console, verbose=verbose)
+    summary = run_build(config, out.resolve(), console=console, verbose=verbose, submit=submit)
     released = f"release v{summary['version']}"
     if summary.get("unchanged"):
         console.print(

@@ -13,7 +13,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.cli.build import release_ops, run_regen
+from pipeline.cli.build import SUBMIT_HELP, release_ops, run_regen
 from pipeline.cli.console import plain_console, styled
 from pipeline.core.build.config import BuildConfig
 from pipeline.core.build.regen import check_domain, read_source_release
@@ -61,6 +61,7 @@ def regen(
         typer.Option(help="json_schema | json_object | ollama | prompt | auto (openai releases)."),
     ] = "",
     concurrency: Annotated[int, typer.Option(help="LLM requests in flight per process.")] = 32,
+    submit: Annotated[bool, typer.Option("--submit", help=SUBMIT_HELP)] = False,
     print_run_config: Annotated[
         bool,
         typer.Option(
@@ -90,7 +91,7 @@ def regen(
         return
     load_inputs()  # fail fast, naming file, record and field, before anything runs
     console = plain_console()
-    summary = run_regen(config, source.path, domain, out.resolve(), console=console)
+    summary = run_regen(config, source.path, domain, out.resolve(), console=console, submit=submit)
     console.print(
         styled(f"release v{summary['version']}", "bold green", f" at {summary['path']}: ")
         + f"{domain} rebuilt; "

@@ -217,6 +217,10 @@ def test_a_second_build_into_the_same_out_fails_at_once_naming_the_first(
             {"ATBENCH_POSTGRES_URL": "postgresql+psycopg2://dagster@127.0.0.1:{port}/dagster"},
             "postgresql+psycopg2://dagster@127.0.0.1:{port}/dagster does not answer",
         ),
+        (  # /proc takes no new folder, not even from root
+            {"ATBENCH_OUTPUTS": "/proc/atbench-outputs"},
+            "the outputs folder /proc/atbench-outputs (ATBENCH_OUTPUTS) is not writable",
+        ),
     ],
 )
 def test_an_engine_that_cannot_run_is_named_before_any_step(

@@ -14,7 +14,6 @@ this module (`pytest -m distributed`).
 from __future__ import annotations
 
 import importlib.util
-import io
 import os
 import subprocess
 import time
@@ -25,10 +24,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 import yaml
-from rich.console import Console
 
-from pipeline.cli.build import POSTGRES_INSTANCE, run_build
-from pipeline.core.build.config import BuildConfig
+from pipeline.cli.build import POSTGRES_INSTANCE
+from tests.support.builds import in_process_release
 from tests.support.services import (
     CELERY_CONFIG,
     PROJECT,
@@ -101,13 +99,7 @@ def finished(build: subprocess.Popen[str]) -> str:
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     """The in-process build of the same spec: its atbench.json."""
-    root = tmp_path_factory.mktemp("in-process")
-    config = BuildConfig.load(size=SIZE, domains=",".join(DOMAINS), outputs=root / "outputs")
-    out = root / "release"
-    run_build(
-        config, out, instance=dg.DagsterInstance.ephemeral(), console=Console(file=io.StringIO())
-    )
-    return (out / "atbench.json").read_bytes()
+    return in_process_release(tmp_path_factory.mktemp("in-process"), SIZE, DOMAINS)
 
 
 @pytest.fixture(scope="module")

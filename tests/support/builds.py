@@ -91,3 +91,14 @@ def stand_in_config(size: int, domains: str, base_url: str) -> BuildConfig:
         base_url=base_url,
         structured_output="json_schema",
     )
+
+
+def in_process_release(root: Path, size: int, domains: tuple[str, ...]) -> bytes:
+    """The atbench.json of the in-process build of `size` over `domains` under `root`: what a
+    build on another engine (celery, a submitted run) must equal byte for byte."""
+    config = BuildConfig.load(size=size, domains=",".join(domains), outputs=root / "outputs")
+    out = root / "release"
+    run_build(
+        config, out, instance=dg.DagsterInstance.ephemeral(), console=Console(file=io.StringIO())
+    )
+    return (out / "atbench.json").read_bytes()

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from pipeline.core.inputs.paths import project_root
 from pipeline.core.model.errors import AtbenchError, InputError, naming_full_disk
 
 EXECUTORS = ("in_process", "multiprocess", "celery", "k8s")
@@ -45,11 +46,19 @@ class Engine(BaseSettings):
     postgres_url: str | None = None
     """Dagster instance storage shared with the workers (`ATBENCH_POSTGRES_URL`); unset: the
     CLI's own SQLite instance, which only processes on the same machine can reach."""
+    submit: bool = False
+    """Submit the run to the instance under `DAGSTER_HOME` (its run coordinator, run launcher
+    and `dagster-daemon`) instead of running it from the CLI (`ATBENCH_SUBMIT`, `--submit`)."""
+    workspace: Path | None = None
+    """The workspace file a submitted run's code location comes from, the one `dagster-daemon`
+    was started with (`ATBENCH_WORKSPACE`); unset: the project's `workspace.yaml`."""
 
     @classmethod
-    def load(cls) -> Engine:
+    def load(cls, *, submit: bool = False) -> Engine:
+        """The engine of the `ATBENCH_*` environment; `submit` (the CLI's `--submit`) turns
+        submission on whatever `ATBENCH_SUBMIT` says."""
         try:
-            engine = cls()
+            engine = cls(submit=True) if submit else cls()
         except ValidationError as err:
             raise InputError.from_validation(err, file="ATBENCH_* environment") from None
         if engine.executor not in EXECUTORS:
@@ -68,6 +77,16 @@ class Engine(BaseSettings):
                 f"got {redacted(engine.postgres_url)!r}"
             )
         return engine
+
+    def workspace_file(self) -> Path:
+        """The workspace file to submit through, which must exist."""
+        found = self.workspace or project_root() / "workspace.yaml"
+        if not found.is_file():
+            raise AtbenchError(
+                f"ATBENCH_WORKSPACE {found} is not a file: a submitted run names its code "
+                "location from the workspace file dagster-daemon was started with"
+            )
+        return found
 
     @property
     def result_backend(self) -> str | None:
