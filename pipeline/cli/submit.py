@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from pipeline.cli.run_events import stage_of
 from pipeline.core.build.engine import Engine
 from pipeline.core.model.errors import AtbenchError
 
@@ -98,6 +99,7 @@ def _followed(
 
     events: list[dg.DagsterEvent] = []
     cursor: str | None = None
+    done = 0
     submitted = time.monotonic()
     while True:
         run = instance.get_run_by_id(run_id)
@@ -107,7 +109,8 @@ def _followed(
             event = record.event_log_entry.dagster_event
             if event is not None:
                 events.append(event)
-                _report(console, event, events)
+                done += event.is_step_success
+                _report(console, event, done)
         if run is not None and run.is_finished and not page.has_more:
             return run.status == dg.DagsterRunStatus.SUCCESS, events
         queued = run is None or run.status == dg.DagsterRunStatus.QUEUED
@@ -121,12 +124,9 @@ def _followed(
             time.sleep(_POLL_S)
 
 
-def _report(console: Console, event: dg.DagsterEvent, events: list[dg.DagsterEvent]) -> None:
-    """One line per finished step, failed step, and domain's stage figures."""
-    from pipeline.cli.run_events import stage_of
-
+def _report(console: Console, event: dg.DagsterEvent, done: int) -> None:
+    """One line per finished step (`done` so far), failed step, and domain's stage figures."""
     if event.is_step_success or event.is_step_failure:
-        done = sum(e.is_step_success for e in events)
         outcome = "done" if event.is_step_success else "FAILED"
         console.print(f"[{done} steps done] {stage_of(event.step_key or '')} {outcome}")
     elif event.is_step_materialization and event.partition is not None:
