@@ -181,11 +181,14 @@ class OpenAIEvaluator:
             templates_dir=evaluation_templates(),
         )
 
+        # A prompt is rendered only once a request slot is free: rendering all of them up
+        # front would hold back the first answers by the whole CPU bill, while rendering in
+        # a free slot happens while the loop waits for the server anyway.
+        slots = asyncio.Semaphore(self.settings.max_concurrency)
+
         async def one(traj: Trajectory) -> str | LLMFailure:
-            # Yield first, so the requests already built go out before this prompt is rendered:
-            # rendering all of them up front would delay the first wave by the whole CPU bill.
-            await asyncio.sleep(0)
-            return await client.ask_text(self.request(traj))
+            async with slots:
+                return await client.ask_text(self.request(traj))
 
         async with client:
             return list(await asyncio.gather(*(one(t) for t in trajectories)))
