@@ -5,10 +5,13 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.core.build.collector import tune_collector
 from pipeline.core.inputs.loading import Inputs, load_inputs
 from tests.support.builds import DefaultBuild, build_default
 
 pytest_plugins = ["tests.support.pairs"]
+
+tune_collector()  # the suite builds releases in-process, as the CLI does
 
 
 @pytest.fixture(scope="module")

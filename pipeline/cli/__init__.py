@@ -16,6 +16,7 @@ from pipeline import __version__
 from pipeline.cli import audit, build, cost, llm, plan, release, sft, tools, validate
 from pipeline.cli import eval as eval_cli
 from pipeline.cli.console import plain_console, styled
+from pipeline.core.build.collector import tune_collector
 from pipeline.core.model.errors import AtbenchError
 
 app = typer.Typer(
@@ -62,6 +63,7 @@ _err = plain_console(stderr=True)
 
 
 def main() -> None:
+    tune_collector()
     try:
         app(standalone_mode=True)
     except AtbenchError as err:
