@@ -17,6 +17,7 @@ from pipeline.core.generation.stated import (
     example_shape,
     said_option,
     session_window,
+    shaped_like_an_example,
     shaped_value,
 )
 from pipeline.core.inputs.tool_pool import Tool
@@ -59,14 +60,37 @@ def said_whole(
     option = said_option(schema, request)
     if option is not None:
         return option, "request"
+    shaped = shaped_like_an_example(schema, request)
+    if shaped is not None:
+        return shaped, "request"
+    option = said_option(schema, shown)
+    if option is not None:
+        return option, "observation"  # the value the field takes, as a result showed it
     if schema.get("format") in ("date", "date-time"):
         today = date.fromisoformat(world.today)
         with_time = schema.get("format") == "date-time"
         return session_window(set(tokens(name)), today, with_time=with_time), "seed"
-    kept = _kept_by_task(name, schema, known)
+    kept = _kept_by_task(name, schema, known) or _only_value_held(name, world)
     if kept is not None:
         return kept, "request" if kept in request else "observation"
     return None
+
+
+def _only_value_held(name: str, world: World) -> str | None:
+    """The one value the world keeps under this field's name (the cloud account's `region`,
+    the instance's `databases` when it holds one): the agent looks it up, or the user says
+    it."""
+    words = [w.rstrip("s") for w in tokens(name)]
+    held = {
+        str(value)
+        for record in world.records
+        for key, value in record.attributes.items()
+        if [w.rstrip("s") for w in tokens(key)] == words
+        and isinstance(value, str)
+        and len(value) >= 2
+        and "," not in value
+    }
+    return held.pop() if len(held) == 1 else None
 
 
 def _kept_by_task(name: str, schema: Mapping[str, Any], known: Sequence[Record]) -> str | None:
@@ -101,13 +125,20 @@ def _held_value(name: str, world: World, request: str) -> str | None:
 
 
 _SHORT_TEXT = frozenset({"subject", "title", "reference", "memo", "label", "headline"})
+_LONG_TEXT = frozenset(
+    {"symptoms", "justification", "narrative", "bio", "rationale", "summary", "complaint"}
+    | {"explanation", "notes", "description", "details", "instructions", "reason"}
+)
+"""Fields the agent writes in a sentence or two from what the user said (a triage's
+symptoms, an approval's justification, a time entry's narrative)."""
 
 
 def unsourced(
     name: str, schema: Mapping[str, Any], request: str, world: World, tool: Tool
 ) -> tuple[Any, ArgumentSource]:
     words = set(tokens(name))
-    if schema_type(schema) == "string" and (is_free_text_field(name) or words & _SHORT_TEXT):
+    long_text = is_free_text_field(name) or bool(words & _LONG_TEXT)
+    if schema_type(schema) == "string" and (long_text or words & _SHORT_TEXT) and request:
         return _compose(request, short=bool(words & _SHORT_TEXT)), "composed"
     if schema_type(schema) == "string" and words and words <= _QUERY_WORDS:
         phrase = search_phrase(request)
