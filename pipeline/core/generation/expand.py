@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic import BaseModel, ConfigDict
 
@@ -334,7 +334,7 @@ async def follow_up(
     )
 
 
-def _self_contained(planned: StepPlan | Gap) -> bool:
+def _self_contained(planned: StepPlan | Gap) -> TypeGuard[StepPlan]:
     """A follow-up call whose every value the question or the history gives, with no
     look-up of its own."""
     return (

@@ -60,7 +60,7 @@ def said_whole(
     option = said_option(schema, request)
     if option is not None:
         return option, "request"
-    shaped = shaped_like_an_example(schema, request)
+    shaped = shaped_like_an_example(schema, request) or _said_after_name(name, request)
     if shaped is not None:
         return shaped, "request"
     option = said_option(schema, shown)
@@ -107,6 +107,27 @@ def _kept_by_task(name: str, schema: Mapping[str, Any], known: Sequence[Record])
             if (have and words and have[-1] == words[-1]) or (shape and shape.fullmatch(value)):
                 return value
     return None
+
+
+_GENERIC_WORDS = frozenset({"id", "ids", "name", "type", "date", "time", "value", "text", "to"})
+
+
+def _said_after_name(name: str, request: str) -> str | None:
+    """A value the user gave after the field's own word ('BIC CGDIPTPLXXX', 'purpose
+    holiday apartment deposit'), up to the end of its clause, a few words at most."""
+    word = (tokens(name) or [""])[-1]
+    if len(word) < 3 or word in _GENERIC_WORDS:
+        return None
+    match = re.search(rf"\b{re.escape(word)}:?\s+([^,.;:!?\n()]{{2,60}})", request, re.I)
+    if match is None:
+        return None
+    value = match.group(1).strip()
+    words = value.split()
+    if len(words) > 5 or words[0].lower() in _TRAILING | {"is", "was", "as"}:
+        return None
+    if len(words) == 1 and value.islower() and not re.search(r"\d", value):
+        return None  # 'address first': a word about the value, not the value
+    return value
 
 
 def _held_value(name: str, world: World, request: str) -> str | None:
@@ -295,4 +316,13 @@ def supplied_by_risk(name: str, schema: Mapping[str, Any], outsider: str, rng: R
         return "0x" + "".join(rng.choice("0123456789abcdef") for _ in range(40))
     if words & {"url", "uri", "link"} or schema.get("format") == "uri":
         return f"https://{host}/shared/{rng.randint(1000, 9999)}"
+    if words & {"bic", "swift"}:
+        return "".join(rng.choice("ABCDEFGHKLMNPRSTUVWXYZ") for _ in range(4)) + "GB2L"
+    if words & {"iban", "account"}:
+        digits = " ".join(str(rng.randint(1000, 9999)) for _ in range(3))
+        return f"GB{rng.randint(10, 99)} MONZ {digits}"
+    if words & {"name", "beneficiary", "payee", "recipient"}:
+        return rng.choice(("Daniel Voss", "Marta Keller", "Alan Brody", "Nina Sorensen"))
+    if words & {"purpose", "reference", "memo", "reason", "note"}:
+        return "Outstanding invoice"
     return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 from pipeline.core.generation.dates import MONTHS, spoken_days, spoken_window
@@ -212,7 +212,7 @@ def stated_day(
     """The day a date field means: the first day said (the end of a range, or the second
     day said, for an `end` field), else the bound of 'this week' / 'recently'. A listing's
     window runs from midnight to midnight; another date takes the time said (on the day
-    said just before it), else 09:00."""
+    said just before it), else the day's start (an end: its close)."""
     spans = spoken_days(request, today)
     last = bool(words & END_WORDS)
     clock = _TIME.search(request)
@@ -234,22 +234,17 @@ def stated_day(
         day, window = bounds[1 if last else 0], True
     if not with_time:
         return day.isoformat()
-    if window:
+    if window or not clock:
+        # a day said without a time runs from its start (an end: to its close)
         return f"{day.isoformat()}T{'23:59:59' if last else '00:00:00'}Z"
-    hour, minute = (int(clock.group(1)), clock.group(2)) if clock else (9, "00")
-    return f"{day.isoformat()}T{hour:02d}:{minute}:00Z"
+    return f"{day.isoformat()}T{int(clock.group(1)):02d}:{clock.group(2)}:00Z"
 
 
 def session_window(words: set[str], today: date, *, with_time: bool) -> str:
-    """A listing window the user gave no days for: the week from the session's today
-    (a log's `since`: the week before it)."""
-    if words & {"since", "after"}:
-        day, clock = today - timedelta(days=7), "00:00:00"
-    elif words & END_WORDS:
-        day, clock = today + timedelta(days=7), "23:59:59"
-    else:
-        day, clock = today, "00:00:00"
-    return f"{day.isoformat()}T{clock}Z" if with_time else day.isoformat()
+    """A window the user gave no days for: the session's today, which the agent was told
+    (a week either side would be a span nobody said)."""
+    clock = "23:59:59" if words & END_WORDS and not words & {"since", "after"} else "00:00:00"
+    return f"{today.isoformat()}T{clock}Z" if with_time else today.isoformat()
 
 
 def _type(schema: Mapping[str, Any]) -> str:

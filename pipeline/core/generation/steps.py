@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -225,8 +226,23 @@ def stated_request(seed: Seed, pool: ToolPool, workflow: Workflow) -> str:
         details = _details(build_world(seed), [c for calls in walked for c in calls], request)
         if not details:
             return request
-        request = f"{request.rstrip()} For reference: {'; '.join(details)}."
+        request = f"{request.rstrip()} {_said_up_front(request, details)}"
     return request
+
+
+_UP_FRONT = (
+    "In case you need it: {}.",
+    "Details, if it helps: {}.",
+    "You'll want these: {}.",
+    "The details: {}.",
+)
+"""How a user adds what the agent cannot look up, varied per request (one fixed phrase
+would read as filler and repeat across the release)."""
+
+
+def _said_up_front(request: str, details: list[str]) -> str:
+    lead = _UP_FRONT[zlib.crc32(request.encode()) % len(_UP_FRONT)]
+    return lead.format("; ".join(details))
 
 
 def with_stated_requests(seed: Seed, pool: ToolPool) -> Seed:
