@@ -154,22 +154,6 @@ def placeholder_argument(data: dict[str, Any]) -> None:
     raise LookupError("no free string argument")
 
 
-def empty_required_argument(data: dict[str, Any]) -> None:
-    """A required free string sent as "": the call cannot do what the task needs."""
-    tools = {tool["name"]: tool for tool in data["tools"]}
-    for call in _calls(data):
-        parameters = tools[call["name"]]["parameters"]
-        for name in parameters.get("required") or []:
-            schema = parameters.get("properties", {}).get(name, {})
-            free = schema.get("type") == "string" and not {"minLength", "enum", "pattern"} & set(
-                schema
-            )
-            if free and call["arguments"].get(name):
-                call["arguments"][name] = ""
-                return
-    raise LookupError("no required free string argument")
-
-
 def cut_to_two_turns(data: dict[str, Any]) -> None:
     if data["risk_points"] or len(data["episodes"]) != 1:
         raise LookupError("risk points or episodes would dangle")
@@ -188,7 +172,6 @@ CORRUPTIONS: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
     ("required_parameters", drop_required),
     ("argument_schema", wrong_argument_type),
     ("argument_values", fragment_argument),
-    ("argument_values", empty_required_argument),
     ("observation_schema", observation_off_schema),
     ("final_answer", drop_final_answer),
     ("episode_structure", tag_delayed_without_episodes),
