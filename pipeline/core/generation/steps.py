@@ -106,6 +106,12 @@ def lookups_for(
             continue
         located = finder(pool, seed, world, record.id, (request, visible))
         if located is not None:
+            # an id the look-up itself passes that nothing showed (the open requisition a
+            # candidate list is for): the session context shows it
+            for value in located[1].arguments.values():
+                if isinstance(value, str) and world.get(value) and value not in visible:
+                    context.append(value)
+                    visible += "\n" + value
             lookups.append(located[:2])
             visible += "\n" + located[2]
         elif record.id in focus:
