@@ -63,9 +63,6 @@ def said_whole(
     shaped = shaped_like_an_example(schema, request) or _said_after_name(name, request)
     if shaped is not None:
         return shaped, "request"
-    option = said_option(schema, shown)
-    if option is not None:
-        return option, "observation"  # the value the field takes, as a result showed it
     if schema.get("format") in ("date", "date-time"):
         today = date.fromisoformat(world.today)
         with_time = schema.get("format") == "date-time"
@@ -73,7 +70,10 @@ def said_whole(
     kept = _kept_by_task(name, schema, known) or _only_value_held(name, world)
     if kept is not None:
         return kept, "request" if kept in request else "observation"
-    return None
+    # last: one of the field's options as a result showed it (the sending domain in a
+    # report's address), when no record of the task or the world keeps the field's value
+    option = said_option(schema, shown)
+    return (option, "observation") if option is not None else None
 
 
 def _only_value_held(name: str, world: World) -> str | None:
