@@ -10,6 +10,7 @@ ids inside it. The share is stored in the release manifest.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
@@ -82,7 +83,8 @@ def _spoken_date(value: str, haystack: str) -> bool:
 
 
 def grounding_report(trajectories: Iterable[Trajectory]) -> dict[str, Any]:
-    """Share of argument values traceable to the trace before their call, with examples."""
+    """Share of argument values traceable to the trace before their call, with the fields
+    most often ungrounded (`tool.field`) and examples."""
     checked = 0
     missing: list[str] = []
     for traj in trajectories:
@@ -100,10 +102,12 @@ def grounding_report(trajectories: Iterable[Trajectory]) -> dict[str, Any]:
                 checked += n
                 missing += [f"{traj.id} {turn.action.name}.{m}" for m in lost]
     share = 1.0 if checked == 0 else (checked - len(missing)) / checked
+    fields = Counter(re.split(r"[=:]", m.split(" ", 1)[1], maxsplit=1)[0] for m in missing)
     return {
         "values": checked,
         "ungrounded": len(missing),
         "share": round(share, 4),
+        "by_field": dict(fields.most_common(10)),
         "examples": missing[:20],
     }
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic import BaseModel, ConfigDict
 
@@ -297,17 +297,23 @@ async def follow_up(
             planned = plan_step(
                 ctx.pool, ctx.seed, branch.world, tool, record.name, (record_id,), visible
             )
-            if (
-                isinstance(planned, StepPlan)
-                and not planned.lookups
-                and not planned.context
-                and "default" not in planned.plan.sources.values()
-            ):
+            if _self_contained(planned):
                 # the question names the record the call is about, if it names one
                 about = next(
                     (r for v in planned.plan.arguments.values() if (r := branch.world.get(str(v)))),
                     None,
                 )
+                asked = plan_step(
+                    ctx.pool,
+                    ctx.seed,
+                    branch.world,
+                    tool,
+                    _question(tool, about),
+                    ((about or record).id,),
+                    visible,
+                )
+                if not _self_contained(asked):
+                    continue  # the question as worded would not give the call its values
                 key = (tool.name, about.id if about else "")
                 options.setdefault(key, (tool, about, record))
                 if long_context.shows_records(
@@ -320,14 +326,30 @@ async def follow_up(
     choices = [c for k, c in options.items() if k in answered] or list(options.values())
     later = [c for c in choices if (c[1] or c[2]).id in ahead]
     tool, about, record = rng.choice(later or choices)
-    action = " ".join(tokens(tool.name)[1:])
-    target = f"for {_bare(about.name)}" if about is not None else "as well"
-    question = f"Can you {action} {target}?"  # the query role words the lead-in
+    question = _question(tool, about)
     branch.episodes[-1].append(UserTurn(content=await _follow_up_text(branch, question, item)))
     await step(branch, ctx, tool, question, ((about or record).id,), item)
     await branch.final(
         item, "complete", facts=facts_of(branch, len(branch.episodes) - 1, question)[-2:]
     )
+
+
+def _self_contained(planned: StepPlan | Gap) -> TypeGuard[StepPlan]:
+    """A follow-up call whose every value the question or the history gives, with no
+    look-up of its own."""
+    return (
+        isinstance(planned, StepPlan)
+        and not planned.lookups
+        and not planned.context
+        and "default" not in planned.plan.sources.values()
+    )
+
+
+def _question(tool: Tool, about: Record | None) -> str:
+    """The follow-up as the user asks it (the query role words the lead-in)."""
+    action = " ".join(tokens(tool.name)[1:])
+    target = f"for {_bare(about.name)}" if about is not None else "as well"
+    return f"Can you {action} {target}?"
 
 
 async def _follow_up_text(branch: Branch, question: str, item: str) -> str:

@@ -118,6 +118,8 @@ def plan_arguments(
             plan.set(name, value, source)
         elif needed and (said := said_whole(name, schema, world, known, (request, shown))):
             plan.set(name, *said)
+        elif needed and (guess := _first_record_value(name, schema, world)) is not None:
+            plan.set(name, guess, "observation")  # looked up, or the user says which
         elif needed or (is_free_text_field(name) and not plan.arguments):
             plan.set(name, *unsourced(name, schema, request, world, tool))
     return plan
@@ -157,7 +159,7 @@ def _recorded(
     return holder, _from_record(name, schema, holder) if holder is not None else None
 
 
-_QUALIFIERS = frozenset({"center", "centre", "current"})
+_QUALIFIERS = frozenset({"center", "centre", "current", "folder", "parent", "directory"})
 """Words a field may add to the attribute it takes (`center_lat` <- `lat`); any other word
 (`from_date`, `new_limit`) means a value of its own, not the record's."""
 
@@ -172,9 +174,9 @@ def _holder(
     """The first record of the task with exactly the attribute this field is. A listing's
     `start` is a window, not a record's start; a new record's `title` is its own, though
     its `center_lat` may be a depot's `lat`."""
-    if operation == "list":
-        return None
     words = tokens(name)
+    if operation == "list" and (set(words) & _WINDOW_WORDS or "format" in schema):
+        return None
     for record in (r for r in known if r.id in focus):
         for key in record.attributes:
             extra = set(words) - set(tokens(key))
@@ -185,11 +187,24 @@ def _holder(
     return None
 
 
+_WINDOW_WORDS = frozenset(
+    {"start", "end", "from", "to", "since", "until", "before", "after", "date", "time"}
+)
+"""Words of a listing's window field: the window the user asks about, not a record's."""
+
+
+def _singular(words: Sequence[str]) -> list[str]:
+    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words]
+
+
 def _attribute(name: str, schema: Mapping[str, Any], record: Record) -> Any:
-    """The record's attribute this field is (`state` <- `state`, `center_lat` <- `lat`)."""
-    words, kind = tokens(name), _type(schema)
+    """The record's attribute this field is (`state` <- `state`, `center_lat` <- `lat`,
+    `database` <- an instance's `databases` when it holds one)."""
+    words, kind = _singular(tokens(name)), _type(schema)
     for key, value in record.attributes.items():
-        have = tokens(key)
+        have = _singular(tokens(key))
+        if isinstance(value, str) and "," in value and tokens(key)[-1:] != tokens(name)[-1:]:
+            continue  # a list of several ('freshcart, analytics'): no one value of it
         if have and (have == words[-len(have) :] or words == have[-len(words) :]):
             if kind == "string" and not isinstance(value, bool):
                 return str(value)
@@ -223,16 +238,41 @@ def _chosen_options(schema: Mapping[str, Any], request: str, context: str) -> An
         if urgent:
             return urgent[0]
     for text in (request, context):
-        lowered = text.lower()
-        hits = [
-            o
-            for o in _options(schema)
-            if isinstance(o, str)
-            and re.search(rf"\b{re.escape(o.lower().replace('_', ' '))}", lowered.replace("_", " "))
-        ]
-        if hits:
-            return hits if _type(schema) == "array" else hits[0]
+        said = re.findall(r"[a-z0-9]+", text.lower())
+        scored = [(_said_share(o, said), o) for o in _options(schema) if isinstance(o, str)]
+        if _type(schema) == "array":
+            hits = [o for share, o in scored if share[0] == 1.0]
+            if hits:
+                return hits
+            continue
+        best = max(scored, default=((0.0, 0), None))
+        if best[0][0] >= 0.5:
+            return best[1]
     return None
+
+
+_UNIT_TOKENS = frozenset({"pct", "ms", "per", "s", "in", "of", "the", "and", "or", "to"})
+"""Parts of an option's name nobody says ('error_rate_pct' is 'the error rate')."""
+
+
+def _said_share(option: str, said: Sequence[str]) -> tuple[float, int]:
+    """(share, count) of the option's words the text says in some form: 'delivered' says
+    `delivery`, 'p99 latency' says `latency_p99_ms`, 'request rate' says `requests_per_s`."""
+    words = [w for w in tokens(option) if w not in _UNIT_TOKENS] or tokens(option)
+    found = sum(any(_same_word(w, s) for s in said) for w in words)
+    return (found / len(words) if words else 0.0), found
+
+
+def _same_word(option_word: str, said: str) -> bool:
+    """One word in two forms ('deliver', 'delivered', 'delivery'): the same word, or a
+    shared stem of five letters or more that leaves at most one letter of the shorter."""
+    if option_word == said:
+        return True
+    shorter = min(len(option_word), len(said))
+    common = 0
+    while common < shorter and option_word[common] == said[common]:
+        common += 1
+    return common >= 5 and common >= shorter - 1
 
 
 def _mentions(request: str, value: Any) -> bool:
@@ -290,6 +330,18 @@ def _only_record_for(name: str, world: World, request: str) -> Record | None:
             r for r in top if any(set(tokens(str(v))) & said for v in r.attributes.values())
         ] or top
     return top[0] if best > 0 and len(top) == 1 else None
+
+
+def _first_record_value(name: str, schema: Mapping[str, Any], world: World) -> Any:
+    """When several records of the world fit a required field equally (two repositories
+    for `repo`) and nothing in the task picks one, the seed's first: the agent looks it up,
+    or the user says it (`stated_request`)."""
+    scored = [(refers_to(name, r), r) for r in world.records]
+    best = max((score for score, _ in scored), default=0)
+    if best == 0:
+        return None
+    record = next(r for score, r in scored if score == best)
+    return _from_record(name, schema, record)
 
 
 def _searched(

@@ -17,6 +17,7 @@ from pipeline.core.generation.stated import (
     example_shape,
     said_option,
     session_window,
+    shaped_like_an_example,
     shaped_value,
 )
 from pipeline.core.inputs.tool_pool import Tool
@@ -59,14 +60,37 @@ def said_whole(
     option = said_option(schema, request)
     if option is not None:
         return option, "request"
+    shaped = shaped_like_an_example(schema, request) or _said_after_name(name, request)
+    if shaped is not None:
+        return shaped, "request"
     if schema.get("format") in ("date", "date-time"):
         today = date.fromisoformat(world.today)
         with_time = schema.get("format") == "date-time"
         return session_window(set(tokens(name)), today, with_time=with_time), "seed"
-    kept = _kept_by_task(name, schema, known)
+    kept = _kept_by_task(name, schema, known) or _only_value_held(name, world)
     if kept is not None:
         return kept, "request" if kept in request else "observation"
-    return None
+    # last: one of the field's options as a result showed it (the sending domain in a
+    # report's address), when no record of the task or the world keeps the field's value
+    option = said_option(schema, shown)
+    return (option, "observation") if option is not None else None
+
+
+def _only_value_held(name: str, world: World) -> str | None:
+    """The one value the world keeps under this field's name (the cloud account's `region`,
+    the instance's `databases` when it holds one): the agent looks it up, or the user says
+    it."""
+    words = [w.rstrip("s") for w in tokens(name)]
+    held = {
+        str(value)
+        for record in world.records
+        for key, value in record.attributes.items()
+        if [w.rstrip("s") for w in tokens(key)] == words
+        and isinstance(value, str)
+        and len(value) >= 2
+        and "," not in value
+    }
+    return held.pop() if len(held) == 1 else None
 
 
 def _kept_by_task(name: str, schema: Mapping[str, Any], known: Sequence[Record]) -> str | None:
@@ -85,6 +109,27 @@ def _kept_by_task(name: str, schema: Mapping[str, Any], known: Sequence[Record])
     return None
 
 
+_GENERIC_WORDS = frozenset({"id", "ids", "name", "type", "date", "time", "value", "text", "to"})
+
+
+def _said_after_name(name: str, request: str) -> str | None:
+    """A value the user gave after the field's own word ('BIC CGDIPTPLXXX', 'purpose
+    holiday apartment deposit'), up to the end of its clause, a few words at most."""
+    word = (tokens(name) or [""])[-1]
+    if len(word) < 3 or word in _GENERIC_WORDS:
+        return None
+    match = re.search(rf"\b{re.escape(word)}:?\s+([^,.;:!?\n()]{{2,60}})", request, re.I)
+    if match is None:
+        return None
+    value = match.group(1).strip()
+    words = value.split()
+    if len(words) > 5 or words[0].lower() in _TRAILING | {"is", "was", "as"}:
+        return None
+    if len(words) == 1 and value.islower() and not re.search(r"\d", value):
+        return None  # 'address first': a word about the value, not the value
+    return value
+
+
 def _held_value(name: str, world: World, request: str) -> str | None:
     """A value some record of the world holds under this field's name that the request
     says whole ('Give reporting_svc SELECT on freshcart' -> `database` = 'freshcart')."""
@@ -101,13 +146,20 @@ def _held_value(name: str, world: World, request: str) -> str | None:
 
 
 _SHORT_TEXT = frozenset({"subject", "title", "reference", "memo", "label", "headline"})
+_LONG_TEXT = frozenset(
+    {"symptoms", "justification", "narrative", "bio", "rationale", "summary", "complaint"}
+    | {"explanation", "notes", "description", "details", "instructions", "reason"}
+)
+"""Fields the agent writes in a sentence or two from what the user said (a triage's
+symptoms, an approval's justification, a time entry's narrative)."""
 
 
 def unsourced(
     name: str, schema: Mapping[str, Any], request: str, world: World, tool: Tool
 ) -> tuple[Any, ArgumentSource]:
     words = set(tokens(name))
-    if schema_type(schema) == "string" and (is_free_text_field(name) or words & _SHORT_TEXT):
+    long_text = is_free_text_field(name) or bool(words & _LONG_TEXT)
+    if schema_type(schema) == "string" and (long_text or words & _SHORT_TEXT) and request:
         return _compose(request, short=bool(words & _SHORT_TEXT)), "composed"
     if schema_type(schema) == "string" and words and words <= _QUERY_WORDS:
         phrase = search_phrase(request)
@@ -264,4 +316,13 @@ def supplied_by_risk(name: str, schema: Mapping[str, Any], outsider: str, rng: R
         return "0x" + "".join(rng.choice("0123456789abcdef") for _ in range(40))
     if words & {"url", "uri", "link"} or schema.get("format") == "uri":
         return f"https://{host}/shared/{rng.randint(1000, 9999)}"
+    if words & {"bic", "swift"}:
+        return "".join(rng.choice("ABCDEFGHKLMNPRSTUVWXYZ") for _ in range(4)) + "GB2L"
+    if words & {"iban", "account"}:
+        digits = " ".join(str(rng.randint(1000, 9999)) for _ in range(3))
+        return f"GB{rng.randint(10, 99)} MONZ {digits}"
+    if words & {"name", "beneficiary", "payee", "recipient"}:
+        return rng.choice(("Daniel Voss", "Marta Keller", "Alan Brody", "Nina Sorensen"))
+    if words & {"purpose", "reference", "memo", "reason", "note"}:
+        return "Outstanding invoice"
     return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 from pipeline.core.generation.dates import MONTHS, spoken_days, spoken_window
@@ -53,6 +53,8 @@ def stated_value(
     if kind == "string" and (words & {"email"} or schema.get("format") == "email"):
         match = EMAIL.search(request)
         return match.group(0) if match else None
+    if words & _BIRTH and not re.search(r"\b(born|birth|dob|d\.o\.b)", request, re.I):
+        return None  # a day said about the task (a delivery, a visit) is nobody's birthday
     if kind == "string" and (
         words & {"date", "day"} or schema.get("format") in ("date", "date-time")
     ):
@@ -64,9 +66,11 @@ def stated_value(
     if kind == "string" and schema.get("maxLength") == 3 and words & (_FROM | _TO):
         route = _ROUTE.search(request)  # 'LHR to SFO'
         return route.group(1 if words & _FROM else 2) if route else None
-    if kind == "string" and words & {"symbol", "ticker"}:
-        tickers = re.findall(r"\b[A-Z]{2,5}\b", request)
+    if kind == "string" and words & {"symbol", "ticker", "token"}:
+        tickers = [t for t in re.findall(r"\b[A-Z]{2,5}\b", request) if t not in _NOT_TICKERS]
         return tickers[0] if tickers else None
+    if kind == "string" and words & {"country", "nationality", "citizenship"}:
+        return country_code(request, schema, people=bool(words & {"nationality", "citizenship"}))
     if kind == "string" and words & {"month", "period"}:
         spoken = _MONTH_YEAR.search(request)
         return f"{spoken.group(2)}-{_MONTHS[spoken.group(1).lower()]:02d}" if spoken else None
@@ -79,15 +83,68 @@ def stated_value(
     return None
 
 
+_BIRTH = frozenset({"birth", "dob", "birthday", "born"})
 _FROM = frozenset({"origin", "from", "departure"})
 _TO = frozenset({"destination", "to", "arrival"})
-_ROUTE = re.compile(r"\b([A-Z]{3}) (?:to|-|–) ([A-Z]{3})\b")
+_ROUTE = re.compile(r"\b([A-Z]{3})(?: to |\s?[-–]\s?)([A-Z]{3})\b")
+_NOT_TICKERS = frozenset(
+    {"DAO", "PR", "CI", "API", "ID", "OK", "US", "UK", "EU", "IT", "HR", "PDF", "ETF", "IRA"}
+    | {"DNS", "SMS", "FYI", "ASAP", "ETA", "IP", "VPN", "SOC", "EHR", "MFA", "ESTA", "NA"}
+    | {"AM", "PM", "UTC", "GMT", "VAT", "CSV", "URL", "KYC", "AML", "FAQ", "CEO", "CFO"}
+)
+"""Capitalised words of a request that name no traded symbol ('the DAO notice', 'my IRA')."""
+_COUNTRIES = {
+    "united states": "US", "usa": "US", "america": "US", "american": "US",
+    "san francisco": "US", "new york": "US", "chicago": "US", "seattle": "US", "boston": "US",
+    "south korea": "KR", "korea": "KR", "korean": "KR", "seoul": "KR",
+    "japan": "JP", "japanese": "JP", "tokyo": "JP", "osaka": "JP",
+    "united kingdom": "GB", "britain": "GB", "british": "GB", "england": "GB", "london": "GB",
+    "france": "FR", "french": "FR", "paris": "FR", "germany": "DE", "german": "DE",
+    "berlin": "DE", "spain": "ES", "spanish": "ES", "madrid": "ES", "barcelona": "ES",
+    "portugal": "PT", "portuguese": "PT", "lisbon": "PT", "italy": "IT", "italian": "IT",
+    "rome": "IT", "netherlands": "NL", "dutch": "NL", "amsterdam": "NL", "rotterdam": "NL",
+    "poland": "PL", "polish": "PL", "warsaw": "PL", "russia": "RU", "russian": "RU",
+    "canada": "CA", "canadian": "CA", "toronto": "CA", "china": "CN", "chinese": "CN",
+    "india": "IN", "indian": "IN", "singapore": "SG", "ireland": "IE", "irish": "IE",
+    "dublin": "IE", "mexico": "MX", "mexican": "MX", "brazil": "BR", "brazilian": "BR",
+    "australia": "AU", "australian": "AU", "sydney": "AU", "nigeria": "NG", "nigerian": "NG",
+    "kenya": "KE", "turkey": "TR", "turkish": "TR", "istanbul": "TR", "uae": "AE",
+    "dubai": "AE", "switzerland": "CH", "swiss": "CH", "sweden": "SE", "swedish": "SE",
+}  # fmt: skip
+"""Places and nationalities a user names, by ISO country code (a trip 'to Seoul' is KR)."""
+
+
+_DEMONYMS = frozenset(p for p in _COUNTRIES if re.search(r"(ese|ish|ian|can|ean|man|ch|ss)$", p))
+"""The words of `_COUNTRIES` that say whose a passport is, not where a trip goes."""
+
+
+def country_code(request: str, schema: Mapping[str, Any], *, people: bool) -> str | None:
+    """The country the user named, as the field writes it: the ISO code when the field's
+    examples are codes, the name as said otherwise. A nationality is said by its adjective
+    ('my British passport'), a destination by a place, the last one named (the destination
+    of 'after Tokyo I might go on to Seoul')."""
+    lowered = request.lower()
+    found = [
+        (m.start(), place)
+        for place in _COUNTRIES
+        if (place in _DEMONYMS) == people
+        for m in re.finditer(rf"\b{re.escape(place)}\b", lowered)
+    ]
+    if not found:
+        return None
+    at, place = max(found)
+    examples = [str(e) for e in schema.get("examples") or ()]
+    coded = schema.get("maxLength") == 2 or any(re.fullmatch(r"[A-Z]{2}", e) for e in examples)
+    return _COUNTRIES[place] if coded else request[at : at + len(place)]
+
 
 _NUMERIC_WORDS = frozenset(
     {"amount", "quantity", "value", "price", "limit", "stop", "shares", "units", "qty", "total"}
-    | {"salary", "reserve", "budget", "cap", "fee", "cost"}
+    | {"salary", "reserve", "budget", "cap", "fee", "cost", "threshold"}
 )
-_UNIT_WORDS = frozenset({"radius", "duration", "minutes", "quantity", "qty", "shares", "units"})
+_UNIT_WORDS = frozenset(
+    {"radius", "duration", "minutes", "quantity", "qty", "shares", "units", "pages", "replicas"}
+)
 """Fields whose number the user gives with its unit ('a 400 m geofence', '30 minutes'):
 only a number beside such a unit is theirs."""
 _NEAR = {
@@ -155,7 +212,7 @@ def stated_day(
     """The day a date field means: the first day said (the end of a range, or the second
     day said, for an `end` field), else the bound of 'this week' / 'recently'. A listing's
     window runs from midnight to midnight; another date takes the time said (on the day
-    said just before it), else 09:00."""
+    said just before it), else the day's start (an end: its close)."""
     spans = spoken_days(request, today)
     last = bool(words & END_WORDS)
     clock = _TIME.search(request)
@@ -177,22 +234,17 @@ def stated_day(
         day, window = bounds[1 if last else 0], True
     if not with_time:
         return day.isoformat()
-    if window:
+    if window or not clock:
+        # a day said without a time runs from its start (an end: to its close)
         return f"{day.isoformat()}T{'23:59:59' if last else '00:00:00'}Z"
-    hour, minute = (int(clock.group(1)), clock.group(2)) if clock else (9, "00")
-    return f"{day.isoformat()}T{hour:02d}:{minute}:00Z"
+    return f"{day.isoformat()}T{int(clock.group(1)):02d}:{clock.group(2)}:00Z"
 
 
 def session_window(words: set[str], today: date, *, with_time: bool) -> str:
-    """A listing window the user gave no days for: the week from the session's today
-    (a log's `since`: the week before it)."""
-    if words & {"since", "after"}:
-        day, clock = today - timedelta(days=7), "00:00:00"
-    elif words & END_WORDS:
-        day, clock = today + timedelta(days=7), "23:59:59"
-    else:
-        day, clock = today, "00:00:00"
-    return f"{day.isoformat()}T{clock}Z" if with_time else day.isoformat()
+    """A window the user gave no days for: the session's today, which the agent was told
+    (a week either side would be a span nobody said)."""
+    clock = "23:59:59" if words & END_WORDS and not words & {"since", "after"} else "00:00:00"
+    return f"{today.isoformat()}T{clock}Z" if with_time else today.isoformat()
 
 
 def _type(schema: Mapping[str, Any]) -> str:
@@ -210,14 +262,20 @@ _SHAPES = (
     re.compile(r"v?\d+\.\d+\.\d+"),  # a version
     re.compile(r"/[\w.-]+(?:/[\w.-]+)*/?"),  # a path
     re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|gov|uk|example)"),  # a host
+    re.compile(r"@[A-Za-z0-9_.]{3,}"),  # a social handle
+    re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),  # an e-mail address (a user principal)
+    re.compile(r"[A-Za-z][\w.-]*(?:/[\w.-]+)+"),  # a relative path, an owner/name
     re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+"),  # a snake_case name (a role, a table)
     re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+"),  # a kebab-case name (a service, a cluster)
 )
 """Shapes a machine value has; a field whose examples all share one takes a whole token of
 that shape from what the user wrote."""
-_WORD_SHAPES = _SHAPES[:7]
+_WORD_SHAPES = _SHAPES[:9]
 """Shapes distinctive enough to take from an observation too (a snake_case token there is
 more likely some record's id than the value meant)."""
+_SAID_SHAPES = _SHAPES[:10]
+"""Shapes a value the user wrote may have when the examples differ (a folder 'HR/Confidential'
+beside 'archive'); a relative path in an observation is more often a branch than the value."""
 
 
 def shaped_value(schema: Mapping[str, Any], request: str, shown: str = "") -> str | None:
@@ -231,6 +289,21 @@ def shaped_value(schema: Mapping[str, Any], request: str, shown: str = "") -> st
         bounded = re.compile(rf"(?<![\w/.@-])(?:{shape.pattern})(?![\w/@-])")
         found = [m.group(0) for m in bounded.finditer(text)]
         found = [f for f in found if f not in examples or f in request]
+        if found:
+            return found[0]
+    return None
+
+
+def shaped_like_an_example(schema: Mapping[str, Any], request: str) -> str | None:
+    """A whole token of the request shaped like one of the field's examples, when they
+    differ in shape (an indicator is an IP, a domain or a hash; the user gave an IP)."""
+    examples = [str(e) for e in schema.get("examples") or () if isinstance(e, str) and e]
+    for example in examples:
+        shape = next((s for s in _SAID_SHAPES if s.fullmatch(_spaced(example))), None)
+        if shape is None:
+            continue
+        bounded = re.compile(rf"(?<![\w/.@-])(?:{shape.pattern})(?![\w/@-])")
+        found = [m.group(0) for m in bounded.finditer(request) if m.group(0) not in examples]
         if found:
             return found[0]
     return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,6 +106,12 @@ def lookups_for(
             continue
         located = finder(pool, seed, world, record.id, (request, visible))
         if located is not None:
+            # an id the look-up itself passes that nothing showed (the open requisition a
+            # candidate list is for): the session context shows it
+            for value in located[1].arguments.values():
+                if isinstance(value, str) and world.get(value) and value not in visible:
+                    context.append(value)
+                    visible += "\n" + value
             lookups.append(located[:2])
             visible += "\n" + located[2]
         elif record.id in focus:
@@ -225,8 +232,23 @@ def stated_request(seed: Seed, pool: ToolPool, workflow: Workflow) -> str:
         details = _details(build_world(seed), [c for calls in walked for c in calls], request)
         if not details:
             return request
-        request = f"{request.rstrip()} For reference: {'; '.join(details)}."
+        request = f"{request.rstrip()} {_said_up_front(request, details)}"
     return request
+
+
+_UP_FRONT = (
+    "In case you need it: {}.",
+    "Details, if it helps: {}.",
+    "You'll want these: {}.",
+    "The details: {}.",
+)
+"""How a user adds what the agent cannot look up, varied per request (one fixed phrase
+would read as filler and repeat across the release)."""
+
+
+def _said_up_front(request: str, details: list[str]) -> str:
+    lead = _UP_FRONT[zlib.crc32(request.encode()) % len(_UP_FRONT)]
+    return lead.format("; ".join(details))
 
 
 def with_stated_requests(seed: Seed, pool: ToolPool) -> Seed:

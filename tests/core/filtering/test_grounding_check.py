@@ -59,6 +59,8 @@ def test_built_pairs_are_mostly_grounded_and_a_forged_argument_lowers_the_share(
         forged.append(traj.model_copy(update={"episodes": (episode, *traj.episodes[1:])}))
     worse = grounding_report(forged)
     assert worse["ungrounded"] > report["ungrounded"]
+    # the forged field is among the fields most often ungrounded
+    assert any(field.endswith(".note_id") for field in worse["by_field"])
     assert any("zz_from_nowhere_991" in e for e in worse["examples"]) or worse["ungrounded"] >= len(
         forged
     )

@@ -156,7 +156,8 @@ def test_of_equal_records_the_one_whose_details_the_request_names_is_taken(
     inputs: Inputs,
 ) -> None:
     """Two clinicians fit `clinician_id`; 'a psychiatry slot' names the psychiatric one,
-    and a request that names neither leaves the field without a source."""
+    and a request that names neither takes the seed's first, to be looked up (or said by
+    the user) before the call — never left empty."""
     world = build_world(inputs.seeds["telehealth"])
     tool = inputs.pool["telehealth_book_video_visit"]
     asked = "Find a psychiatry slot and book it."
@@ -164,4 +165,5 @@ def test_of_equal_records_the_one_whose_details_the_request_names_is_taken(
     assert plan.arguments["clinician_id"] == "clin_np_brooks"
     vague = "Get him a same-day visit."
     plan = plan_arguments(tool, world, focus_records(world, vague), vague, [])
-    assert plan.sources["clinician_id"] == "default"
+    first = next(r.id for r in world.records if r.id.startswith("clin_"))
+    assert (plan.arguments["clinician_id"], plan.sources["clinician_id"]) == (first, "observation")

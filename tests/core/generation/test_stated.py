@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 
 from pipeline.core.filtering.argument_values import fragment_of
-from pipeline.core.generation.grounding import plan_arguments
+from pipeline.core.generation.grounding import _chosen_options, plan_arguments
 from pipeline.core.generation.naming import focus_records
 from pipeline.core.generation.stated import shaped_value, stated_value
 from pipeline.core.generation.world import build_world
@@ -97,4 +97,46 @@ def test_a_token_shaped_like_the_examples_is_taken_whole_and_only_whole() -> Non
 
     assert (
         shaped_value({"examples": ["0x8f3C2a91D4e0b7A6c15E9f2b3D7a4C6e1B0d9F52"]}, "no hex") is None
+    )
+
+
+METRICS = ["cpu_pct", "error_rate_pct", "latency_p99_ms"]
+
+
+@pytest.mark.parametrize(
+    ("options", "request_text", "chosen"),
+    [
+        (["pickup", "delivery"], "I'd like it delivered on Friday.", "delivery"),
+        (
+            ["cpu_pct", "error_rate_pct", "latency_p99_ms"],
+            "Check the error rate.",
+            "error_rate_pct",
+        ),
+        (
+            ["cpu_pct", "error_rate_pct", "latency_p99_ms"],
+            "What's the p99 latency?",
+            "latency_p99_ms",
+        ),
+        (["active", "inactive"], "List the inactive ones.", "inactive"),
+        (["state", "status"], "What's the status?", "status"),
+    ],
+)
+def test_an_option_follows_the_request_s_words_in_any_form(
+    options: list[str], request_text: str, chosen: str
+) -> None:
+    schema = {"type": "string", "enum": options}
+    assert _chosen_options(schema, request_text, "") == chosen
+
+
+def test_countries_follow_places_and_passports_and_no_birthday_comes_from_a_task_date() -> None:
+    coded = {"type": "string", "examples": ["US", "JP"]}
+    request_text = "After Tokyo I might go on to Seoul. What does Korea ask of a Japanese passport?"
+    assert stated_value("destination_country", coded, request_text, TODAY) == "KR"
+    assert stated_value("nationality", coded, request_text, TODAY) == "JP"
+    dob = {"type": "string", "format": "date"}
+    assert stated_value("date_of_birth", dob, "Repeat her potassium tomorrow.", TODAY) is None
+    assert stated_value("date_of_birth", dob, "She was born on 14 March 1961.", TODAY) is not None
+    day = {"type": "string", "format": "date-time"}
+    assert stated_value("go_live_at", day, "Publish it on Thursday.", TODAY) == (
+        "2024-09-19T00:00:00Z"  # the day said, from its start: no time nobody said
     )
