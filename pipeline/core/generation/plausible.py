@@ -17,15 +17,17 @@ from datetime import date, datetime, time, timedelta
 from random import Random
 from typing import Any
 
+from pipeline.core.generation.field_meanings import filled
 from pipeline.core.generation.population import FUTURE_DATE_WORDS
 from pipeline.core.generation.semantics import (
+    NAME_WORDS,
     PERSON_WORDS,
     is_free_text_field,
     refers_to,
     related,
     tokens,
 )
-from pipeline.core.generation.vocabulary import filled, plausible_number
+from pipeline.core.generation.vocabulary import plausible_number
 from pipeline.core.model.seeding import seeded_rng, stable_int
 from pipeline.core.model.world import Record, ToolResult, World
 
@@ -49,15 +51,18 @@ _DOCUMENT_WORDS = frozenset(["content", "body", "text"])
 """Fields that hold a whole document, written out in full when the record has no text."""
 _COORDINATES = frozenset(["lat", "latitude", "lon", "lng", "longitude"])
 _LATITUDE = frozenset(["lat", "latitude"])
+_AHEAD = FUTURE_DATE_WORDS | {"eta", "estimated", "upcoming", "expected"}
+"""Words of date fields that lie after today (an ETA, an estimated delivery)."""
 _ZONES = {"GBP": "Europe/London", "EUR": "Europe/Berlin", "USD": "America/New_York"}
 
 
 class Plausible:
     """What one observation's records imply, for the fields they do not hold."""
 
-    def __init__(self, world: World, result: ToolResult) -> None:
+    def __init__(self, world: World, result: ToolResult, tool: str = "") -> None:
         self.world = world
         self.result = result
+        self.tool = tool
         self.today = date.fromisoformat(world.today)
 
     def value(
@@ -83,22 +88,29 @@ class Plausible:
             located = self.located(words, rng)
             if located is not MISSING:
                 return located
+        if kind == "integer" and words == {"version"}:
+            return 1 if self.result.operation == "create" else rng.randint(2, 6)
         if kind in ("integer", "number"):
             return plausible_number(words, schema, kind, rng)
         if tokens(name)[-1:] in (["id"], ["ids"]) and self.links(name, record):
             # a link to another record: only where the schema insists, never invented freely
             return self.linked(name, record) if required else MISSING
-        known = filled(name, record, self.world, rng)
+        known = filled(name, record, self.world, rng, self.tool)
         if known is not None:
             return known
         found = self.text(name, schema, record, rng)
         if found is not MISSING:
             return found
+        elsewhere = self.elsewhere(name, rng) if kind == "string" else MISSING
+        if elsewhere is not MISSING:
+            return elsewhere
         examples = [e for e in schema.get("examples") or () if isinstance(e, str) and e]
         if examples:
             return examples[rng.randrange(len(examples))]
-        own_name = words & _OWN_NAME_WORDS
-        return record.name if required and own_name and record is not None else MISSING
+        if record is None or not required:
+            return MISSING
+        own = names_record(tokens(name), record) or words <= _OWN_NAME_WORDS
+        return record.name if own else MISSING
 
     def borrowed(self, name: str, kind: str, record: Record | None) -> JSON:
         """The same field of a sibling record of the same shape (a cloned driver's licence
@@ -120,13 +132,30 @@ class Plausible:
         chosen = values[seeded_rng("borrow", record.id, name).randrange(len(values))]
         return _as(chosen, kind)
 
+    def elsewhere(self, name: str, rng: Random) -> JSON:
+        """The same field as another record of the world holds it (an MRN, a section, a
+        carrier), its digits redrawn so no identifier is shared; short values only."""
+        held = sorted(
+            {
+                v
+                for r in self.world.records
+                if isinstance(v := r.attributes.get(name), str)
+                and 0 < len(v) <= 40
+                and "\n" not in v
+            }
+        )
+        if not held:
+            return MISSING
+        chosen = held[rng.randrange(len(held))]
+        return re.sub(r"\d", lambda _: str(rng.randint(0, 9)), chosen)
+
     def text(
         self, name: str, schema: Mapping[str, Any], record: Record | None, rng: Random
     ) -> JSON:
         words = set(tokens(name))
         last = tokens(name)[-1] if tokens(name) else ""
         fmt = schema.get("format")
-        ahead = bool(words & FUTURE_DATE_WORDS)
+        ahead = bool(words & _AHEAD)
         if fmt == "date" or words & {"date", "day"}:
             days = rng.randint(1, 40)
             return (self.today + timedelta(days=days if ahead else -days)).isoformat()
@@ -286,6 +315,15 @@ class Plausible:
         if contacts:
             return contacts[rng.randrange(len(contacts))]
         return "Operations team"  # a world with no people: the team that runs it
+
+
+def names_record(words: list[str], record: Record) -> bool:
+    """Whether a name field names this record: `name`, `display_name`, `patient_name` of a
+    patient; not `company_name` of a watchlist or `eta_name` of a traveller's profile."""
+    if not words or words[-1] not in NAME_WORDS:
+        return False
+    own = len(words) == 1 or words[0] in NAME_WORDS | {"short", "record", "item", "file"}
+    return own or refers_to("_".join(words[:-1]), record) > 0
 
 
 def _from_name(words: set[str], record: Record) -> JSON:
