@@ -121,6 +121,19 @@ def _diff(record: Record | None, world: World, rng: Random) -> str:
     )
 
 
+def _written(*keys: str) -> Filler:
+    """What the write this answer reports set: one of its arguments (a grant's privilege)."""
+
+    def value(record: Record | None, world: World, rng: Random) -> str:
+        arguments = world.changes[-1].arguments if world.changes else {}
+        given = [(k, arguments[k]) for k in keys if arguments.get(k) not in (None, "", [])]
+        if len(given) == 1:
+            return str(given[0][1])
+        return ", ".join(f"{k.replace('_threshold', '').replace('_', ' ')} {v}" for k, v in given)
+
+    return value
+
+
 def _dispensed(record: Record | None, world: World, rng: Random) -> str:
     drug = after_dash(record) if record is not None else ""
     return f"{drug} (generic)" if drug and drug != (record.name if record else "") else ""
@@ -168,6 +181,9 @@ MORE_FILLERS: dict[str, Filler] = {
     "list": one_of("EU Consolidated Financial Sanctions List", "OFAC SDN List", "UK HMT List"),
     "folder": one_of("Archive"),
     "diff": _diff,
+    "granted": _written("privilege", "privileges", "role"),
+    "revoked": _written("privilege", "privileges", "role"),
+    "thresholds": _written("high_threshold", "low_threshold"),
     "sent_to": _recipient,
     "delivered_to": _recipient,
     "image": _image,
