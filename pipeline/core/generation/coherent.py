@@ -68,6 +68,8 @@ def cohere(value: MutableMapping[str, Any], world: World) -> None:
         for key in ("company_name", "issuer", "issuer_name", "company"):
             if isinstance(value.get(key), str):
                 value[key] = _ISSUERS.get(symbol.upper(), f"{symbol.upper()} Inc.")
+    if _number(value.get("cash")) and _number(value.get("buying_power")):
+        value["buying_power"] = value["cash"] * (2 if value.get("margin_enabled") else 1)
     _quoted(value)
     _lines(value)
     _ordered(value)

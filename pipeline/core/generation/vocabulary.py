@@ -191,6 +191,12 @@ def plausible_number(words: set[str], schema: Mapping[str, Any], kind: str, rng:
         value = round(rng.uniform(3.1, 9.8), 1)
     elif words & {"pressure", "psi"}:
         value = round(rng.uniform(2.1, 2.6), 1) if "bar" in words else rng.randint(32, 38)
+    elif words & {"volume", "shares", "float"}:
+        value = rng.randint(40_000, 9_000_000)  # shares traded or outstanding, not a handful
+    elif words & {"cap", "capitalisation", "capitalization"}:
+        value = round(rng.uniform(5e7, 3e11), -5)
+    elif words & {"pe", "ratio"}:
+        value = round(rng.uniform(8, 45), 1)
     elif words & {"exit", "errors", "failures", "failed"}:
         value = 0  # a run that finished reports no failures unless the world says so
     elif words & {"status", "code"} and kind == "integer":

@@ -5,6 +5,7 @@ lines, and an end never comes before its start."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from pipeline.core.generation.coherent import cohere, symbol_price
 from pipeline.core.generation.render import render
@@ -18,8 +19,8 @@ def test_a_quote_and_a_position_of_a_symbol_show_one_price(inputs: Inputs) -> No
     _, result = execute(world, tool, {"symbol": "NVDA"})
     quote = render(tool, result, world, {"symbol": "NVDA"}, random.Random(0))
     assert quote["day_low"] <= quote["bid"] <= quote["last"] <= quote["ask"] <= quote["day_high"]
-    position = {"symbol": "NVDA", "quantity": 45, "avg_cost": 88.1, "market_value": 1.0}
-    position["unrealized_pl"] = 0.0
+    position: dict[str, Any] = {"symbol": "NVDA", "quantity": 45, "avg_cost": 88.1}
+    position |= {"market_value": 1.0, "unrealized_pl": 0.0}
     cohere(position, world)
     assert position["market_value"] == round(45 * quote["last"], 2)
     assert position["unrealized_pl"] == round(position["market_value"] - 45 * 88.1, 2)
@@ -28,7 +29,7 @@ def test_a_quote_and_a_position_of_a_symbol_show_one_price(inputs: Inputs) -> No
 
 def test_totals_are_the_sum_of_their_lines_and_ends_follow_starts(inputs: Inputs) -> None:
     world = build_world(inputs.seeds["payments_invoicing"])
-    invoice = {
+    invoice: dict[str, Any] = {
         "lines": [{"quantity": 2, "unit_price": 40.0}, {"quantity": 1, "unit_price": 15.5}],
         "subtotal": 3.0,
         "vat": 19.1,
@@ -37,9 +38,9 @@ def test_totals_are_the_sum_of_their_lines_and_ends_follow_starts(inputs: Inputs
     }
     cohere(invoice, world)
     assert invoice["subtotal"] == 95.5 and invoice["total"] == 114.6
-    trip = {"start": "2024-11-20T09:00:00Z", "end": "2024-11-19T08:00:00Z"}
+    trip: dict[str, Any] = {"start": "2024-11-20T09:00:00Z", "end": "2024-11-19T08:00:00Z"}
     cohere(trip, world)
     assert trip["end"] > trip["start"]
-    listing = {"trips": [{"amount": 4.0}, {"amount": 6.0}], "total": 2}
+    listing: dict[str, Any] = {"trips": [{"amount": 4.0}, {"amount": 6.0}], "total": 2}
     cohere(listing, world)
     assert listing["total"] == 2, "a bare integer total counts the items"
