@@ -7,7 +7,7 @@ starts. Prices are the world's: one price per symbol, the same in every observat
 from __future__ import annotations
 
 import re
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from datetime import date, datetime, timedelta
 from typing import Any, TypeGuard
 
@@ -53,8 +53,11 @@ def symbol_price(world: World, symbol: str) -> float:
     return round(base, 2)
 
 
-def cohere(value: MutableMapping[str, Any], world: World) -> None:
-    """Make one rendered object's figures agree (in place); nested objects first."""
+def cohere(
+    value: MutableMapping[str, Any], world: World, arguments: Mapping[str, Any] | None = None
+) -> None:
+    """Make one rendered object's figures agree (in place); nested objects first. An
+    order's answer costs the ordered quantity at its limit or the symbol's price."""
     for item in value.values():
         if isinstance(item, MutableMapping):
             cohere(item, world)
@@ -62,6 +65,13 @@ def cohere(value: MutableMapping[str, Any], world: World) -> None:
             for sub in item:
                 if isinstance(sub, MutableMapping):
                     cohere(sub, world)
+    ordered = arguments or {}
+    if isinstance(ordered.get("symbol"), str) and _number(ordered.get("quantity")):
+        limit = ordered.get("limit_price")
+        price = limit if _number(limit) else symbol_price(world, ordered["symbol"])
+        for key in ("estimated_cost", "estimated_total", "notional", "estimated_proceeds"):
+            if _number(value.get(key)):
+                value[key] = round(ordered["quantity"] * price, 2)
     symbol = value.get("symbol")
     if isinstance(symbol, str) and symbol:
         _priced(value, symbol_price(world, symbol))

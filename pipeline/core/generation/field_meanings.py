@@ -10,7 +10,7 @@ import re
 from datetime import date, timedelta
 from random import Random
 
-from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.semantics import NAME_WORDS, refers_to, tokens
 from pipeline.core.generation.vocabulary import (
     FILLERS,
     Filler,
@@ -22,6 +22,7 @@ from pipeline.core.generation.vocabulary import (
     slug,
     someone,
 )
+from pipeline.core.model.seeding import stable_int
 from pipeline.core.model.world import Record, World
 
 _UNITS = (
@@ -135,8 +136,18 @@ def _written(*keys: str) -> Filler:
 
 
 def _dispensed(record: Record | None, world: World, rng: Random) -> str:
-    drug = after_dash(record) if record is not None else ""
-    return f"{drug} (generic)" if drug and drug != (record.name if record else "") else ""
+    """The product a substitution dispensed: the NDC and strength it was asked for."""
+    arguments = world.changes[-1].arguments if world.changes else {}
+    ndc, strength = arguments.get("new_drug_ndc"), arguments.get("strength")
+    drug = after_dash(record) if record is not None and after_dash(record) != record.name else ""
+    said = ", ".join(str(v) for v in (drug, strength) if v)
+    return f"{said} (NDC {ndc})" if ndc else said
+
+
+def _customs_mrn(record: Record | None, world: World, rng: Random) -> str:
+    """An EU customs Movement Reference Number: year, country, 14 characters."""
+    code = "".join(rng.choice("0123456789ABCDEFGHJKLMNPRSTUVWXYZ") for _ in range(14))
+    return f"{world.today[2:4]}NL{code}"
 
 
 MORE_FILLERS: dict[str, Filler] = {
@@ -222,6 +233,7 @@ IN_TOOL: dict[tuple[str, str], Filler] = {
         f"(cost=0.43..{rng.randint(120, 900)}.{rng.randint(10, 99)} rows={rng.randint(1, 400)})"
     ),
     ("plc", "mode"): one_of("RUN"),
+    ("customs", "mrn"): _customs_mrn,
     ("visit", "plan"): one_of(
         "Continue current medication; recheck in four weeks.",
         "Start the agreed treatment; review results at the next visit.",
@@ -248,3 +260,43 @@ def filled(
             value = filler(record, world, rng)
             return value if value or name == "stderr" else None
     return None
+
+
+def names_record(words: list[str], record: Record) -> bool:
+    """Whether a name field names this record: `name`, `display_name`, `patient_name` of a
+    patient; not `company_name` of a watchlist or `eta_name` of a traveller's profile."""
+    if not words or words[-1] not in NAME_WORDS:
+        return False
+    own = len(words) == 1 or words[0] in NAME_WORDS | {"short", "record", "item", "file"}
+    return own or refers_to("_".join(words[:-1]), record) > 0
+
+
+def party_name(words: list[str], record: Record | None, world: World) -> str | None:
+    """`seller_name` of a listing: the name of the seller it links to, else of one seller
+    of the world, the same one each time for this record."""
+    if words[-1:] != ["name"] or len(words) < 2:
+        return None
+    role = "_".join(words[:-1])
+    linked = world.get(str(record.attributes.get(role))) if record else None
+    if linked is not None:
+        return bare(linked)
+    family = [r for r in world.records if refers_to(role, r) >= 3]
+    if not family:
+        return None
+    return bare(family[stable_int(record.id if record else "-", role) % len(family)])
+
+
+def held_elsewhere(name: str, world: World, rng: Random) -> str | None:
+    """The same field as another record of the world holds it (an MRN, a section, a
+    carrier), its digits redrawn so no identifier is shared; short values only."""
+    held = sorted(
+        {
+            v
+            for r in world.records
+            if isinstance(v := r.attributes.get(name), str) and 0 < len(v) <= 40 and "\n" not in v
+        }
+    )
+    if not held:
+        return None
+    chosen = held[rng.randrange(len(held))]
+    return re.sub(r"\d", lambda _: str(rng.randint(0, 9)), chosen)

@@ -17,10 +17,9 @@ from datetime import date, datetime, time, timedelta
 from random import Random
 from typing import Any
 
-from pipeline.core.generation.field_meanings import filled
+from pipeline.core.generation.field_meanings import filled, held_elsewhere, names_record, party_name
 from pipeline.core.generation.population import FUTURE_DATE_WORDS
 from pipeline.core.generation.semantics import (
-    NAME_WORDS,
     PERSON_WORDS,
     is_free_text_field,
     refers_to,
@@ -95,14 +94,19 @@ class Plausible:
         if tokens(name)[-1:] in (["id"], ["ids"]) and self.links(name, record):
             # a link to another record: only where the schema insists, never invented freely
             return self.linked(name, record) if required else MISSING
-        known = filled(name, record, self.world, rng, self.tool)
+        # a field with a format (an email, a date, a link) is written to it, not filled
+        free = schema.get("format") is None
+        party = party_name(tokens(name), record, self.world) if free else None
+        if party is not None:
+            return party
+        known = filled(name, record, self.world, rng, self.tool) if free else None
         if known is not None:
             return known
         found = self.text(name, schema, record, rng)
         if found is not MISSING:
             return found
-        elsewhere = self.elsewhere(name, rng) if kind == "string" else MISSING
-        if elsewhere is not MISSING:
+        elsewhere = held_elsewhere(name, self.world, rng) if free and kind == "string" else None
+        if elsewhere is not None:
             return elsewhere
         examples = [e for e in schema.get("examples") or () if isinstance(e, str) and e]
         if examples:
@@ -132,23 +136,6 @@ class Plausible:
         chosen = values[seeded_rng("borrow", record.id, name).randrange(len(values))]
         return _as(chosen, kind)
 
-    def elsewhere(self, name: str, rng: Random) -> JSON:
-        """The same field as another record of the world holds it (an MRN, a section, a
-        carrier), its digits redrawn so no identifier is shared; short values only."""
-        held = sorted(
-            {
-                v
-                for r in self.world.records
-                if isinstance(v := r.attributes.get(name), str)
-                and 0 < len(v) <= 40
-                and "\n" not in v
-            }
-        )
-        if not held:
-            return MISSING
-        chosen = held[rng.randrange(len(held))]
-        return re.sub(r"\d", lambda _: str(rng.randint(0, 9)), chosen)
-
     def text(
         self, name: str, schema: Mapping[str, Any], record: Record | None, rng: Random
     ) -> JSON:
@@ -156,6 +143,8 @@ class Plausible:
         last = tokens(name)[-1] if tokens(name) else ""
         fmt = schema.get("format")
         ahead = bool(words & _AHEAD)
+        if words & {"rejection", "error", "failure", "declined"} and self.result.error is None:
+            return ""  # a call that worked reports no reason it failed
         if fmt == "date" or words & {"date", "day"}:
             days = rng.randint(1, 40)
             return (self.today + timedelta(days=days if ahead else -days)).isoformat()
@@ -315,15 +304,6 @@ class Plausible:
         if contacts:
             return contacts[rng.randrange(len(contacts))]
         return "Operations team"  # a world with no people: the team that runs it
-
-
-def names_record(words: list[str], record: Record) -> bool:
-    """Whether a name field names this record: `name`, `display_name`, `patient_name` of a
-    patient; not `company_name` of a watchlist or `eta_name` of a traveller's profile."""
-    if not words or words[-1] not in NAME_WORDS:
-        return False
-    own = len(words) == 1 or words[0] in NAME_WORDS | {"short", "record", "item", "file"}
-    return own or refers_to("_".join(words[:-1]), record) > 0
 
 
 def _from_name(words: set[str], record: Record) -> JSON:

@@ -15,7 +15,8 @@ from typing import Any
 
 from pipeline.core.generation import prose
 from pipeline.core.generation.coherent import cohere
-from pipeline.core.generation.plausible import MISSING, Plausible, names_record, schema_type
+from pipeline.core.generation.field_meanings import names_record
+from pipeline.core.generation.plausible import MISSING, Plausible, schema_type
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
     record_shaped,
@@ -67,7 +68,7 @@ def render(
         value = writer.object(schema, result.records[0] if result.records else None)
     if not isinstance(value, dict):
         return {}
-    cohere(value, world)
+    cohere(value, world, arguments)
     return value
 
 

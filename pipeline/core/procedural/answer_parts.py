@@ -91,12 +91,13 @@ def _in_my_words(text: str) -> str:
 
 def answering(payload: AgentResponseInput, rng: random.Random) -> list[str]:
     """The facts that answer the user's latest request first (by the words they share with
-    it), without id-only parts when a fact has more to say, and a write with nothing else
-    to report stated in one of several ways."""
+    it), a comparison first of all when it names two records, without id-only parts when a
+    fact has more to say, and a write with nothing else to report stated in one of several
+    ways. Construction's facts are what the answer must convey: all of them stay."""
     if payload.mode in ("ask_confirmation", "clarify"):
         return list(payload.facts)
     users = [t.text for t in payload.history if t.role == "user"][-3:]
-    wanted = set(re.findall(r"[a-z]{4,}", " ".join(users).lower()))
+    wanted = {w[:5] for w in re.findall(r"[a-z]{4,}", " ".join(users).lower())}
     given = [_trim(f) for f in payload.facts if f]
     refused = payload.mode == "refuse"  # a refusal restates only what construction gave
     asked = [] if refused else _asked(payload.history, payload.required_content or "", given)
@@ -105,16 +106,16 @@ def answering(payload: AgentResponseInput, rng: random.Random) -> list[str]:
     facts = given + asked + _nothing_found(payload.history)
     if comparison:  # the comparison states that figure of each: facts repeating it go
         facts = side_by_side + [f for f in facts if comparison[1] not in f.lower()]
-    facts = [
-        pick(rng, _DONE, {"what": f.removesuffix(" went through")})
-        if f.endswith(" went through")
-        else f
-        for f in facts
-    ]
+    done = {f for f in facts if f.endswith(" went through")}
     facts = [f for f in dict.fromkeys(facts) if not any(f != g and f in g for g in facts)]
-    score = {f: len(set(re.findall(r"[a-z]{4,}", f.lower())) & wanted) for f in facts}
-    score.update({f: 99 for f in side_by_side})
-    return sorted(facts, key=lambda f: -score[f])[:4]
+    score = {f: len({w[:5] for w in re.findall(r"[a-z]{4,}", f.lower())} & wanted) for f in facts}
+    score.update({f: 99 for f in side_by_side} | {f: 1 for f in done})
+    must = set(side_by_side) | {f for f in facts if f in given or f in done}
+    ranked = sorted(facts, key=lambda f: (f not in must, -score[f]))[: max(4, len(must))]
+    return [
+        pick(rng, _DONE, {"what": f.removesuffix(" went through")}) if f in done else f
+        for f in ranked
+    ]
 
 
 _LABELS = ("symbol", "name", "title", "display_name", "full_name", "label", "ticker")
