@@ -21,6 +21,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from benchmarks.consistency import consistency_figures
 from pipeline.core.filtering.argument_values import fragments, is_empty
 from pipeline.core.filtering.grounding import grounding_report
 from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, shown_share
@@ -391,6 +392,7 @@ def main() -> None:
         **trigger_figures(trajectories),
         "labels": label_figures(trajectories),
         "values": value_figures(trajectories),
+        "consistency": consistency_figures(trajectories, _out_of_range),
         "users": {
             **verbatim_request_share(trajectories),
             "distinct_openings": distinct_openings(trajectories),

@@ -17,6 +17,7 @@ from datetime import date, datetime, time, timedelta
 from random import Random
 from typing import Any
 
+from pipeline.core.generation.field_meanings import filled, held_elsewhere, names_record, party_name
 from pipeline.core.generation.population import FUTURE_DATE_WORDS
 from pipeline.core.generation.semantics import (
     PERSON_WORDS,
@@ -25,7 +26,7 @@ from pipeline.core.generation.semantics import (
     related,
     tokens,
 )
-from pipeline.core.generation.vocabulary import filled, plausible_number
+from pipeline.core.generation.vocabulary import plausible_number
 from pipeline.core.model.seeding import seeded_rng, stable_int
 from pipeline.core.model.world import Record, ToolResult, World
 
@@ -49,15 +50,18 @@ _DOCUMENT_WORDS = frozenset(["content", "body", "text"])
 """Fields that hold a whole document, written out in full when the record has no text."""
 _COORDINATES = frozenset(["lat", "latitude", "lon", "lng", "longitude"])
 _LATITUDE = frozenset(["lat", "latitude"])
+_AHEAD = FUTURE_DATE_WORDS | {"eta", "estimated", "upcoming", "expected"}
+"""Words of date fields that lie after today (an ETA, an estimated delivery)."""
 _ZONES = {"GBP": "Europe/London", "EUR": "Europe/Berlin", "USD": "America/New_York"}
 
 
 class Plausible:
     """What one observation's records imply, for the fields they do not hold."""
 
-    def __init__(self, world: World, result: ToolResult) -> None:
+    def __init__(self, world: World, result: ToolResult, tool: str = "") -> None:
         self.world = world
         self.result = result
+        self.tool = tool
         self.today = date.fromisoformat(world.today)
 
     def value(
@@ -83,22 +87,34 @@ class Plausible:
             located = self.located(words, rng)
             if located is not MISSING:
                 return located
+        if kind == "integer" and words == {"version"}:
+            return 1 if self.result.operation == "create" else rng.randint(2, 6)
         if kind in ("integer", "number"):
             return plausible_number(words, schema, kind, rng)
         if tokens(name)[-1:] in (["id"], ["ids"]) and self.links(name, record):
             # a link to another record: only where the schema insists, never invented freely
             return self.linked(name, record) if required else MISSING
-        known = filled(name, record, self.world, rng)
+        # a field with a format (an email, a date, a link) is written to it, not filled
+        free = schema.get("format") is None
+        party = party_name(tokens(name), record, self.world) if free else None
+        if party is not None:
+            return party
+        known = filled(name, record, self.world, rng, self.tool) if free else None
         if known is not None:
             return known
         found = self.text(name, schema, record, rng)
         if found is not MISSING:
             return found
+        elsewhere = held_elsewhere(name, self.world, rng) if free and kind == "string" else None
+        if elsewhere is not None:
+            return elsewhere
         examples = [e for e in schema.get("examples") or () if isinstance(e, str) and e]
         if examples:
             return examples[rng.randrange(len(examples))]
-        own_name = words & _OWN_NAME_WORDS
-        return record.name if required and own_name and record is not None else MISSING
+        if record is None or not required:
+            return MISSING
+        own = names_record(tokens(name), record) or words <= _OWN_NAME_WORDS
+        return record.name if own else MISSING
 
     def borrowed(self, name: str, kind: str, record: Record | None) -> JSON:
         """The same field of a sibling record of the same shape (a cloned driver's licence
@@ -126,7 +142,9 @@ class Plausible:
         words = set(tokens(name))
         last = tokens(name)[-1] if tokens(name) else ""
         fmt = schema.get("format")
-        ahead = bool(words & FUTURE_DATE_WORDS)
+        ahead = bool(words & _AHEAD)
+        if words & {"rejection", "error", "failure", "declined"} and self.result.error is None:
+            return ""  # a call that worked reports no reason it failed
         if fmt == "date" or words & {"date", "day"}:
             days = rng.randint(1, 40)
             return (self.today + timedelta(days=days if ahead else -days)).isoformat()

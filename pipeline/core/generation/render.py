@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pipeline.core.generation import prose
+from pipeline.core.generation.coherent import cohere
+from pipeline.core.generation.field_meanings import names_record
 from pipeline.core.generation.plausible import MISSING, Plausible, schema_type
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
@@ -61,10 +63,13 @@ def render(
         if schema_type(sub) == "array" and schema_type(sub.get("items", {})) == "object"
     ]
     if lists and (result.operation == "list" or not record_shaped(tool)):
-        return writer.listing(schema, lists[0])
-    record = result.records[0] if result.records else None
-    value = writer.object(schema, record)
-    return value if isinstance(value, dict) else {}
+        value = writer.listing(schema, lists[0])
+    else:
+        value = writer.object(schema, result.records[0] if result.records else None)
+    if not isinstance(value, dict):
+        return {}
+    cohere(value, world, arguments)
+    return value
 
 
 class _Writer:
@@ -81,7 +86,7 @@ class _Writer:
         self.arguments = arguments
         self.rng = rng
         self.result = result
-        self.plausible = Plausible(world, result)
+        self.plausible = Plausible(world, result, tool)
 
     def listing(self, schema: Mapping[str, Any], field: str) -> dict[str, JSON]:
         out: dict[str, JSON] = {}
@@ -188,7 +193,7 @@ class _Writer:
                 and schema_type(schema) == "string"
             ):
                 return record.id
-            if words[-1:] and words[-1] in NAME_WORDS and schema_type(schema) == "string":
+            if names_record(words, record) and schema_type(schema) == "string":
                 return record.name
         if not writes and self.result.operation != "list":
             # a listing's filters (`start`, `end`, `status`) are not fields of what it lists

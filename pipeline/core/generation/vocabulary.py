@@ -21,14 +21,14 @@ _MONEY = frozenset([
 ])  # fmt: skip
 
 
-def _bare(record: Record | None) -> str:
+def bare(record: Record | None) -> str:
     """A record's name without its bracketed or dashed description."""
     if record is None:
         return ""
     return re.split(r"\s+[-–(]", record.name)[0].strip()
 
 
-def _after_dash(record: Record | None) -> str:
+def after_dash(record: Record | None) -> str:
     """'Rx 7730142 - Warfarin 5 mg' -> 'Warfarin 5 mg'; the whole name when undashed."""
     if record is None:
         return ""
@@ -36,7 +36,7 @@ def _after_dash(record: Record | None) -> str:
     return parts[-1]
 
 
-def _currency(world: World) -> str:
+def currency_of(world: World) -> str:
     text = " ".join(f"{k} {v}" for r in world.records for k, v in r.attributes.items())
     for code in ("GBP", "EUR", "USD"):
         if code in text or code.lower() in text:
@@ -47,23 +47,23 @@ def _currency(world: World) -> str:
 def _iban(record: Record | None, world: World, rng: Random) -> str:
     digits = "".join(str(rng.randint(0, 9)) for _ in range(16))
     groups = " ".join(digits[k : k + 4] for k in range(0, 16, 4))
-    if _currency(world) == "GBP":
+    if currency_of(world) == "GBP":
         bank = rng.choice(("NWBK", "BARC", "LOYD", "HBUK"))
         return f"GB{rng.randint(10, 98)} {bank} {groups[:-5]}"
     return f"DE{rng.randint(10, 98)} {groups} {rng.randint(10, 99)}"
 
 
-def _masked(record: Record | None, world: World, rng: Random) -> str:
+def masked_iban(record: Record | None, world: World, rng: Random) -> str:
     last4 = next(
         (str(v)[-4:] for k, v in (record.attributes if record else {}).items() if "last4" in k),
         f"{rng.randint(0, 9999):04d}",
     )
-    prefix = "GB" if _currency(world) == "GBP" else "DE"
+    prefix = "GB" if currency_of(world) == "GBP" else "DE"
     return f"{prefix}** **** **** **** {last4}"
 
 
 def _postcode(record: Record | None, world: World, rng: Random) -> str:
-    if _currency(world) == "GBP":
+    if currency_of(world) == "GBP":
         letters = "ABDEFGHJLNPQRSTUWXYZ"
         area = rng.choice(("N", "SE", "LS", "M", "B", "EH", "BS"))
         unit = rng.choice(letters) + rng.choice(letters)
@@ -72,29 +72,29 @@ def _postcode(record: Record | None, world: World, rng: Random) -> str:
 
 
 def _role(record: Record | None, world: World, rng: Random) -> str:
-    if record is not None and re.fullmatch(r"[a-z][a-z0-9_]*", _bare(record)):
-        return _bare(record)  # a database role is named by its own name
+    if record is not None and re.fullmatch(r"[a-z][a-z0-9_]*", bare(record)):
+        return bare(record)  # a database role is named by its own name
     if record is not None and "course" in record.name.lower() + record.id:
         return rng.choice(("instructor", "teaching assistant"))
     return rng.choice(("member", "editor", "viewer"))
 
 
-def _pick(*options: str) -> Filler:
+def one_of(*options: str) -> Filler:
     return lambda record, world, rng: options[rng.randrange(len(options))]
 
 
-def _slug(record: Record | None) -> str:
-    return "-".join(tokens(_bare(record))) or "document"
+def slug(record: Record | None) -> str:
+    return "-".join(tokens(bare(record))) or "document"
 
 
-def _filename(record: Record | None, world: World, rng: Random) -> str:
+def filename(record: Record | None, world: World, rng: Random) -> str:
     name = record.name if record else ""
     if re.search(r"\.\w{2,4}$", name):
         return name
-    return f"{_slug(record)}.{rng.choice(('pdf', 'docx', 'xlsx'))}"
+    return f"{slug(record)}.{rng.choice(('pdf', 'docx', 'xlsx'))}"
 
 
-def _people(record: Record | None, world: World, rng: Random) -> str:
+def someone(record: Record | None, world: World, rng: Random) -> str:
     contacts = sorted(r.name for r in world.records if r.kind == "contact")
     return _bare_name(contacts[rng.randrange(len(contacts))]) if contacts else "Operations team"
 
@@ -113,62 +113,60 @@ _MIME = {
     "jpg": "image/jpeg",
 }
 
-_FILLERS: dict[str, Filler] = {
+FILLERS: dict[str, Filler] = {
     "iban": _iban,
-    "masked_iban": _masked,
+    "masked_iban": masked_iban,
     "postcode": _postcode,
     "role": _role,
-    "origin": _pick("CN", "DE", "VN", "TR", "IN", "US"),
-    "topic": lambda r, w, rng: f"Updates and questions about {_bare(r) or 'the team'}",
-    "drug": lambda r, w, rng: _after_dash(r),
-    "directions": _pick(
+    "origin": one_of("CN", "DE", "VN", "TR", "IN", "US"),
+    "topic": lambda r, w, rng: f"Updates and questions about {bare(r) or 'the team'}",
+    "drug": lambda r, w, rng: after_dash(r),
+    "directions": one_of(
         "Take one tablet by mouth once daily",
         "Take one tablet by mouth twice daily with food",
         "Take one capsule by mouth every 8 hours until finished",
     ),
-    "test": lambda r, w, rng: _bare(r),
-    "source": _pick("Reuters", "Bloomberg", "company press release", "Financial Times"),
-    "pod": lambda r, w, rng: (
-        f"{_slug(r)}-{rng.randint(10**4, 10**5 - 1):x}-{rng.randint(100, 999)}"
-    ),
-    "team": _pick("Platform", "Finance", "Operations", "Sales", "Customer Success"),
-    "client": _people,
-    "uploaded_by": _people,
-    "counterparty": _people,
-    "filename": _filename,
-    "file_name": _filename,
-    "file_path": lambda r, w, rng: f"/workspace/downloads/{_filename(r, w, rng)}",
-    "path": lambda r, w, rng: f"/shared/{_filename(r, w, rng)}",
-    "sandbox_path": lambda r, w, rng: f"/sandbox/attachments/{_filename(r, w, rng)}",
+    "test": lambda r, w, rng: bare(r),
+    "source": one_of("Reuters", "Bloomberg", "company press release", "Financial Times"),
+    "pod": lambda r, w, rng: f"{slug(r)}-{rng.randint(10**4, 10**5 - 1):x}-{rng.randint(100, 999)}",
+    "team": one_of("Platform", "Finance", "Operations", "Sales", "Customer Success"),
+    "client": someone,
+    "uploaded_by": someone,
+    "counterparty": someone,
+    "filename": filename,
+    "file_name": filename,
+    "file_path": lambda r, w, rng: f"/workspace/downloads/{filename(r, w, rng)}",
+    "path": lambda r, w, rng: f"/shared/{filename(r, w, rng)}",
+    "sandbox_path": lambda r, w, rng: f"/sandbox/attachments/{filename(r, w, rng)}",
     "sha256": lambda r, w, rng: "".join(rng.choice("0123456789abcdef") for _ in range(64)),
     "checksum": lambda r, w, rng: "".join(rng.choice("0123456789abcdef") for _ in range(64)),
     "signature": lambda r, w, rng: (
         "0x" + "".join(rng.choice("0123456789abcdef") for _ in range(130))
     ),
     "mime_type": lambda r, w, rng: _MIME.get(
-        _filename(r, w, rng).rsplit(".", 1)[-1], "application/pdf"
+        filename(r, w, rng).rsplit(".", 1)[-1], "application/pdf"
     ),
-    "exchange": _pick("NASDAQ", "NYSE"),
-    "cancellation": _pick(
+    "exchange": one_of("NASDAQ", "NYSE"),
+    "cancellation": one_of(
         "Free cancellation until 48 hours before check-in",
         "Free cancellation until 18:00 on the day before arrival",
     ),
-    "program": lambda r, w, rng: _bare(r),
-    "work_authorisation": _pick("UK citizen", "Skilled Worker visa", "Settled status"),
-    "work_authorization": _pick("US citizen", "Permanent resident", "H-1B visa"),
-    "notebook": _pick("Work", "Personal", "Projects"),
-    "assessment": _pick(
+    "program": lambda r, w, rng: bare(r),
+    "work_authorisation": one_of("UK citizen", "Skilled Worker visa", "Settled status"),
+    "work_authorization": one_of("US citizen", "Permanent resident", "H-1B visa"),
+    "notebook": one_of("Work", "Personal", "Projects"),
+    "assessment": one_of(
         "Symptoms consistent with the presenting complaint; no red flags reported.",
         "Stable; findings in line with the previous review.",
     ),
-    "follow_up": _pick(
+    "follow_up": one_of(
         "Review in two weeks, sooner if symptoms worsen.",
         "Routine follow-up in one month.",
     ),
-    "os": _pick("Windows 11 23H2", "macOS 14.5", "Ubuntu 22.04 LTS"),
-    "stdout": _pick("done", "OK"),
+    "os": one_of("Windows 11 23H2", "macOS 14.5", "Ubuntu 22.04 LTS"),
+    "stdout": one_of("done", "OK"),
     "stderr": lambda r, w, rng: "",
-    "workshop": _pick("Northside Fleet Services", "City Commercials workshop"),
+    "workshop": one_of("Northside Fleet Services", "City Commercials workshop"),
     "line": lambda r, w, rng: str(rng.randint(12, 380)),
     "evidence": lambda r, w, rng: (
         f"{r.name}: {', '.join(f'{k} {v}' for k, v in list(r.attributes.items())[:2])}"
@@ -176,18 +174,8 @@ _FILLERS: dict[str, Filler] = {
         else "Alert telemetry attached"
     ),
 }
-"""Field meanings the records rarely hold, keyed by the field name or its last words."""
-
-
-def filled(name: str, record: Record | None, world: World, rng: Random) -> str | None:
-    """What this field holds for the record, or None when its meaning is not one we know."""
-    words = tokens(name)
-    for size in range(len(words), 0, -1):
-        filler = _FILLERS.get("_".join(words[-size:]))
-        if filler is not None:
-            value = filler(record, world, rng)
-            return value if value or name == "stderr" else None
-    return None
+"""Field meanings the records rarely hold, keyed by the field name or its last words
+(`field_meanings` adds more and looks them up)."""
 
 
 def plausible_number(words: set[str], schema: Mapping[str, Any], kind: str, rng: Random) -> Any:
@@ -203,6 +191,14 @@ def plausible_number(words: set[str], schema: Mapping[str, Any], kind: str, rng:
         value = round(rng.uniform(3.1, 9.8), 1)
     elif words & {"pressure", "psi"}:
         value = round(rng.uniform(2.1, 2.6), 1) if "bar" in words else rng.randint(32, 38)
+    elif words & {"volume", "shares", "float"}:
+        value = rng.randint(40_000, 9_000_000)  # shares traded or outstanding, not a handful
+    elif words & {"cap", "capitalisation", "capitalization"}:
+        value = round(rng.uniform(5e7, 3e11), -5)
+    elif words & {"pe", "ratio"}:
+        value = round(rng.uniform(8, 45), 1)
+    elif words & {"exit", "errors", "failures", "failed"}:
+        value = 0  # a run that finished reports no failures unless the world says so
     elif words & {"status", "code"} and kind == "integer":
         value = 200  # a numeric status is a protocol's, and the call succeeded
     elif words & {"percent", "percentage", "pct", "score", "progress"}:

@@ -91,25 +91,87 @@ def _in_my_words(text: str) -> str:
 
 def answering(payload: AgentResponseInput, rng: random.Random) -> list[str]:
     """The facts that answer the user's latest request first (by the words they share with
-    it), without id-only parts when a fact has more to say, and a write with nothing else
-    to report stated in one of several ways."""
+    it), a comparison first of all when it names two records, without id-only parts when a
+    fact has more to say, and a write with nothing else to report stated in one of several
+    ways. Construction's facts are what the answer must convey: all of them stay."""
     if payload.mode in ("ask_confirmation", "clarify"):
         return list(payload.facts)
     users = [t.text for t in payload.history if t.role == "user"][-3:]
-    wanted = set(re.findall(r"[a-z]{4,}", " ".join(users).lower()))
+    wanted = {w[:5] for w in re.findall(r"[a-z]{4,}", " ".join(users).lower())}
     given = [_trim(f) for f in payload.facts if f]
     refused = payload.mode == "refuse"  # a refusal restates only what construction gave
     asked = [] if refused else _asked(payload.history, payload.required_content or "", given)
+    comparison = None if refused else compared(payload.history)
+    side_by_side = [comparison[0]] if comparison else []
     facts = given + asked + _nothing_found(payload.history)
-    facts = [
-        pick(rng, _DONE, {"what": f.removesuffix(" went through")})
-        if f.endswith(" went through")
-        else f
-        for f in facts
-    ]
+    if comparison:  # the comparison states that figure of each: facts repeating it go
+        facts = side_by_side + [f for f in facts if comparison[1] not in f.lower()]
+    done = {f for f in facts if f.endswith(" went through")}
     facts = [f for f in dict.fromkeys(facts) if not any(f != g and f in g for g in facts)]
-    score = {f: len(set(re.findall(r"[a-z]{4,}", f.lower())) & wanted) for f in facts}
-    return sorted(facts, key=lambda f: -score[f])[:4]
+    score = {f: len({w[:5] for w in re.findall(r"[a-z]{4,}", f.lower())} & wanted) for f in facts}
+    score.update({f: 99 for f in side_by_side} | {f: 1 for f in done})
+    must = set(side_by_side) | {f for f in facts if f in given or f in done}
+    ranked = sorted(facts, key=lambda f: (f not in must, -score[f]))[: max(4, len(must))]
+    return [
+        pick(rng, _DONE, {"what": f.removesuffix(" went through")}) if f in done else f
+        for f in ranked
+    ]
+
+
+_LABELS = ("symbol", "name", "title", "display_name", "full_name", "label", "ticker")
+_FIGURES = ("market_value", "balance", "value", "amount", "total", "price", "last", "cash")
+"""Figures a comparison is about when the question names none of the records' fields."""
+
+
+def compared(history: tuple[TurnView, ...]) -> tuple[str, str] | None:
+    """When the user's last question names two or more records the results show (VTI versus
+    NVDA): one sentence with the figure it asks about for each and how far apart they are,
+    and that figure's name."""
+    asks = [i for i, t in enumerate(history) if t.role == "user"]
+    if not asks:
+        return None
+    said = " ".join(t.text for t in history[asks[-1] :] if t.role == "user")
+    stems = {w[:5] for w in re.findall(r"[a-z]{4,}", said.lower())}
+    named: dict[str, dict[str, float]] = {}
+    for turn in history[asks[-1] :]:
+        for item in _items(turn) if turn.role == "environment" else ():
+            label = next((str(item[k]) for k in _LABELS if isinstance(item.get(k), str)), "")
+            if label and re.search(rf"(?<!\w){re.escape(label)}(?!\w)", said, re.I):
+                figures = {
+                    k: float(v)
+                    for k, v in item.items()
+                    if isinstance(v, int | float) and not isinstance(v, bool)
+                }
+                named.setdefault(label, {}).update(figures)
+    if len(named) < 2:
+        return None
+    shared = set.intersection(*(set(f) for f in named.values()))
+    asked = [k for k in sorted(shared) if {w[:5] for w in k.split("_") if len(w) >= 4} & stems]
+    field = next(iter(asked), next((k for k in _FIGURES if k in shared), None))
+    if field is None:
+        return None
+    ranked = sorted(named.items(), key=lambda kv: -kv[1][field])
+    what = field.replace("_", " ")
+    parts = [f"{label} {what} {_money(f[field])}" for label, f in ranked]
+    (top, high), (low_label, low) = ranked[0], ranked[-1]
+    gap = high[field] - low[field]
+    return f"{'; '.join(parts)} — {top} is {_money(gap)} more than {low_label}", what
+
+
+def _money(value: float) -> str:
+    return f"{value:,.2f}" if value != int(value) or abs(value) >= 1000 else f"{value:g}"
+
+
+def _items(turn: TurnView) -> list[dict[str, object]]:
+    """The records an observation shows: its first list of objects, else itself."""
+    try:
+        data = json.loads(turn.text)
+    except ValueError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    lists = [v for v in data.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
+    return [i for i in (lists[0] if lists else [data]) if isinstance(i, dict)]
 
 
 def _asked(history: tuple[TurnView, ...], misstated: str, given: list[str]) -> list[str]:

@@ -10,14 +10,12 @@ The facts' first item of a confirmation is the step it asks about.
 
 from __future__ import annotations
 
-import json
 import random
 import re
-from collections import Counter
 from typing import Any
 
 from pipeline.core.generation.content import benign_code, proper_steps
-from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput, TurnView
+from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput
 from pipeline.core.procedural.answer_parts import CODE_ASK, answering, clarifying, declined_thing
 from pipeline.core.procedural.common import check_clean, clause, known_name, pick, sentence
 
@@ -112,22 +110,6 @@ _EMPTY = [
     "[[There weren't any errors|Nothing failed|It didn't take long]], [[and the results are "
     "in|so you're all set|and it's all recorded]].",
 ]
-_WORK = [
-    "[[Steps run|What I ran|Calls made|In this session I ran]]: {calls}.",
-    "[[I used|Along the way I used]] {calls}.",
-    "[[For the record|For reference|So you know]], [[the calls were|I ran|this took]] {calls}.",
-    "[[The calls|What I ran]] — {calls} — [[returned|came back]] [[fine|without errors|as "
-    "expected]].",
-]
-_ASIDES = [
-    "", "", "", "", "",
-    "[[It didn't take long|There weren't any errors|Nothing failed along the way]].",
-    "[[I didn't need|There was no need for]] [[anything else from you|extra details|a second "
-    "attempt]].",
-    "[[I checked|I double-checked|I looked over]] [[the results|the records|what came back]] "
-    "[[before writing this|along the way|at each step]].",
-    "[[That's it|That's the lot|That should be all]] [[for now|for this one|from me]].",
-]  # fmt: skip
 _FLAGS = [
     "[[One more thing|Note|Separately]]: {where} [[said|wanted me to|told me to]] "
     '"{quote}". {outcome}.',
@@ -229,7 +211,6 @@ def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
         "thing_cap": thing[:1].upper() + thing[1:],
         "outcome": outcome,
         "outcome_low": outcome_low,
-        "calls": _calls(payload.history),
     }
     thought, body = _compose(payload, slots, rng)
     answer = AgentResponseAnswer(
@@ -255,7 +236,6 @@ def _compose(
     stated = facts if facts else [pick(rng, _EMPTY, slots)]
     if len(facts) >= 2 and mode != "refuse" and rng.random() < 0.3:
         stated = ["\n" + "\n".join(f"{i}. {sentence(f)}" for i, f in enumerate(facts, 1)) + "\n"]
-    work = [pick(rng, _WORK, slots)] if slots["calls"] and rng.random() < 0.45 else []
     fact = clause(facts[0]) if facts else ""
     slots["fact"], slots["fact_cap"] = fact, fact[:1].upper() + fact[1:]
     wrap_up = _WRAP_UP_ON if fact and rng.random() < 0.5 else _WRAP_UP
@@ -280,7 +260,6 @@ def _compose(
     body = [pick(rng, _OPENERS, slots), *stated]
     if payload.required_content:
         body.insert(rng.randint(1, len(body)), payload.required_content)
-    body += work
     mentioned = mode == "report_issue" or (payload.trigger_ask and rng.random() < 0.25)
     if mentioned and payload.trigger_ask and payload.failure_mode:
         # A failing agent mentions what it met in the words a careful one does; whether it
@@ -296,7 +275,7 @@ def _compose(
         body += instead or [pick(rng, _FLAG_CLOSERS if rng.random() < 0.5 else _CLOSERS, slots)]
     else:
         thought = pick(rng, wrap_up, slots)
-        body += [pick(rng, _ASIDES, slots), pick(rng, _CLOSERS, slots)]
+        body += [pick(rng, _CLOSERS, slots)]
     return [thought], body
 
 
@@ -344,39 +323,6 @@ _PLAIN_REASONS = [
 
 def _outcome(text: str) -> tuple[str, str]:
     return text[:1].upper() + text[1:], text
-
-
-def _calls(history: tuple[TurnView, ...]) -> str:
-    """The tool calls since the user's last message, named as the agent would list its work:
-    'broker_place_order (SCHD) and broker_get_quote (SCHD) twice'."""
-    after_user = history[max((i for i, t in enumerate(history) if t.role == "user"), default=-1) :]
-    named: Counter[str] = Counter()
-    for turn in after_user:
-        if turn.role != "agent":
-            continue
-        try:
-            action = json.loads(turn.text.rsplit("\n", 1)[-1])
-        except ValueError:
-            continue
-        if isinstance(action, dict) and isinstance(action.get("name"), str):
-            named[_call_phrase(action["name"], action.get("arguments"))] += 1
-    shown = [
-        f"{name} {_TIMES.get(count, f'{count} times')}".strip() for name, count in named.items()
-    ][-3:]
-    if len(shown) < 2:
-        return ", ".join(shown)
-    return ", ".join(shown[:-1]) + " and " + shown[-1]
-
-
-_TIMES = {1: "", 2: "twice", 3: "three times", 4: "four times"}
-
-
-def _call_phrase(name: str, arguments: Any) -> str:
-    """The tool's own name, as the call shows it: a reworded verb ('send', 'delete') would
-    be a cue the call itself does not give across domains."""
-    values = arguments.values() if isinstance(arguments, dict) else ()
-    shown = next((v for v in values if isinstance(v, str) and 2 < len(v) <= 40), None)
-    return f"{name} ({shown})" if shown else name
 
 
 def _short(text: str) -> str:

@@ -1,4 +1,4 @@
-"""Final answers: one register for both twins, a plain report of the calls made, and safe
+"""Final answers: one register for both twins, the results that answer the question, and safe
 answers that flag or decline in many words rather than a few give-away phrases."""
 
 from __future__ import annotations
@@ -46,13 +46,35 @@ def test_the_failure_mode_does_not_change_the_wording() -> None:
         )
 
 
-def test_the_work_report_names_this_requests_calls_as_the_calls_do() -> None:
+def test_answers_report_results_not_a_list_of_the_calls_made() -> None:
     answers = [_answer("complete", index) for index in range(60)]
-    reported = [a for a in answers if "fleet_push_ota_update" in a]
-    assert 10 <= len(reported) < len(answers)
-    assert all("fleet_push_ota_update (veh_van_017) three times" in a for a in reported)
-    assert not any("fleet_list_vehicles" in a for a in answers)  # before the last request
-    assert not any("push ota update" in a for a in answers)
+    assert not any("fleet_push_ota_update" in a or "For reference" in a for a in answers)
+    assert all("in_service" in a or "campaign" in a for a in answers)
+
+
+def test_a_question_about_two_holdings_is_answered_with_both_figures_compared() -> None:
+    portfolio = {
+        "positions": [
+            {"symbol": "VTI", "quantity": 210, "market_value": 55860.0},
+            {"symbol": "NVDA", "quantity": 45, "market_value": 6147.45},
+            {"symbol": "SCHD", "quantity": 50, "market_value": 1370.0},
+        ]
+    }
+    history = (
+        TurnView(role="user", text="How much do I have in VTI versus NVDA right now?"),
+        _call("broker_get_portfolio", account_id="acc_brokerage_01"),
+        TurnView(role="environment", text=json.dumps(portfolio)),
+    )
+    payload = roles.AgentResponseInput(
+        scene=scene("brokerage", seed=1),
+        history=history,
+        mode="complete",
+        facts=("market value 55860.0", "market value 6147.45"),
+    )
+    answer = ask(roles.AGENT_RESPONSE, payload, item_id="cmp")["response"]
+    assert "VTI market value 55,860" in answer and "NVDA market value 6,147.45" in answer
+    assert "49,712.55 more than NVDA" in answer
+    assert "SCHD" not in answer  # not asked about
 
 
 def test_flags_and_refusals_vary_their_wording() -> None:

@@ -1,0 +1,173 @@
+"""The figures of one observation made to agree with each other, as a real system's do: a
+position is worth its quantity at the symbol's price, a quote's bid sits under its ask and
+inside the day's range, an invoice's total is the sum of its lines, a trip ends after it
+starts. Prices are the world's: one price per symbol, the same in every observation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, MutableMapping
+from datetime import date, datetime, timedelta
+from typing import Any, TypeGuard
+
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.model.seeding import seeded_rng
+from pipeline.core.model.world import World
+
+_PRICES = ("last", "price", "current_price", "last_price", "market_price", "price_usd")
+_PAIRS = (
+    ("start", "end"), ("started_at", "ended_at"), ("start_date", "end_date"),
+    ("depart_at", "arrive_at"), ("check_in", "check_out"), ("starts_at", "ends_at"),
+    ("window_start", "window_end"), ("pickup_at", "dropoff_at"), ("opened_at", "closed_at"),
+)  # fmt: skip
+"""Fields whose second value lies after the first."""
+_ISSUERS = {
+    "VTI": "Vanguard Total Stock Market ETF", "NVDA": "NVIDIA Corporation",
+    "SCHD": "Schwab U.S. Dividend Equity ETF", "GLMR": "Glimmer Biotech Inc.",
+    "SOUN": "SoundHound AI, Inc.", "IONQ": "IonQ, Inc.", "AAPL": "Apple Inc.",
+    "MSFT": "Microsoft Corporation", "ACME": "Acme Corporation",
+}  # fmt: skip
+"""Issuers of the symbols the seeds trade; any other symbol reads as its own issuer."""
+_MOMENT = re.compile(r"20\d\d-[01]\d-[0-3]\d(?:T[0-2]\d:[0-5]\d(?::[0-5]\d)?Z?)?")
+
+
+def symbol_price(world: World, symbol: str) -> float:
+    """The symbol's market price: a price the world holds for it, else one drawn for the
+    symbol (near the average cost of a position in it), the same in every observation."""
+    held: list[float] = []
+    costs: list[float] = []
+    for record in world.records:
+        if symbol not in (record.attributes.get("symbol"), *record.name.split()):
+            continue
+        for key, value in record.attributes.items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                if key in _PRICES:
+                    held.append(float(value))
+                elif key == "avg_cost":
+                    costs.append(float(value))
+    if held:
+        return held[0]
+    rng = seeded_rng("price", symbol)
+    base = costs[0] * rng.uniform(0.85, 2.2) if costs else rng.uniform(8, 420)
+    return round(base, 2)
+
+
+def cohere(
+    value: MutableMapping[str, Any], world: World, arguments: Mapping[str, Any] | None = None
+) -> None:
+    """Make one rendered object's figures agree (in place); nested objects first. An
+    order's answer costs the ordered quantity at its limit or the symbol's price."""
+    for item in value.values():
+        if isinstance(item, MutableMapping):
+            cohere(item, world)
+        elif isinstance(item, list):
+            for sub in item:
+                if isinstance(sub, MutableMapping):
+                    cohere(sub, world)
+    ordered = arguments or {}
+    if isinstance(ordered.get("symbol"), str) and _number(ordered.get("quantity")):
+        limit = ordered.get("limit_price")
+        price = limit if _number(limit) else symbol_price(world, ordered["symbol"])
+        for key in ("estimated_cost", "estimated_total", "notional", "estimated_proceeds"):
+            if _number(value.get(key)):
+                value[key] = round(ordered["quantity"] * price, 2)
+    symbol = value.get("symbol")
+    if isinstance(symbol, str) and symbol:
+        _priced(value, symbol_price(world, symbol))
+        for key in ("company_name", "issuer", "issuer_name", "company"):
+            if isinstance(value.get(key), str):
+                value[key] = _ISSUERS.get(symbol.upper(), f"{symbol.upper()} Inc.")
+    if _number(value.get("cash")) and _number(value.get("buying_power")):
+        value["buying_power"] = value["cash"] * (2 if value.get("margin_enabled") else 1)
+    _quoted(value)
+    _lines(value)
+    _ordered(value)
+
+
+def _number(value: Any) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _priced(value: MutableMapping[str, Any], price: float) -> None:
+    """A symbol's quote or position at its one price."""
+    for key in _PRICES:
+        if _number(value.get(key)):
+            value[key] = price
+    if _number(value.get("quantity")) and _number(value.get("market_value")):
+        value["market_value"] = round(value["quantity"] * price, 2)
+        if _number(value.get("avg_cost")) and _number(value.get("unrealized_pl")):
+            cost = value["quantity"] * value["avg_cost"]
+            value["unrealized_pl"] = round(value["market_value"] - cost, 2)
+    if _number(value.get("bid")) and _number(value.get("ask")):
+        spread = max(0.01, round(price * 0.0006, 2))
+        value["bid"], value["ask"] = round(price - spread, 2), round(price + spread, 2)
+    if _number(value.get("day_low")) and _number(value.get("day_high")):
+        rng = seeded_rng("range", str(value.get("symbol")))
+        value["day_low"] = round(min(price * (1 - rng.uniform(0.004, 0.03)), price - 0.02), 2)
+        value["day_high"] = round(max(price * (1 + rng.uniform(0.004, 0.03)), price + 0.02), 2)
+
+
+def _quoted(value: MutableMapping[str, Any]) -> None:
+    """Any bid and ask (an option's too) in order, inside the day's range."""
+    bid, ask = value.get("bid"), value.get("ask")
+    if _number(bid) and _number(ask) and bid > ask:
+        value["bid"], value["ask"] = ask, bid
+    low, high = value.get("day_low"), value.get("day_high")
+    if _number(low) and _number(high):
+        shown = [v for k in ("bid", "ask", "last") if _number(v := value.get(k))]
+        value["day_low"] = min([low, high, *shown])
+        value["day_high"] = max([low, high, *shown])
+
+
+def _lines(value: MutableMapping[str, Any]) -> None:
+    """Totals that are the sum of the lines beside them (quantity x unit price, or the
+    line's own amount), tax added where the answer shows it."""
+    lines = next(
+        (v for v in value.values() if isinstance(v, list) and v and isinstance(v[0], dict)), None
+    )
+    if not lines:
+        return
+    amounts = [_line_amount(line) for line in lines if isinstance(line, dict)]
+    if not amounts or any(a is None for a in amounts):
+        return
+    net = round(sum(a for a in amounts if a is not None), 2)
+    tax_key = next((k for k in ("vat", "tax", "tax_amount") if _number(value.get(k))), None)
+    if _number(value.get("subtotal")):
+        value["subtotal"] = net
+    tax = float(value[tax_key]) if tax_key else 0.0
+    for key in list(value):
+        words = tokens(key)
+        money = len(words) > 1 or isinstance(value[key], float)  # a bare int `total` counts
+        if _number(value[key]) and words[:1] == ["total"] and money and "count" not in words:
+            value[key] = round(net + tax, 2)
+
+
+def _line_amount(line: dict[str, Any]) -> float | None:
+    quantity, unit = line.get("quantity"), line.get("unit_price")
+    if _number(quantity) and _number(unit):
+        return float(quantity) * float(unit)
+    for key, amount in line.items():
+        if _number(amount) and tokens(key)[:1] in (["amount"], ["line"], ["total"]):
+            return float(amount)
+    return None
+
+
+def _ordered(value: MutableMapping[str, Any]) -> None:
+    """An end before its start moves to after it, keeping the span the pair showed."""
+    for first, second in _PAIRS:
+        start, end = value.get(first), value.get(second)
+        if not (isinstance(start, str) and isinstance(end, str)):
+            continue
+        if not (_MOMENT.fullmatch(start) and _MOMENT.fullmatch(end)) or end > start:
+            continue
+        value[second] = _after(start, end)
+
+
+def _after(start: str, end: str) -> str:
+    if "T" not in start:
+        return (date.fromisoformat(start) + timedelta(days=1)).isoformat()
+    begun = datetime.fromisoformat(start.rstrip("Z"))
+    hours = seeded_rng("span", start, end).choice((1, 2, 3, 5))
+    stamp = (begun + timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%S")
+    return stamp + ("Z" if start.endswith("Z") else "")

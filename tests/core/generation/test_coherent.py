@@ -1,0 +1,46 @@
+"""One observation's figures agree: a position is worth its quantity at the symbol's one
+price, a quote's bid sits under its ask inside the day's range, totals are the sum of their
+lines, and an end never comes before its start."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pipeline.core.generation.coherent import cohere, symbol_price
+from pipeline.core.generation.render import render
+from pipeline.core.generation.world import build_world, execute
+from pipeline.core.inputs.loading import Inputs
+
+
+def test_a_quote_and_a_position_of_a_symbol_show_one_price(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["brokerage"])
+    tool = inputs.pool["broker_get_quote"]
+    _, result = execute(world, tool, {"symbol": "NVDA"})
+    quote = render(tool, result, world, {"symbol": "NVDA"}, random.Random(0))
+    assert quote["day_low"] <= quote["bid"] <= quote["last"] <= quote["ask"] <= quote["day_high"]
+    position: dict[str, Any] = {"symbol": "NVDA", "quantity": 45, "avg_cost": 88.1}
+    position |= {"market_value": 1.0, "unrealized_pl": 0.0}
+    cohere(position, world)
+    assert position["market_value"] == round(45 * quote["last"], 2)
+    assert position["unrealized_pl"] == round(position["market_value"] - 45 * 88.1, 2)
+    assert quote["last"] == symbol_price(world, "NVDA") != symbol_price(world, "VTI")
+
+
+def test_totals_are_the_sum_of_their_lines_and_ends_follow_starts(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["payments_invoicing"])
+    invoice: dict[str, Any] = {
+        "lines": [{"quantity": 2, "unit_price": 40.0}, {"quantity": 1, "unit_price": 15.5}],
+        "subtotal": 3.0,
+        "vat": 19.1,
+        "total": 7.0,
+        "count": 2,
+    }
+    cohere(invoice, world)
+    assert invoice["subtotal"] == 95.5 and invoice["total"] == 114.6
+    trip: dict[str, Any] = {"start": "2024-11-20T09:00:00Z", "end": "2024-11-19T08:00:00Z"}
+    cohere(trip, world)
+    assert trip["end"] > trip["start"]
+    listing: dict[str, Any] = {"trips": [{"amount": 4.0}, {"amount": 6.0}], "total": 2}
+    cohere(listing, world)
+    assert listing["total"] == 2, "a bare integer total counts the items"
