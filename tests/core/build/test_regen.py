@@ -205,27 +205,32 @@ def test_a_release_without_a_build_spec_is_refused(tmp_path: Path) -> None:
         read_source_release(release)
 
 
-def test_rejections_and_ledger_rows_of_other_domains_are_copied(tmp_path: Path) -> None:
-    """Without Dagster: a hand-made work folder stands in for the rebuilt domain."""
+def _regenerated_smart_home(tmp_path: Path, **config: Any) -> tuple[Path, Workspace]:
+    """Without Dagster: a source release (rejections and ledger rows all in `banking`), and a
+    hand-made work folder standing in for the rebuilt `smart_home`, made into a candidate."""
     spec = ReleaseSpec(size=12, domains=("banking", "smart_home"))
-    built = make_release(6, domains=spec.domains)
+    built = make_release(6, domains=spec.domains)  # three pairs per domain
     source = tmp_path / "v1"
     publish_release(
         built,
-        make_rejections(),  # all in `banking`
-        make_ledger_rows(),  # all in `banking`
+        make_rejections(),
+        make_ledger_rows(),
         source,
         taxonomy=default_taxonomy(),
-        config={"spec": spec.model_dump(mode="json")},
+        config={"spec": spec.model_dump(mode="json"), **config},
         backend="procedural",
         code_version="test",
     )
-
     ws = Workspace(tmp_path / "work")
     write_jsonl_atomic(
         ws.stage_file("filtered", "smart_home"), [t for t in built if t.domain == "smart_home"]
     )
     regen_candidate(source, "smart_home", ws)
+    return source, ws
+
+
+def test_rejections_and_ledger_rows_of_other_domains_are_copied(tmp_path: Path) -> None:
+    source, ws = _regenerated_smart_home(tmp_path)
     out = tmp_path / "v2"
     summary = publish_stage(load_inputs(), ws, out)
     assert summary.version == 2
@@ -239,25 +244,8 @@ def test_rejections_and_ledger_rows_of_other_domains_are_copied(tmp_path: Path) 
 
 def test_the_rebuilt_domain_is_cut_to_the_share_the_source_selected(tmp_path: Path) -> None:
     """Its build over-plans like any; the regenerated release keeps the domain's share."""
-    spec = ReleaseSpec(size=12, domains=("banking", "smart_home"))
-    built = make_release(6, domains=spec.domains)  # three pairs per domain
-    source = tmp_path / "v1"
     selection = {"per_domain": {"smart_home": {"planned": 4, "survived": 3, "selected": 2}}}
-    publish_release(
-        built,
-        [],
-        [],
-        source,
-        taxonomy=default_taxonomy(),
-        config={"spec": spec.model_dump(mode="json"), "selection": selection},
-        backend="procedural",
-        code_version="test",
-    )
-    ws = Workspace(tmp_path / "work")
-    write_jsonl_atomic(
-        ws.stage_file("filtered", "smart_home"), [t for t in built if t.domain == "smart_home"]
-    )
-    regen_candidate(source, "smart_home", ws)
+    _, ws = _regenerated_smart_home(tmp_path, selection=selection)
     candidate = read_jsonl(ws.candidate_trajectories_file, Trajectory)
     pairs = {t.pair_id for t in candidate if t.domain == "smart_home"}
     assert len(pairs) == 2
