@@ -333,8 +333,10 @@ def candidate_stage(
 ) -> StageReport:
     """Consolidate every domain's kept traces, rejections and LLM calls for the release gates;
     the release's pairs are selected from the over-planned survivors (`filtering.selection`)."""
-    planned = {
-        d: sum(bp.kind == "pair" for bp in ws.read("plan", d, Blueprint)) for d in spec.domains
+    planned = {  # for the record only: a candidate made from filtered files alone has none
+        d: sum(bp.kind == "pair" for bp in ws.read("plan", d, Blueprint))
+        for d in spec.domains
+        if ws.stage_file("plan", d).exists()
     }
     selection = select_release(
         [t for d in spec.domains for t in ws.read("filtered", d, Trajectory)],

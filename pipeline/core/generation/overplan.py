@@ -4,8 +4,8 @@ they must, every domain still has its share of the release to select from.
 Rejections are not spread evenly: a domain whose tools and records leave fewer ways to
 realise a slice loses more of its pairs. Each domain is therefore planned its share of the
 release, plus the spec's selection margin, divided by the share of pairs it was measured to
-keep; `filtering.selection` then picks the release from what survives (docs/design.md,
-coverage quotas). A stale figure costs only build time or a short domain, never a label.
+keep; `filtering.selection` then picks the release from what survives. A stale figure
+costs only build time or a short domain, never a label.
 """
 
 from __future__ import annotations
