@@ -5,7 +5,10 @@ Reads the full trajectory records (the `record` column of `release.duckdb`, or
 traces against their fair share; long-context delayed-trigger share and length; subset sizes;
 turn statistics; twin integrity (every unsafe trace has a safe twin whose turns are identical
 up to the divergence step); the safe-strategy mix (how often the trigger stays in both twins);
-and how many unsafe reasons name the concrete call or the quoted trigger.
+and how many unsafe reasons name the concrete call or the quoted trigger; per-domain counts
+against their fair share (issue 14: within +-10 %); and, from a release folder's manifest,
+what selection after filtering did per domain (planned, survived, selected) with each
+domain's measured loss, the figures `generation/overplan.py` plans by.
 
 Run from the repository root:
     .venv/bin/python -m benchmarks.release_stats outputs/release [--json]
@@ -29,6 +32,8 @@ from pipeline.core.model.trajectory import AgentTurn, ToolCall, Trajectory
 
 UNSAFE_SHARE = (0.45, 0.55)
 LEAF_TOLERANCE = 0.20
+DOMAIN_TOLERANCE = 0.10
+"""Each domain within +-10 % of its fair share (traces / domains), issue 14."""
 """Each leaf within +-20 % of its fair share (unsafe traces / leaves on the axis)."""
 LONG_CONTEXT_SHARE = 0.10
 LONG_CONTEXT_TURNS = 20
@@ -79,6 +84,49 @@ def leaf_balance(unsafe: Sequence[Trajectory]) -> dict[str, dict[str, Any]]:
     return result
 
 
+def domain_balance(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+    """Traces per domain, each one's ratio to the fair share, and the domains outside +-10 %."""
+    counts = Counter(t.domain for t in trajectories)
+    fair = len(trajectories) / len(counts) if counts else 0.0
+    ratios = {d: round(n / fair, 3) for d, n in sorted(counts.items())}
+    return {
+        "fair_share": round(fair, 2),
+        "counts": dict(sorted(counts.items())),
+        "ratio_min": min(ratios.values(), default=0.0),
+        "ratio_max": max(ratios.values(), default=0.0),
+        "outside_tolerance": {d: r for d, r in ratios.items() if abs(r - 1) > DOMAIN_TOLERANCE},
+    }
+
+
+def selection_figures(release_dir: Path) -> dict[str, Any] | None:
+    """What selection after filtering did, per domain, from the release's manifest, with the
+    share of each domain's planned pairs that construction and filtering rejected."""
+    manifest = release_dir / "manifest.json"
+    if not manifest.is_file():
+        return None
+    record = json.loads(manifest.read_text(encoding="utf-8")).get("config", {}).get("selection")
+    if record is None:
+        return None
+    loss = {
+        d: round(1 - f["survived"] / f["planned"], 3)
+        for d, f in record["per_domain"].items()
+        if f["planned"]
+    }
+    return {
+        "release_pairs": record["release_pairs"],
+        "planned_pairs": sum(f["planned"] for f in record["per_domain"].values()),
+        "surviving_pairs": record["surviving_pairs"],
+        "selected_pairs": record["selected_pairs"],
+        "dropped": len(record["dropped"]),
+        "short_domains": {
+            d: f["selected"]
+            for d, f in record["per_domain"].items()
+            if f["survived"] == f["selected"] and f["survived"] < f["planned"]
+        },
+        "measured_loss": loss,
+    }
+
+
 def twin_integrity(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
     """Unsafe traces without a safe twin, and pairs whose turns differ before divergence."""
     by_pair: dict[str, dict[str, Trajectory]] = defaultdict(dict)
@@ -122,6 +170,7 @@ def release_stats(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
     strategies = Counter(t.construction.get("safe_strategy", "benign") for t in unsafe)
     subsets = {tag: sum(tag in t.tags for t in trajectories) for tag in SUBSETS}
     balance = leaf_balance(unsafe)
+    domains = domain_balance(trajectories)
     twins = twin_integrity(trajectories)
     share = len(unsafe) / total if total else 0.0
     long_share = len(long_context) / total if total else 0.0
@@ -131,6 +180,7 @@ def release_stats(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
         "unsafe_share_45_55": UNSAFE_SHARE[0] <= share <= UNSAFE_SHARE[1],
         "every_leaf_present": not any(balance[a]["missing"] for a in AXES),
         "leaves_within_20pct": not any(balance[a]["outside_tolerance"] for a in AXES),
+        "domains_within_10pct": not domains["outside_tolerance"],
         "long_context_share_10pct": long_share >= LONG_CONTEXT_SHARE,
         "subsets_at_least_50": all(n >= SUBSET_MINIMUM for n in subsets.values()),
         "twins_complete_and_prefix_identical": not (
@@ -144,6 +194,7 @@ def release_stats(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
         "unsafe": len(unsafe),
         "unsafe_share": round(share, 4),
         "leaf_balance": balance,
+        "domain_balance": domains,
         "long_context": {"traces": len(long_context), "share": round(long_share, 4)},
         "long_context_min_turns": long_min,
         "subsets": subsets,
@@ -175,6 +226,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print every figure as JSON")
     args = parser.parse_args()
     stats = release_stats(load_trajectories(args.release))
+    if args.release.is_dir():
+        stats["selection"] = selection_figures(args.release)
     if args.json:
         print(json.dumps(stats, indent=2))
         return
@@ -193,6 +246,19 @@ def main() -> None:
             f"{axis}: fair share {figures['fair_share']}, ratio {figures['ratio_min']}-"
             f"{figures['ratio_max']}, outside +-20%: {figures['outside_tolerance'] or 'none'}"
         )
+    d = stats["domain_balance"]
+    print(
+        f"domains: fair share {d['fair_share']}, ratio {d['ratio_min']}-{d['ratio_max']}, "
+        f"outside +-10%: {d['outside_tolerance'] or 'none'}"
+    )
+    if stats.get("selection"):
+        sel = stats["selection"]
+        print(
+            f"selection: {sel['planned_pairs']} pairs planned, {sel['surviving_pairs']} "
+            f"survived, {sel['selected_pairs']} selected (release share {sel['release_pairs']}); "
+            f"{sel['dropped']} dropped; short domains {sel['short_domains'] or 'none'}"
+        )
+        print(f"measured loss per domain: {sel['measured_loss']}")
     print(f"twins {stats['twins']}; safe strategy {stats['safe_strategy']}")
     print(f"unsafe reasons naming the concrete steps: {stats['unsafe_reasons_naming_steps']:.1%}")
     for name, ok in stats["checks"].items():

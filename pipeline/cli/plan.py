@@ -35,10 +35,11 @@ def plan_summary(size: int, seed: int, domains: str = "") -> dict[str, Any]:
     plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
     counts = coverage(plan)
     blueprints = [bp for bps in plan.blueprints.values() for bp in bps]
+    planned_pairs = sum(bp.kind == "pair" for bp in blueprints)  # over-planned for selection
     axes: dict[str, Any] = {}
     for axis in AXES:
         leaves = inputs.taxonomy.leaf_ids(axis)
-        fair = spec.n_pairs / len(leaves)
+        fair = planned_pairs / len(leaves)
         axes[axis] = {
             "fair_share": round(fair, 3),
             "leaves": {leaf: counts[axis][leaf] for leaf in leaves},
@@ -51,7 +52,8 @@ def plan_summary(size: int, seed: int, domains: str = "") -> dict[str, Any]:
         "size": spec.size,
         "seed": spec.seed,
         "domains": list(spec.domains),
-        "pairs": sum(bp.kind == "pair" for bp in blueprints),
+        "pairs": planned_pairs,
+        "release_pairs": spec.n_pairs,
         "benign": sum(bp.kind == "benign" for bp in blueprints),
         "long_context": sum(bp.long_context for bp in blueprints),
         "long_html": sum(bp.long_html for bp in blueprints),
@@ -82,7 +84,8 @@ def plan(
         return
     console = plain_console()
     console.print(
-        f"plan {summary['spec_key']}: {summary['pairs']} pairs and {summary['benign']} benign "
+        f"plan {summary['spec_key']}: {summary['pairs']} pairs (the release selects "
+        f"{summary['release_pairs']} after filtering) and {summary['benign']} benign "
         f"traces over {len(summary['domains'])} domains; {summary['long_context']} "
         f"long-context, {summary['long_html']} long-HTML pairs",
         highlight=False,

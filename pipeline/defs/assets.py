@@ -30,7 +30,7 @@ def release_candidate(
         source = Path(config.regenerate_from)
         report = regen.regen_candidate(source, config.domain, build.workspace())
     else:
-        report = stages.candidate_stage(build.spec(), build.workspace(), build.llm())
+        report = stages.candidate_stage(build.spec(), inputs(), build.workspace(), build.llm())
     return dg.MaterializeResult(
         metadata={"trajectories": report.written, "rejected": report.rejected, **report.details}
     )

@@ -20,6 +20,8 @@ from pydantic import ValidationError
 from pipeline.core.build.stages import Candidate, write_candidate
 from pipeline.core.build.stamps import release_ledger
 from pipeline.core.build.workspace import StageReport, Workspace
+from pipeline.core.filtering.selection import select_release
+from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.model.errors import InputError
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.spec import ReleaseSpec
@@ -95,9 +97,12 @@ def regen_candidate(source_dir: Path, domain: str, ws: Workspace) -> StageReport
     source = read_source_release(source_dir)
     check_domain(source, domain)
     kept, kept_rejections, kept_ledger = _other_domains(source_dir / DB_FILE, domain)
-    fresh: list[Trajectory] = ws.read("filtered", domain, Trajectory)
+    fresh, selection = _selected(source, domain, ws.read("filtered", domain, Trajectory))
     ledger = kept_ledger + release_ledger(ws, [domain])
-    history = [*source.config.get("regenerations", []), _regeneration(source, domain, len(fresh))]
+    regeneration = _regeneration(source, domain, len(fresh))
+    if selection is not None:
+        regeneration["selection"] = selection
+    history = [*source.config.get("regenerations", []), regeneration]
     return write_candidate(
         ws,
         kept + fresh,
@@ -113,6 +118,18 @@ def regen_candidate(source_dir: Path, domain: str, ws: Workspace) -> StageReport
             follows_version=source.version,
         ),
     )
+
+
+def _selected(
+    source: SourceRelease, domain: str, fresh: list[Trajectory]
+) -> tuple[list[Trajectory], dict[str, Any] | None]:
+    """The rebuilt domain cut to the share the source release selected for it: its build
+    over-plans like any, and the release keeps its domain balance (`filtering.selection`)."""
+    selected = source.config.get("selection", {}).get("per_domain", {}).get(domain, {})
+    if "selected" not in selected:
+        return fresh, None
+    chosen = select_release(fresh, selected["selected"], default_taxonomy(), {})
+    return chosen.kept, chosen.record
 
 
 def _other_domains(

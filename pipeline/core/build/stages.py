@@ -32,6 +32,7 @@ from pipeline.core.filtering.judge import (
     record_agreement,
 )
 from pipeline.core.filtering.rules import RULES, apply_rules, reject_pairs
+from pipeline.core.filtering.selection import select_release
 from pipeline.core.filtering.verifier import verify_labels
 from pipeline.core.generation.context import BuildContext, ConstructionError
 from pipeline.core.generation.expand import Skeleton, expand_safe
@@ -327,11 +328,25 @@ def plan_record(ws: Workspace) -> dict[str, Any]:
     return data
 
 
-def candidate_stage(spec: ReleaseSpec, ws: Workspace, settings: LLMSettings) -> StageReport:
-    """Consolidate every domain's kept traces, rejections and LLM calls for the release gates."""
+def candidate_stage(
+    spec: ReleaseSpec, inputs: Inputs, ws: Workspace, settings: LLMSettings
+) -> StageReport:
+    """Consolidate every domain's kept traces, rejections and LLM calls for the release gates;
+    the release's pairs are selected from the over-planned survivors (`filtering.selection`)."""
+    planned = {  # for the record only: a candidate made from filtered files alone has none
+        d: sum(bp.kind == "pair" for bp in ws.read("plan", d, Blueprint))
+        for d in spec.domains
+        if ws.stage_file("plan", d).exists()
+    }
+    selection = select_release(
+        [t for d in spec.domains for t in ws.read("filtered", d, Trajectory)],
+        spec.n_pairs,
+        inputs.taxonomy,
+        planned,
+    )
     return write_candidate(
         ws,
-        [t for d in spec.domains for t in ws.read("filtered", d, Trajectory)],
+        selection.kept,
         [r for d in spec.domains for r in ws.rejections(d)],
         stamps.release_ledger(ws, spec.domains),
         Candidate(
@@ -340,6 +355,8 @@ def candidate_stage(spec: ReleaseSpec, ws: Workspace, settings: LLMSettings) -> 
                 "llm": settings.fingerprint(),
                 # Leaves some domains cannot produce, with the planner's reason, by the spec.
                 "plan_incompatibilities": plan_record(ws)["incompatible"],
+                # Which surviving pairs the release left out to meet its quotas, and why.
+                "selection": selection.record,
                 # What the release is made from: an unchanged rebuild finds it, skips the run.
                 "build_digest": stamps.release_digest(spec, settings, ws),
             },

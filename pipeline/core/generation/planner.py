@@ -2,7 +2,9 @@
 
 Quotas are global (every leaf of every axis near its fair share across the release), yet a
 domain's blueprints depend only on the release spec (seed, size, domain list), so regenerating
-one domain reproduces exactly its share of the plan.
+one domain reproduces exactly its share of the plan. Each domain is planned more pairs than
+its share of the release (`overplan`), so `filtering.selection` can pick the release from what
+survives filtering with every domain and leaf at its quota.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pipeline.core.generation.feasibility import (
     page_tools,
 )
 from pipeline.core.generation.harms import CONTENT_HARMS
+from pipeline.core.generation.overplan import pair_slots, release_shares
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.inputs.tool_pool import ToolPool
@@ -139,12 +142,6 @@ def _pick_balanced(
     return max(candidates, key=lambda leaf: (target - counts[leaf], rng.random()))
 
 
-def _slots_per_domain(total: int, domains: tuple[str, ...], rng: random.Random) -> dict[str, int]:
-    base, remainder = divmod(total, len(domains))
-    lucky = set(rng.sample(list(domains), remainder))
-    return {d: base + (d in lucky) for d in domains}
-
-
 def plan_release(
     spec: ReleaseSpec, seeds: dict[str, Seed], pool: ToolPool, taxonomy: Taxonomy
 ) -> ReleasePlan:
@@ -152,8 +149,8 @@ def plan_release(
     if missing:
         raise ValueError(f"spec names domains without seeds: {missing}")
     rng = seeded_rng(spec.seed, "plan")
-    pairs = _slots_per_domain(spec.n_pairs, spec.domains, rng)
-    benign = _slots_per_domain(spec.n_benign, spec.domains, rng)
+    pairs = pair_slots(spec, rng)  # over-planned: selection after filtering picks the release
+    benign = release_shares(spec.n_benign, spec.domains, rng)
 
     harms_of = {d: {h.harm for h in seeds[d].hazards} for d in spec.domains}
     infeasible = {d: infeasible_modes(seeds[d], pool) for d in spec.domains}
@@ -189,9 +186,9 @@ def plan_release(
     counts: dict[AxisId, Counter[str]] = {
         axis: Counter() for axis in ("risk_source", "failure_mode", "real_world_harm")
     }
-    targets = {axis: spec.n_pairs / len(taxonomy.leaf_ids(axis)) for axis in counts}
-    n_long = round(spec.n_pairs * spec.long_context_share)
-    n_html = round(spec.n_pairs * spec.long_html_share)
+    targets = {axis: len(order) / len(taxonomy.leaf_ids(axis)) for axis in counts}
+    n_long = round(len(order) * spec.long_context_share)
+    n_html = round(len(order) * spec.long_html_share)
     long_slots = set(rng.sample(range(len(order)), min(n_long, len(order))))
     html_slots = set(rng.sample(range(len(order)), min(n_html, len(order))))
 

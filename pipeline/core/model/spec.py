@@ -21,6 +21,9 @@ class ReleaseSpec(BaseModel):
     """Share of pairs built as delayed-trigger Setup/Exploit cases."""
     long_html_share: float = Field(default=0.08, ge=0, le=1)
     """Share of pairs whose trigger sits in a long HTML observation."""
+    overplan: float = Field(default=0.2, ge=0, le=2)
+    """Pairs planned beyond each domain's share (after its measured loss), as a share of it,
+    so selection after filtering can meet the domain and leaf quotas."""
     domains: tuple[str, ...] = Field(min_length=1)
     """Every domain of the release, sorted; part of the plan, so one domain's share is
     reproducible when it is regenerated alone."""

@@ -21,12 +21,13 @@ from pipeline.core.build.config import BuildConfig
 from pipeline.core.build.regen import check_domain, read_source_release, regen_candidate
 from pipeline.core.build.stages import publish_stage
 from pipeline.core.build.workspace import Workspace
-from pipeline.core.inputs.files import write_jsonl_atomic
+from pipeline.core.inputs.files import read_jsonl, write_jsonl_atomic
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import project_root
 from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.model.errors import AtbenchError, InputError
 from pipeline.core.model.spec import ReleaseSpec
+from pipeline.core.model.trajectory import Trajectory
 from pipeline.core.release.publish import publish_release
 from pipeline.core.release.store import load_trajectories
 from pipeline.defs.resources import inputs
@@ -204,27 +205,32 @@ def test_a_release_without_a_build_spec_is_refused(tmp_path: Path) -> None:
         read_source_release(release)
 
 
-def test_rejections_and_ledger_rows_of_other_domains_are_copied(tmp_path: Path) -> None:
-    """Without Dagster: a hand-made work folder stands in for the rebuilt domain."""
+def _regenerated_smart_home(tmp_path: Path, **config: Any) -> tuple[Path, Workspace]:
+    """Without Dagster: a source release (rejections and ledger rows all in `banking`), and a
+    hand-made work folder standing in for the rebuilt `smart_home`, made into a candidate."""
     spec = ReleaseSpec(size=12, domains=("banking", "smart_home"))
-    built = make_release(6, domains=spec.domains)
+    built = make_release(6, domains=spec.domains)  # three pairs per domain
     source = tmp_path / "v1"
     publish_release(
         built,
-        make_rejections(),  # all in `banking`
-        make_ledger_rows(),  # all in `banking`
+        make_rejections(),
+        make_ledger_rows(),
         source,
         taxonomy=default_taxonomy(),
-        config={"spec": spec.model_dump(mode="json")},
+        config={"spec": spec.model_dump(mode="json"), **config},
         backend="procedural",
         code_version="test",
     )
-
     ws = Workspace(tmp_path / "work")
     write_jsonl_atomic(
         ws.stage_file("filtered", "smart_home"), [t for t in built if t.domain == "smart_home"]
     )
     regen_candidate(source, "smart_home", ws)
+    return source, ws
+
+
+def test_rejections_and_ledger_rows_of_other_domains_are_copied(tmp_path: Path) -> None:
+    source, ws = _regenerated_smart_home(tmp_path)
     out = tmp_path / "v2"
     summary = publish_stage(load_inputs(), ws, out)
     assert summary.version == 2
@@ -234,3 +240,15 @@ def test_rejections_and_ledger_rows_of_other_domains_are_copied(tmp_path: Path) 
     assert _rows(out, "trajectories", ("smart_home",)) == _rows(
         source, "trajectories", ("smart_home",)
     )
+
+
+def test_the_rebuilt_domain_is_cut_to_the_share_the_source_selected(tmp_path: Path) -> None:
+    """Its build over-plans like any; the regenerated release keeps the domain's share."""
+    selection = {"per_domain": {"smart_home": {"planned": 4, "survived": 3, "selected": 2}}}
+    _, ws = _regenerated_smart_home(tmp_path, selection=selection)
+    candidate = read_jsonl(ws.candidate_trajectories_file, Trajectory)
+    pairs = {t.pair_id for t in candidate if t.domain == "smart_home"}
+    assert len(pairs) == 2
+    assert sum(t.domain == "smart_home" for t in candidate) == 4
+    regenerated = json.loads(ws.candidate_release_file.read_text())["config"]["regenerations"]
+    assert [d["domain"] for d in regenerated[-1]["selection"]["dropped"]] == ["smart_home"]

@@ -42,7 +42,7 @@ def build(outputs: Path, seed: int = SPEC.seed) -> None:
     for stage in (stages.expand_stage, stages.inject_stage, stages.pair_stage, stages.filter_stage):
         for domain in spec.domains:
             asyncio.run(stage(spec, inputs, domain, ws, settings))
-    stages.candidate_stage(spec, ws, settings)
+    stages.candidate_stage(spec, inputs, ws, settings)
 
 
 def start_build(outputs: Path, seed: int = SPEC.seed) -> subprocess.Popen[bytes]:

@@ -1,0 +1,62 @@
+"""How many pairs to plan per domain so that, after construction and filtering reject what
+they must, every domain still has its share of the release to select from.
+
+Rejections are not spread evenly: a domain whose tools and records leave fewer ways to
+realise a slice loses more of its pairs. Each domain is therefore planned its share of the
+release, plus the spec's selection margin, divided by the share of pairs it was measured to
+keep; `filtering.selection` then picks the release from what survives. A stale figure
+costs only build time or a short domain, never a label.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from pipeline.core.model.spec import ReleaseSpec
+
+MEASURED_LOSS: dict[str, float] = {
+    "automotive_fleet": 0.35,
+    "brokerage": 0.15,
+    "cloud_storage": 0.10,
+    "customer_support_crm": 0.10,
+    "database_admin": 0.25,
+    "devops_cloud": 0.05,
+    "ecommerce": 0.10,
+    "education_lms": 0.15,
+    "healthcare_records": 0.05,
+    "hr_recruiting": 0.15,
+    "industrial_iot": 0.15,
+    "legal_documents": 0.10,
+    "logistics": 0.30,
+    "personal_assistant": 0.10,
+    "personal_banking": 0.30,
+    "pharmacy": 0.10,
+    "telehealth": 0.05,
+    "travel_booking": 0.50,
+    "workplace_chat": 0.05,
+}
+"""Share of a domain's planned pairs that a default 1,000-trajectory build rejected (seed 0;
+`benchmarks/release_stats.py` prints it from a release's manifest); a domain not listed lost
+none."""
+MAX_LOSS = 0.6
+"""A domain losing more than this is a construction bug to fix, not to plan around."""
+
+
+def release_shares(total: int, domains: tuple[str, ...], rng: random.Random) -> dict[str, int]:
+    """`total` split as evenly as it goes; the remainder to domains drawn at random."""
+    base, remainder = divmod(total, len(domains))
+    lucky = set(rng.sample(list(domains), remainder))
+    return {d: base + (d in lucky) for d in domains}
+
+
+def planned_pairs(share: int, domain: str, margin: float) -> int:
+    """A domain's share of the release's pairs, over-planned by its measured loss."""
+    loss = min(MEASURED_LOSS.get(domain, 0.0), MAX_LOSS)
+    return math.ceil(share * (1 + margin) / (1 - loss))
+
+
+def pair_slots(spec: ReleaseSpec, rng: random.Random) -> dict[str, int]:
+    """Pairs to plan per domain for `spec`."""
+    shares = release_shares(spec.n_pairs, spec.domains, rng)
+    return {d: planned_pairs(n, d, spec.overplan) for d, n in shares.items()}
