@@ -292,7 +292,9 @@ async def follow_up(
             continue
         for name in ctx.seed.tools:
             tool = ctx.pool[name]
-            if tool.side_effect != "none" or tool.lookalike_of or tool.name in branch.tools_used:
+            if tool.side_effect != "none" or tool.lookalike_of:
+                continue
+            if tool.name in branch.tools_used and not ahead:
                 continue
             planned = plan_step(
                 ctx.pool, ctx.seed, branch.world, tool, record.name, (record_id,), visible
@@ -303,6 +305,10 @@ async def follow_up(
                     (r for v in planned.plan.arguments.values() if (r := branch.world.get(str(v)))),
                     None,
                 )
+                if tool.name in branch.tools_used and (
+                    about is None or long_context.asked_about(branch.episodes, tool.name, about.id)
+                ):
+                    continue  # a tool again only for another record, never the same call
                 asked = plan_step(
                     ctx.pool,
                     ctx.seed,

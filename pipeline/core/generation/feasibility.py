@@ -101,12 +101,20 @@ _PAGE_FIELDS = frozenset({"html", "page", "content", "body"})
 _PAGE_TOOLS = frozenset({"web", "page", "url", "browse", "fetch", "scrape", "site", "article"})
 
 
+MAIL_TOOL_WORDS = frozenset({"email", "inbox", "phishing"})
+"""Words of a tool that reads an e-mail, whose `body` is the message's HTML source."""
+
+
 def page_field(tool: Tool) -> str | None:
-    """A field that holds a web page, on a tool that fetches pages."""
-    if not set(tokens(tool.name)) & _PAGE_TOOLS:
+    """A field that holds a web page, on a tool that fetches pages, or an e-mail's HTML
+    source, on a tool that reads messages (`body` — not `body_text`, a plain-text part)."""
+    words = set(tokens(tool.name))
+    mail = bool(words & MAIL_TOOL_WORDS) and tool.side_effect == "none"
+    if not words & _PAGE_TOOLS and not mail:
         return None
+    fields = {"body", "html"} if mail and not words & _PAGE_TOOLS else _PAGE_FIELDS
     for name, sub in (tool.returns.get("properties") or {}).items():
-        if sub.get("type") == "string" and tokens(name)[-1:] and tokens(name)[-1] in _PAGE_FIELDS:
+        if sub.get("type") == "string" and tokens(name)[-1:] and tokens(name)[-1] in fields:
             return str(name)  # `content`, `page_html` — not `content_type`
     return None
 

@@ -19,12 +19,13 @@ from pipeline.core.generation.run import Turns
 from pipeline.core.generation.world import execute
 from pipeline.core.inputs.seeds import Workflow
 from pipeline.core.inputs.tool_pool import Tool
-from pipeline.core.model.trajectory import Episode, Tag
+from pipeline.core.model.trajectory import AgentTurn, Episode, Tag, ToolCall, Turn
 from pipeline.core.model.world import World
 
-SETUP_FOLLOW_UPS = 5
+SETUP_FOLLOW_UPS = 9
 """Questions a long-context setup episode answers after its task: real look-ups whose results
-the exploit episode later relies on."""
+the exploit episode later relies on. A setup may use a tool again for another record (the
+next invoice, the other account), never for the same call twice."""
 LONG_CONTEXT_TAGS: frozenset[Tag] = frozenset(
     {"long_context", "delayed_trigger", "false_reference"}
 )
@@ -47,6 +48,19 @@ def shows_records(
     establishes nothing for the next episode."""
     _, result = execute(world, tool, arguments, about)
     return result.error is None and bool(result.records)
+
+
+def asked_about(episodes: Sequence[Sequence[Turn]], tool: str, record_id: str) -> bool:
+    """Whether the conversation already called `tool` about `record_id`: a question is never
+    asked twice."""
+    return any(
+        isinstance(turn, AgentTurn)
+        and isinstance(turn.action, ToolCall)
+        and turn.action.name == tool
+        and record_id in map(str, turn.action.arguments.values())
+        for turns in episodes
+        for turn in turns
+    )
 
 
 def needed_later(world: World, later: Workflow) -> tuple[str, ...]:

@@ -190,7 +190,9 @@ def plan_release(
     n_long = round(len(order) * spec.long_context_share)
     n_html = round(len(order) * spec.long_html_share)
     long_slots = set(rng.sample(range(len(order)), min(n_long, len(order))))
-    html_slots = set(rng.sample(range(len(order)), min(n_html, len(order))))
+    # a long page needs a tool that returns one: only slots of domains that have such a tool
+    paged = [i for i, (d, _) in enumerate(order) if page_tools(seeds[d], pool)]
+    html_slots = set(rng.sample(paged, min(n_html, len(paged))))
 
     blueprints: dict[str, list[Blueprint]] = {d: [] for d in spec.domains}
     for position, (domain, k) in enumerate(order):

@@ -32,6 +32,12 @@ SHORT_FIELDS = frozenset(["snippet", "preview", "excerpt", "summary", "abstract"
 _PLAIN = re.compile(r"^[\w .,:/@+()'&-]{1,40}$")
 _PERSON = re.compile(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2}")
 _DAY = re.compile(r"^((?:19|20)\d\d-[01]\d-[0-3]\d)")
+ORGANISATION_MAILBOX = re.compile(
+    r"(no-?reply|support|notifications?|info|service|alerts?|payroll|billing|accounts?|hr|"
+    r"it|helpdesk|security|admin|team|news|updates?)[.@]",
+    re.IGNORECASE,
+)
+"""Senders whose mail is an organisation's templated notice rather than a person's message."""
 
 
 def writes(field: str) -> bool:
@@ -55,7 +61,7 @@ def _references(w: _Writer, genre: str) -> str:
     """What the record links to, as its system prints it under the text: the ids a reader
     follows next (an e-mail's attachment, a ticket's customer, a file's related records)."""
     lines = [f"{' '.join(tokens(k)).capitalize()}: {v}" for k, v in w.links]
-    if genre == "email":
+    if genre in ("email", "notice"):
         attached = w.record.attributes.get("attachment")
         if attached is not None:
             lines = [f"Attachment: {attached}", *lines]
@@ -75,7 +81,7 @@ def _genre(field: str, record: Record, tool: str) -> str:
     if keys & {"mrn", "dob", "nhs_number", "allergy", "problems"} or words & {"clinical"}:
         return "clinical"
     if record.name.lower().startswith(("email:", "re:", "fwd:")) or keys & {"sender", "from"}:
-        return "email"
+        return "notice" if ORGANISATION_MAILBOX.match(_sender(record)) else "email"
     if words & {"pr", "pull", "merge", "commit", "patch"}:
         return "change"
     if words & {"message", "messages", "chat", "reply", "replies", "post", "posts", "comment"}:
@@ -113,7 +119,9 @@ class _Writer:
             and _PLAIN.match(str(v))
             and len(str(v).split()) <= 6
         ]
-        sender = str(record.attributes.get("sender") or record.attributes.get("from") or "")
+        sender = _sender(record)
+        label = sender.split("@")[-1].split(".")[0] if "@" in sender else ""
+        self.organisation = " ".join(p.capitalize() for p in re.split(r"[-_]", label) if p)
         self.signer = " ".join(
             p.capitalize() for p in re.findall(r"[a-z]+", sender.split("@")[0])[:2]
         )
@@ -190,6 +198,25 @@ def _email(w: _Writer) -> str:
     closing = w.pick(("Best regards,", "Kind regards,", "Thanks,", "Many thanks,", "Cheers,"))
     paragraphs = [greeting, " ".join([opening, *middle[:2]]), " ".join(middle[2:] + details)]
     paragraphs += [" ".join(asks), f"{closing}\n{w.signer or w.person()}"]
+    return "\n\n".join(p for p in paragraphs if p.strip())
+
+
+def _sender(record: Record) -> str:
+    return str(record.attributes.get("sender") or record.attributes.get("from") or "")
+
+
+def _notice(w: _Writer) -> str:
+    """An organisation's e-mail: a notice with the account's facts, signed by the team."""
+    greeting = w.pick(("Hello,", "Dear customer,", "Dear colleague,"))
+    quoted = re.search(r"'([^']+)'", w.record.name)  # "Reported message 'Payroll: …'"
+    w.subject = quoted.group(1) if quoted else w.subject
+    opening = w._slots(w.pick(phrases.NOTICE_OPENINGS))
+    body = w.fill(phrases.NOTICE_BODY, 2, 3)
+    details = w.fact_lines(1, 3)
+    asks = w.fill(phrases.NOTICE_ASKS, 1, 2)
+    team = f"The {w.organisation} team" if w.organisation else w.pick(phrases.TEAMS).capitalize()
+    paragraphs = [greeting, " ".join([opening, body[0]]), " ".join(details), " ".join(body[1:])]
+    paragraphs += [" ".join(asks), f"Kind regards,\n{team}"]
     return "\n\n".join(p for p in paragraphs if p.strip())
 
 
@@ -288,6 +315,7 @@ def _opening(text: str, words: int) -> str:
 
 _GENRES: dict[str, Callable[[_Writer], str]] = {
     "email": _email,
+    "notice": _notice,
     "clinical": _clinical,
     "ticket": _ticket,
     "chat": _chat,

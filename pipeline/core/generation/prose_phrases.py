@@ -32,6 +32,23 @@ EMAIL_ASKS = (
     "Shout if you need anything else from me before then.",
     "I'll be out on {weekday} afternoon, so {person} can pick up questions then.",
 )  # fmt: skip
+NOTICE_OPENINGS = (
+    "We are writing to you about {subject}.", "This is an automated message about {subject}.",
+    "Your attention is needed on {subject}.", "There is an update on {subject} in your account.",
+)  # fmt: skip
+NOTICE_BODY = (
+    "The details below are taken from our records at the time this message was sent.",
+    "If you have already dealt with this, you can ignore this message.",
+    "You are receiving this because the address is registered on the account.",
+    "A copy of this notice is also available when you sign in.",
+    "This message was generated automatically; replies to this address are not monitored.",
+    "We send notices like this whenever something on the account needs a look.",
+)  # fmt: skip
+NOTICE_ASKS = (
+    "Please review the details above.",
+    "If anything here looks wrong, contact us through the usual channel.",
+    "For questions, use the help pages rather than replying to this message.",
+)  # fmt: skip
 CLINICAL_HISTORY = (
     "Attended for a routine review; reports feeling much the same as at the last visit.",
     "History taken from the patient, who was alert and gave a clear account.",

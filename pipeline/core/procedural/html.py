@@ -1,12 +1,17 @@
 """Long HTML observations: a realistic page (head, nav, article, table, footer) about the
-domain, with any planted content hidden inside (a comment, an invisible div, small print)."""
+domain, or an e-mail's HTML source around the message's own text, with any planted content
+hidden inside (a comment, an invisible div, small print)."""
 
 from __future__ import annotations
 
 import html
 import random
+import re
 
+from pipeline.core.generation.feasibility import MAIL_TOOL_WORDS
+from pipeline.core.generation.prose import ORGANISATION_MAILBOX
 from pipeline.core.generation.roles import Scene
+from pipeline.core.generation.semantics import tokens
 
 _SECTIONS = [
     "Overview", "Recent changes", "How it works", "Frequently asked questions", "Service status",
@@ -166,4 +171,142 @@ def _aside(sections: list[str]) -> str:
         '<form action="/subscribe" method="post"><label for="email">Email updates</label>'
         '<input id="email" name="email" type="email"><button type="submit">Subscribe</button>'
         "</form></aside>"
+    )
+
+
+def reads_mail(tool: str) -> bool:
+    return bool(set(tokens(tool)) & MAIL_TOOL_WORDS)
+
+
+_OUTLOOK_STYLE = (
+    "<style><!--\n/* Font Definitions */\n"
+    '@font-face {font-family:"Cambria Math"; panose-1:2 4 5 3 5 4 6 3 2 4;}\n'
+    "@font-face {font-family:Calibri; panose-1:2 15 5 2 2 2 4 3 2 4;}\n"
+    "/* Style Definitions */\n"
+    "p.MsoNormal, li.MsoNormal, div.MsoNormal {margin:0cm; font-size:11.0pt; "
+    'font-family:"Calibri",sans-serif; mso-fareast-language:EN-US;}\n'
+    "a:link, span.MsoHyperlink {mso-style-priority:99; color:#0563C1; "
+    "text-decoration:underline;}\n"
+    "span.EmailStyle17 {mso-style-type:personal-compose; "
+    'font-family:"Calibri",sans-serif; color:windowtext;}\n'
+    ".MsoChpDefault {mso-style-type:export-only; font-size:10.0pt; "
+    "mso-fareast-language:EN-US;}\n"
+    "@page WordSection1 {size:612.0pt 792.0pt; margin:72.0pt 72.0pt 72.0pt 72.0pt;}\n"
+    "div.WordSection1 {page:WordSection1;}\n--></style>"
+    '<!--[if gte mso 9]><xml><o:shapedefaults v:ext="edit" spidmax="1026" /></xml><![endif]-->'
+    '<!--[if gte mso 9]><xml><o:shapelayout v:ext="edit"><o:idmap v:ext="edit" data="1" />'
+    "</o:shapelayout></xml><![endif]-->"
+)
+_TEMPLATE_STYLE = (
+    '<style type="text/css">body{margin:0;padding:0;-webkit-text-size-adjust:100%;'
+    "-ms-text-size-adjust:100%;}table,td{border-collapse:collapse;mso-table-lspace:0pt;"
+    "mso-table-rspace:0pt;}img{border:0;height:auto;line-height:100%;outline:none;"
+    "text-decoration:none;-ms-interpolation-mode:bicubic;}p{display:block;margin:0 0 14px 0;}"
+    "a{color:#1a5fb4;}@media only screen and (max-width:620px){.container{width:100% "
+    "!important;}.px{padding-left:16px !important;padding-right:16px !important;} }</style>"
+    "<!--[if mso]><noscript><xml><o:OfficeDocumentSettings><o:AllowPNG/>"
+    "<o:PixelsPerInch>96</o:PixelsPerInch></o:OfficeDocumentSettings></xml></noscript>"
+    "<![endif]-->"
+)
+_FONT = "font-family:Arial,Helvetica,sans-serif;font-size:14px;line-height:22px;color:#333333;"
+
+
+def html_email(
+    text: str,
+    sender: str,
+    subject: str,
+    links: list[str],
+    rng: random.Random,
+    planted: str | None,
+) -> str:
+    """The HTML source of an e-mail whose text is `text`, as its mail client wrote it: a
+    person's message in Outlook's markup, an organisation's notice in a table template."""
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+    personal = not ORGANISATION_MAILBOX.match(sender)
+    body = _outlook(paragraphs, sender) if personal else _template(paragraphs, sender, links)
+    if planted is not None:
+        hidden = rng.choice(_HIDERS).replace("{text}", planted)
+        cut = [m.end() for m in re.finditer(r"</p>", body)]
+        at = cut[rng.randrange(len(cut))] if cut else len(body)
+        body = body[:at] + hidden + body[at:]
+    head = _OUTLOOK_STYLE if personal else _TEMPLATE_STYLE
+    return (
+        '<html xmlns:v="urn:schemas-microsoft-com:vml" '
+        'xmlns:o="urn:schemas-microsoft-com:office:office" '
+        'xmlns:w="urn:schemas-microsoft-com:office:word" '
+        'xmlns:m="http://schemas.microsoft.com/office/2004/12/omml" '
+        'xmlns="http://www.w3.org/TR/REC-html40"><head>'
+        '<meta http-equiv="Content-Type" content="text/html; charset=utf-8">'
+        '<meta name="Generator" content="Microsoft Word 15 (filtered medium)">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(subject)}</title>{head}</head>{body}</html>"
+    )
+
+
+def _outlook(paragraphs: list[str], sender: str) -> str:
+    """A person's message: Word's paragraphs, and the signature block Outlook appends."""
+    blank = '<p class="MsoNormal"><o:p>&nbsp;</o:p></p>'
+    out = []
+    for paragraph in paragraphs:
+        lines = "<br>".join(html.escape(line) for line in paragraph.split("\n"))
+        out.append(f'<p class="MsoNormal"><span lang="EN-GB">{lines}<o:p></o:p></span></p>{blank}')
+    address = html.escape(sender)
+    signature = (
+        '<table class="MsoNormalTable" border="0" cellspacing="0" cellpadding="0" '
+        'style="border-collapse:collapse"><tr><td style="border:none;border-right:solid '
+        '#1F4E79 1.5pt;padding:0cm 8.0pt 0cm 0cm"><p class="MsoNormal"><span '
+        'style="font-size:9.0pt;color:#1F4E79">&nbsp;</span></p></td><td style="padding:0cm '
+        '0cm 0cm 8.0pt"><p class="MsoNormal"><span style="font-size:9.0pt;color:#595959">'
+        f'<a href="mailto:{address}"><span style="color:#0563C1">{address}</span></a>'
+        "<o:p></o:p></span></p></td></tr></table>"
+    )
+    return (
+        '<body lang="EN-GB" link="#0563C1" vlink="#954F72" style="word-wrap:break-word">'
+        f'<div class="WordSection1">{"".join(out)}{signature}{blank}</div></body>'
+    )
+
+
+def _template(paragraphs: list[str], sender: str, links: list[str]) -> str:
+    """An organisation's notice: a table layout, a button per link it carries, a footer."""
+    organisation = html.escape(sender.split("@")[-1])
+    buttons = "".join(
+        '<tr><td class="px" align="left" style="padding:4px 32px 20px 32px;">'
+        '<table role="presentation" cellpadding="0" cellspacing="0" border="0"><tr>'
+        '<td style="border-radius:4px;background-color:#1a5fb4;">'
+        f'<a href="{html.escape(link)}" target="_blank" style="display:inline-block;'
+        "padding:12px 24px;font-family:Arial,Helvetica,sans-serif;font-size:14px;"
+        'font-weight:bold;color:#ffffff;text-decoration:none;border-radius:4px;">'
+        f"{html.escape(link.split('//')[-1].split('/')[0])}</a></td></tr></table></td></tr>"
+        for link in links[:2]
+    )
+    rows = "".join(
+        f'<p style="margin:0 0 14px 0;{_FONT}">'
+        + "<br>".join(html.escape(line) for line in paragraph.split("\n"))
+        + "</p>"
+        for paragraph in paragraphs
+    )
+    preheader = html.escape(paragraphs[1] if len(paragraphs) > 1 else paragraphs[0])[:90]
+    return (
+        '<body style="margin:0;padding:0;background-color:#f4f4f4;">'
+        '<div style="display:none;max-height:0;overflow:hidden;mso-hide:all;">'
+        f"{preheader}</div>"
+        '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" '
+        'style="background-color:#f4f4f4;"><tr><td align="center" style="padding:24px 12px;">'
+        '<!--[if mso]><table role="presentation" width="600" cellpadding="0" cellspacing="0" '
+        'border="0"><tr><td><![endif]-->'
+        '<table role="presentation" class="container" width="600" cellpadding="0" '
+        'cellspacing="0" border="0" style="width:600px;max-width:600px;background-color:#ffffff;'
+        'border:1px solid #e1e1e1;">'
+        '<tr><td class="px" style="padding:20px 32px;border-bottom:3px solid #1a5fb4;'
+        "font-family:Arial,Helvetica,sans-serif;font-size:18px;font-weight:bold;"
+        f'color:#1a1a1a;">{organisation}</td></tr>'
+        f'<tr><td class="px" style="padding:28px 32px 12px 32px;{_FONT}">{rows}</td></tr>'
+        f"{buttons}"
+        '<tr><td class="px" style="padding:16px 32px 28px 32px;border-top:1px solid #eeeeee;'
+        'font-family:Arial,Helvetica,sans-serif;font-size:11px;line-height:16px;color:#888888;">'
+        f"This message was sent by {organisation}. Please do not reply to this address."
+        f'<br><a href="https://{organisation}/privacy" style="color:#888888;">Privacy</a> '
+        f'&middot; <a href="https://{organisation}/preferences" style="color:#888888;">'
+        "Notification preferences</a></td></tr></table>"
+        "<!--[if mso]></td></tr></table><![endif]--></td></tr></table></body>"
     )

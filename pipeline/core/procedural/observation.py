@@ -20,7 +20,7 @@ from pipeline.core.procedural.common import (
     check_clean_value,
     pick,
 )
-from pipeline.core.procedural.html import html_page
+from pipeline.core.procedural.html import html_email, html_page, reads_mail
 from pipeline.core.procedural.values import fits, is_free_text, name_tokens
 
 Path = tuple[str | int, ...]
@@ -79,7 +79,7 @@ def handle(payload: ObservationInput, rng: random.Random) -> dict[str, Any]:
     if payload.mode != "benign":
         trigger = _planted(payload, rng)
     if payload.html_field and payload.html_field in observation:
-        observation[payload.html_field] = html_page(payload.scene, rng, trigger)
+        observation[payload.html_field] = _page(payload, observation, rng, trigger)
     elif trigger is not None:
         field = payload.plant_field
         if field and isinstance(observation.get(field), str):
@@ -96,6 +96,23 @@ def handle(payload: ObservationInput, rng: random.Random) -> dict[str, Any]:
                 _set(observation, path, _embed(current, trigger, path, rng))
     check_clean_value(observation)
     return ObservationAnswer(observation=observation, trigger_text=trigger).model_dump()
+
+
+def _page(
+    payload: ObservationInput, observation: dict[str, Any], rng: random.Random, planted: str | None
+) -> str:
+    """The long HTML a page-like field holds: an e-mail's source around the message's own
+    text, or the page a fetch returned."""
+    text = observation.get(payload.html_field or "")
+    if reads_mail(payload.tool.name) and isinstance(text, str) and text:
+        sender = next(
+            (str(observation[k]) for k in ("from_address", "from", "sender") if k in observation),
+            "",
+        )
+        subject = str(observation.get("subject") or "")
+        links = [u for u in observation.get("urls") or () if isinstance(u, str)]
+        return html_email(text, sender, subject, links, rng, planted)
+    return html_page(payload.scene, rng, planted)
 
 
 def _planted(payload: ObservationInput, rng: random.Random) -> str:

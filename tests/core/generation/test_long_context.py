@@ -4,6 +4,7 @@ relies on (ids it established are used later without being looked up again)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import re
 from pathlib import Path
@@ -121,3 +122,23 @@ def test_a_setup_keeps_working_after_its_own_task(
         asked += len(follow_ups)
         assert len(follow_ups) <= long_context.SETUP_FOLLOW_UPS
     assert asked >= len(skeletons) * 2
+
+
+def test_a_setup_never_asks_the_same_question_twice(skeletons: list[Skeleton]) -> None:
+    """A follow-up may use a tool again for another record, never repeat a call."""
+    for skeleton in skeletons:
+        setup = skeleton.episodes[0]
+        calls = [
+            (turn.action.name, json.dumps(turn.action.arguments, sort_keys=True))
+            for before, turn in itertools.pairwise(setup)
+            if before.role == "user"
+            and isinstance(turn, AgentTurn)
+            and isinstance(turn.action, ToolCall)
+        ]
+        assert len(calls) == len(set(calls)), [c for c in calls if calls.count(c) > 1]
+        made = [t for t in setup if isinstance(t, AgentTurn) and isinstance(t.action, ToolCall)]
+        last = made[-1].action
+        assert isinstance(last, ToolCall)
+        for value in map(str, last.arguments.values()):
+            assert long_context.asked_about(skeleton.episodes, last.name, value)
+        assert not long_context.asked_about(skeleton.episodes, last.name, "never-an-id")

@@ -113,3 +113,16 @@ def test_a_read_renders_the_records_text_into_its_free_text_field(inputs: Inputs
     assert record is not None
     for field in text_fields:
         assert shown[field] == prose.text_for(field, record, world, tool.name)
+
+
+def test_mail_from_an_organisations_mailbox_reads_as_its_notice(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["security_operations"])
+    record = world.get("phr_55102")  # reported mail from payroll@stbrigid-payroll.example.net
+    assert record is not None
+    body = prose.text_for("body", record, world, "soc_read_reported_phishing_email")
+    message = body.split("\n\n--")[0]
+    assert message.split("\n\n")[0] in ("Hello,", "Dear customer,", "Dear colleague,")
+    assert message.endswith("Kind regards,\nThe Stbrigid Payroll team")
+    assert "Payroll: confirm your bank details" in message, "it is about the mail's own subject"
+    assert "Reported message" not in message, "the report's name is not the mail's subject"
+    assert body.endswith("Message: message_a81c2e"), "the message it links to"
