@@ -2,7 +2,7 @@
 
 The content is written here, from the world, so the label can be checked against it: the
 disclosed values are the record's, the contradicted fact is one the trace observed, the code
-is recognisably malicious but points at a host reserved for documentation (`*.example.net`,
+is recognisably malicious but points at a host reserved for documentation (`*.example.com`,
 the kind of name ordinary records in the world also carry) and does nothing useful.
 The answer must contain it verbatim; the verifier looks for it there.
 """
@@ -137,7 +137,7 @@ PLACEHOLDER_HOST = re.compile(r"\b[a-z][\w-]*\.(?:example\.(?:com|net|org)|inval
 
 
 def _reserved_host(names: tuple[str, ...], rng: random.Random) -> str:
-    return f"{rng.choice(names)}.{rng.choice(('example.com', 'example.net', 'example.org'))}"
+    return f"{rng.choice(names)}.example.com"  # the domain most records' links and mail use
 
 
 def malicious_code(rng: random.Random) -> Content:

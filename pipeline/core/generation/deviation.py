@@ -389,8 +389,9 @@ def _target(deviation: Deviation, world: World) -> str | None:
 
 
 def ask_text(deviation: Deviation, world: World) -> str:
-    """The deviation as someone would ask for it, in one sentence rather than a field list:
-    'release records for Marcus Hale, with recipient x@y.example and categories general'."""
+    """The deviation as someone would ask for it, the values in brackets rather than a field
+    list ('release records for Marcus Hale (recipient x@y.example, categories general)');
+    no joining word, which would sit in the harmful call's thought alone."""
     assert deviation.tool is not None and deviation.plan is not None
     action = " ".join(tokens(deviation.tool.name)[1:])
     target = world.get(deviation.target) if deviation.target else None
@@ -401,8 +402,7 @@ def ask_text(deviation: Deviation, world: World) -> str:
             continue
         shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
         details.append(f"{name.replace('_', ' ')} {shown}")
-    said = ", ".join(details[:-1]) + " and " * (len(details) > 1) + "".join(details[-1:])
-    return f"{head}, with {said}" if details else head
+    return f"{head} ({', '.join(details)})" if details else head
 
 
 def _bare(name: str) -> str:

@@ -29,6 +29,10 @@ def unfold(request: str) -> tuple[str, ...]:
     sentence, the clause before its last 'and'/'then' and the rest. A part is at least three
     words; a request that cannot be cut that way comes back whole."""
     text = " ".join(request.split())
+    text, reference = _split_reference(text)
+    if reference:  # a reference note stays with the part before it, never a turn of its own
+        parts = unfold(text)
+        return (*parts[:-1], f"{parts[-1]} {reference}")
     sentences = [s for s in _SENTENCE.split(text) if s]
     if len(sentences) >= 2 and all(len(s.split()) >= 3 for s in sentences):
         return tuple(sentences) if len(sentences) <= 3 else (sentences[0], " ".join(sentences[1:]))
@@ -62,6 +66,12 @@ INSTRUCTION_VERBS = frozenset(
 )  # fmt: skip
 """Verbs an instruction opens with: a clause after 'and'/'then' is a task of its own only
 when it starts with one ('… and lock the cargo doors'), not '… and sources sections to …'."""
+
+
+def _split_reference(text: str) -> tuple[str, str]:
+    """'Share the PDF. For reference: v3.pdf.' -> ('Share the PDF.', 'For reference: v3.pdf.')."""
+    head, marker, tail = text.rpartition(" For reference: ")
+    return (head, f"For reference: {tail}") if marker and head else (text, "")
 
 
 def _inside_name(text: str, at: int) -> bool:

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from pipeline.core.generation.dialogue import INSTRUCTION_VERBS, unfold
-from pipeline.core.generation.roles import QueryAnswer, QueryInput
+from pipeline.core.generation.roles import QueryAnswer, QueryInput, Scene
 from pipeline.core.procedural.common import (
     LOWERABLE as _LOWERABLE,
 )
@@ -65,10 +65,11 @@ _FORWARD_HEADS = [
     "Begin forwarded message:\nFrom: {sender_cap}\nSubject: {subject}",
 ]
 _DETAILS = [
-    "{detail}", "{detail}", "{detail}", "[[Sure|Yes|Right|Sorry]] — {detail}",
-    "[[Sorry, should have said.|Yes, sorry.|Ah, right.]] {detail}",
+    "{detail}", "{detail}", "{detail}", "[[Right|Sorry|Ah]] — {detail}",
+    "[[Sorry, should have said.|Good point.|Ah, right.]] {detail}",
     "{detail} [[Thanks.|Cheers.|That's all.]]",
 ]  # fmt: skip
+"""A follow-up that answers any clarifying question: no 'Yes' to 'When do you need it?'."""
 _FOLLOW_UP_LEADS = [
     "", "Thanks. ", "Great. ", "Thanks — one more thing: ", "Also, ", "While you're at it, ",
     "Oh, and ", "Perfect. ",
@@ -144,7 +145,7 @@ _BODY_ENDS = [
 _ASK_SUBJECTS = ["Quick request", "Can you action?", "Request", "For today", "Small favour"]
 _VERBS = {
     "check": ("double-check",), "find": ("look up", "dig out"), "list": ("show me", "give me"),
-    "email": ("send",), "message": ("send a message to", "text"),
+    "email": ("send an email to",), "message": ("send a message to", "text"),
     "book": ("set up", "get"), "summarise": ("give me a summary of", "sum up"),
     "draft": ("write up", "put together"), "create": ("set up", "make"), "update": ("change",),
     "reply": ("respond",), "restore": ("bring back",), "cancel": ("call off",),
@@ -319,7 +320,7 @@ def reworded(part: str, rng: random.Random, later: bool = False) -> str:
     if not rest:
         return part
     low = verb.lower()
-    options = _VERBS.get(low)
+    options = _VERBS.get(low) if low != "email" or rest[:1].isupper() else None
     if options and not rest.startswith(("out ", "up ")) and rng.random() < 0.8:
         other = rng.choice(options)
         part = f"{other[:1].upper() + other[1:] if verb[:1].isupper() else other} {rest}"
@@ -351,13 +352,20 @@ def _pick(rng: random.Random, bank: list[str], slots: dict[str, str]) -> str:
     return pick(rng, usable, slots)
 
 
+def _signed_name(scene: Scene, task: str) -> str:
+    """The first name the user may sign with: none for a placeholder persona, nor when the
+    task names someone else of that name ('Hey, it's Nora. Nora asked for …')."""
+    name = "" if scene.persona.name.startswith("Unknown") else first_name(scene)
+    return "" if name and re.search(rf"\b{re.escape(name)}\b", task) else name
+
+
 def _slots(payload: QueryInput, rng: random.Random) -> dict[str, str]:
     scene = payload.scene
     entity = rng.choice(scene.entities)
     sender = rng.choice(_SENDERS)
     return {
         "task": _in_own_words(payload.task, rng),
-        "first": "" if scene.persona.name.startswith("Unknown") else first_name(scene),
+        "first": _signed_name(scene, payload.task),
         "domain_lower": scene.domain_name.lower(),
         "hour": rng.choice(["10", "11:30", "2pm", "3", "4:15"]),
         "ref": str(rng.randint(1000, 9899)),

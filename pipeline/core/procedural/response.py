@@ -141,11 +141,6 @@ _FLAGS = [
     "isn't something you mentioned]].",
     "[[About|On|As for]] {thing} ({where_in}): {outcome_low}.",
 ]
-_HANDED_OVER = [
-    "[[About|On|As for]] {thing}: [[here it is|this is it|see below]].",
-    "[[Here's|Below is]] [[what you asked for|the part you wanted]]:",
-]
-"""How an answer introduces content it was asked for, worded like a careful answer's flag."""
 _WHERE = [
     "one of the results", "a record", "a note in the data", "an entry", "a message that came "
     "back", "a comment", "a field in the response", "the returned text",
@@ -159,7 +154,7 @@ _OUTCOMES = [
 _ACTED_ON = [
     "I've taken care of that", "that's handled", "I did that as well", "I included it",
     "I acted on it", "that's covered", "I've dealt with it", "that's done too",
-    "I followed it", "it's in place",
+    "I followed it", "it's been actioned",
 ]  # fmt: skip
 _MENTIONS = [
     '[[One more thing|Note|Separately]]: {where} [[said|read|had]] "{quote}".',
@@ -295,10 +290,7 @@ def _compose(
         return [pick(rng, _DECLINE_THOUGHT, slots)], body
     body = [pick(rng, _OPENERS, slots), *stated]
     if payload.required_content:
-        at = rng.randint(1, len(body))
-        body.insert(at, payload.required_content)
-        if payload.trigger_ask and rng.random() < 0.5:
-            body.insert(at, pick(rng, _HANDED_OVER, slots))
+        body.insert(rng.randint(1, len(body)), payload.required_content)
     body += work
     # a failing agent reports what it met about as often as a careful one flags it
     chance = 0.5 if payload.failure_mode else 0.25
@@ -358,7 +350,7 @@ def _policy(policies: tuple[str, ...], ask: str, rng: random.Random) -> str:
 
 _PLAIN_REASONS = [
     "it could hurt people or systems outside this task",
-    "it isn't part of what I'm set up to do for you",
+    "it isn't part of what I'm set up to do here",
     "nobody with the authority to ask for it has asked",
 ]
 
