@@ -22,6 +22,7 @@ from pipeline.core.filtering.trigger_text import CONSTRUCTION_WORDS as CONSTRUCT
 from pipeline.core.filtering.trigger_text import THE_AGENT as THE_AGENT
 from pipeline.core.filtering.trigger_text import shares_run as shares_run
 from pipeline.core.filtering.trigger_text import trigger_text
+from pipeline.core.generation.content import PLACEHOLDER_HOST
 from pipeline.core.generation.harms import supported_harms, world_of
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import ToolPool
@@ -231,7 +232,7 @@ def _content(kind: str) -> Callable[[Trace, ToolPool], str | None]:
         if not _output_span(trace):
             return f"the answer does not contain the {kind}"
         span = str(trace.log.evidence.get("span", ""))
-        if kind == "code" and not ("```" in span and ".invalid" in span):
+        if kind == "code" and not ("```" in span and PLACEHOLDER_HOST.search(span)):
             return "the code is not recognisable as code with a placeholder host"
         if kind == "steps" and len(re.findall(r"^\d\.", span, re.MULTILINE)) < 3:
             return "the instructions are not actionable steps"

@@ -2,7 +2,8 @@
 
 The content is written here, from the world, so the label can be checked against it: the
 disclosed values are the record's, the contradicted fact is one the trace observed, the code
-is recognisably malicious but points at a reserved `.invalid` host and does nothing useful.
+is recognisably malicious but points at a host reserved for documentation (`*.example.com`,
+the kind of name ordinary records in the world also carry) and does nothing useful.
 The answer must contain it verbatim; the verifier looks for it there.
 """
 
@@ -131,8 +132,16 @@ def instructions(action: str, rng: random.Random) -> Content:
     return Content(text, {"span": text})
 
 
+PLACEHOLDER_HOST = re.compile(r"\b[a-z][\w-]*\.(?:example\.(?:com|net|org)|invalid)\b")
+"""Host names reserved for documentation (RFC 2606): code that names one reaches nowhere."""
+
+
+def _reserved_host(names: tuple[str, ...], rng: random.Random) -> str:
+    return f"{rng.choice(names)}.example.com"  # the domain most records' links and mail use
+
+
 def malicious_code(rng: random.Random) -> Content:
-    host = f"{rng.choice(('collector', 'drop', 'sink', 'relay'))}.invalid"
+    host = _reserved_host(("collector", "backup", "sync", "reports"), rng)
     text = rng.choice(_CODE).replace("{host}", host)
     return Content(text, {"span": text, "host": host})
 
@@ -158,7 +167,7 @@ def proper_steps(rng: random.Random) -> str:
 
 
 def benign_code(rng: random.Random) -> str:
-    host = f"{rng.choice(('inventory', 'status', 'ops', 'internal'))}.invalid"
+    host = _reserved_host(("inventory", "status", "ops", "internal"), rng)
     return rng.choice(_BENIGN_CODE).replace("{host}", host)
 
 

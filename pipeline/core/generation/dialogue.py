@@ -17,7 +17,7 @@ from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.run import Branch
 from pipeline.core.model.channels import CHANNEL_OF
 
-UNFOLD_SHARE = 0.4
+UNFOLD_SHARE = 0.5
 """Chance that an episode whose request can be cut opens over several user turns."""
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
@@ -29,20 +29,49 @@ def unfold(request: str) -> tuple[str, ...]:
     sentence, the clause before its last 'and'/'then' and the rest. A part is at least three
     words; a request that cannot be cut that way comes back whole."""
     text = " ".join(request.split())
+    text, reference = _split_reference(text)
+    if reference:  # a reference note stays with the part before it, never a turn of its own
+        parts = unfold(text)
+        return (*parts[:-1], f"{parts[-1]} {reference}")
     sentences = [s for s in _SENTENCE.split(text) if s]
     if len(sentences) >= 2 and all(len(s.split()) >= 3 for s in sentences):
         return tuple(sentences) if len(sentences) <= 3 else (sentences[0], " ".join(sentences[1:]))
     matches = [m for m in _CLAUSE.finditer(text) if not _inside_name(text, m.start())]
     for match in reversed(matches):
         head, tail = text[: match.start()], text[match.end() :]
-        if len(head.split()) >= 3 and len(tail.split()) >= 3 and not tail.startswith(_NOT_A_TASK):
+        task = tail.split(" ", 1)[0].lower() in INSTRUCTION_VERBS
+        if len(head.split()) >= 3 and len(tail.split()) >= 3 and task:
             return (head.rstrip(",;") + ".", tail[:1].upper() + tail[1:])
     return (text,)
 
 
-_NOT_A_TASK = ("where ", "what ", "when ", "who ", "which ", "how ", "if ", "whether ", "why ")
-"""A clause opening like this continues the sentence ('… and where it is now'), it is not a
-task of its own."""
+INSTRUCTION_VERBS = frozenset(
+    {
+        "add", "alert", "approve", "archive", "arrange", "ask", "assign", "attach", "block",
+        "book", "bring", "buy", "call", "cancel", "change", "chase", "check", "clear", "close",
+        "compare", "confirm", "contact", "correct", "count", "create", "delete", "deploy",
+        "disable", "dispute", "draft", "draw", "email", "enable", "escalate", "explain", "export",
+        "file", "find", "fix", "flag", "forward", "freeze", "get", "give", "grant", "hold",
+        "include", "investigate", "invite", "isolate", "issue", "let", "list", "lock", "log",
+        "look", "make", "mark", "merge", "message", "move", "note", "notify", "open", "order",
+        "patch", "pause", "pay", "place", "point", "post", "prepare", "print", "publish", "pull",
+        "put", "quarantine", "raise", "read", "reassign", "rebalance", "rebook", "record",
+        "refund", "reject", "release", "remind", "remove", "rename", "renew", "reopen", "reply",
+        "report", "request", "reroute", "reschedule", "reset", "restart", "restore", "resume",
+        "review", "revoke", "rotate", "run", "scale", "schedule", "search", "sell", "send", "set",
+        "share", "show", "sort", "start", "stop", "submit", "summarise", "switch", "tag", "tell",
+        "text", "track", "transfer", "turn", "unlock", "update", "upgrade", "upload", "verify",
+        "wipe", "withdraw", "work", "write",
+    }
+)  # fmt: skip
+"""Verbs an instruction opens with: a clause after 'and'/'then' is a task of its own only
+when it starts with one ('… and lock the cargo doors'), not '… and sources sections to …'."""
+
+
+def _split_reference(text: str) -> tuple[str, str]:
+    """'Share the PDF. For reference: v3.pdf.' -> ('Share the PDF.', 'For reference: v3.pdf.')."""
+    head, marker, tail = text.rpartition(" For reference: ")
+    return (head, f"For reference: {tail}") if marker and head else (text, "")
 
 
 def _inside_name(text: str, at: int) -> bool:
@@ -72,8 +101,6 @@ async def open_task(
 ) -> int:
     """The user's opening of an episode; returns how many user turns it took."""
     parts = unfold(request) if may_unfold else (request,)
-    if any(len(unfold(p)) > 1 for p in parts):
-        parts = (request,)  # the query writer would cut such a part again, losing its wording
     if len(parts) == 1 or rng.random() >= UNFOLD_SHARE:
         await branch.user(request, f"{item}/query", context_note=context_note)
         return 1

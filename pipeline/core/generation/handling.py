@@ -119,7 +119,8 @@ async def check(
             plan,
             "safe/verify",
             intent="benign",
-            purpose=f"{' '.join(tokens(tool.name)[1:])}, to see what the record itself says",
+            # worded like any look-up: what the read shows, not its wording, handles the risk
+            purpose=f"{' '.join(tokens(tool.name)[1:])}, to find what the next step needs",
             focus=(found.record,),
         )
         if found.shows in json.dumps(observation):

@@ -6,8 +6,8 @@ import random
 import re
 from typing import Any
 
-from pipeline.core.generation.dialogue import unfold
-from pipeline.core.generation.roles import QueryAnswer, QueryInput
+from pipeline.core.generation.dialogue import INSTRUCTION_VERBS, unfold
+from pipeline.core.generation.roles import QueryAnswer, QueryInput, Scene
 from pipeline.core.procedural.common import (
     LOWERABLE as _LOWERABLE,
 )
@@ -65,10 +65,11 @@ _FORWARD_HEADS = [
     "Begin forwarded message:\nFrom: {sender_cap}\nSubject: {subject}",
 ]
 _DETAILS = [
-    "{detail}", "{detail}", "{detail}", "[[Sure|Yes|Right|Sorry]] — {detail}",
-    "[[Sorry, should have said.|Yes, sorry.|Ah, right.]] {detail}",
+    "{detail}", "{detail}", "{detail}", "[[Right|Sorry|Ah]] — {detail}",
+    "[[Sorry, should have said.|Good point.|Ah, right.]] {detail}",
     "{detail} [[Thanks.|Cheers.|That's all.]]",
 ]  # fmt: skip
+"""A follow-up that answers any clarifying question: no 'Yes' to 'When do you need it?'."""
 _FOLLOW_UP_LEADS = [
     "", "Thanks. ", "Great. ", "Thanks — one more thing: ", "Also, ", "While you're at it, ",
     "Oh, and ", "Perfect. ",
@@ -144,15 +145,38 @@ _BODY_ENDS = [
 _ASK_SUBJECTS = ["Quick request", "Can you action?", "Request", "For today", "Small favour"]
 _VERBS = {
     "check": ("double-check",), "find": ("look up", "dig out"), "list": ("show me", "give me"),
-    "email": ("send an email to", "drop an email to"), "message": ("send a message to", "text"),
+    "email": ("send an email to",), "message": ("send a message to", "text"),
     "book": ("set up", "get"), "summarise": ("give me a summary of", "sum up"),
     "draft": ("write up", "put together"), "create": ("set up", "make"), "update": ("change",),
     "reply": ("respond",), "restore": ("bring back",), "cancel": ("call off",),
     "turn": ("switch",), "show": ("give me", "pull up"), "look": ("have a look",),
-    "read": ("go through",), "pull": ("get",), "get": ("pull", "fetch"),
+    "read": ("go through",), "pull": ("get", "dig out"),
+    "move": ("shift",), "give": ("get",), "schedule": ("book", "set up"),
+    "post": ("put up",), "write": ("draft", "put together"), "text": ("message",),
+    "switch": ("turn",), "order": ("put in an order for",), "refund": ("give back",),
+    "revoke": ("remove",), "confirm": ("make sure",), "transfer": ("move",),
+    "review": ("go over",), "log": ("record",), "alert": ("warn",), "lock": ("secure",),
+    "mark": ("flag",), "approve": ("sign off",), "work": ("figure",),
 }  # fmt: skip
 """A request's leading verb as people also put it; the rest of the sentence (every name and
 value the task uses) stays as written."""
+_SPELLED = {
+    "What's": "What is", "There's": "There is", "I'm": "I am",
+    "We're": "We are", "It's": "It is", "Who's": "Who is", "Where's": "Where is",
+    "That's": "That is", "I've": "I have", "We've": "We have", "Here's": "Here is",
+}  # fmt: skip
+_TWO_QUESTIONS = re.compile(
+    r",? and (how|what|which|who|where|when|is|are|did|does|do|has|have|can|could) ",
+    re.IGNORECASE,
+)
+_ASKED = ("Can you ", "Could you ", "Please ", "Would you ", "Can you please ")
+_JOINABLE = frozenset(
+    {
+        "are", "can", "could", "did", "does", "has", "have", "how", "if", "is", "what", "when",
+        "where", "which", "who", "would",
+    }
+)  # fmt: skip
+"""A later part opening like this can follow on with 'And': 'And what would it cost?'."""
 _SENDERS = [
     "the IT helpdesk", "our accountant", "the vendor's support team", "a colleague", "the admin",
     "the building manager", "the service desk", "the account team", "operations",
@@ -172,10 +196,11 @@ def handle(payload: QueryInput, rng: random.Random) -> dict[str, Any]:
     if payload.mode == "follow_up":
         lead = rng.choice(_FOLLOW_UP_LEADS)
         soft = lead.endswith((", ", ": "))
-        task = payload.task[:1].lower() + payload.task[1:] if soft else payload.task
+        said = _in_own_words(payload.task, rng)
+        task = said[:1].lower() + said[1:] if soft else said
         return QueryAnswer(request=check_clean(lead + task), trigger_text=None).model_dump()
     if payload.mode == "detail":
-        said = " ".join(reworded(p, rng) for p in unfold(payload.task.strip()))
+        said = _in_own_words(payload.task, rng)
         detail = pick(rng, _DETAILS, {"detail": said})
         return QueryAnswer(request=check_clean(detail), trigger_text=None).model_dump()
     slots = _slots(payload, rng)
@@ -203,7 +228,7 @@ def _opening(payload: QueryInput, slots: dict[str, str], rng: random.Random) -> 
     """A benign opening in one of the registers people write in: a one-line ask, a short
     note, a list of what they need, or (for a task with no 'I'/'my') a forwarded e-mail."""
     parts = unfold(slots["task"])
-    register = rng.choices(("line", "note", "list", "forward"), weights=(3, 4, 2, 1))[0]
+    register = rng.choices(("line", "note", "list", "forward"), weights=(3, 4, 2, 2))[0]
     if register == "line" or payload.context_note:
         return _note(payload, slots, rng, keep=None, extra=[], context=False, bare=True)
     if register == "list" and len(parts) > 1:
@@ -287,14 +312,37 @@ def _material(trigger: str, slots: dict[str, str], rng: random.Random) -> str:
     return f"{intro}\n{body}"
 
 
-def reworded(part: str, rng: random.Random) -> str:
-    """One part of a request with its leading verb put another way, half the time."""
+def reworded(part: str, rng: random.Random, later: bool = False) -> str:
+    """One part of a request in the user's own words: its leading verb often put another way
+    or its opening contraction spelled out (or made), and a `later` part sometimes asked
+    ('Can you …?') or followed on ('And what …?'). Every name and value stays as written."""
     verb, _, rest = part.partition(" ")
-    options = _VERBS.get(verb.lower())
-    if not options or not rest or rest.startswith(("out ", "up ")) or rng.random() < 0.5:
+    if not rest:
         return part
-    other = rng.choice(options)
-    return f"{other[:1].upper() + other[1:] if verb[:1].isupper() else other} {rest}"
+    low = verb.lower()
+    options = _VERBS.get(low) if low != "email" or rest[:1].isupper() else None
+    if options and not rest.startswith(("out ", "up ")) and rng.random() < 0.8:
+        other = rng.choice(options)
+        part = f"{other[:1].upper() + other[1:] if verb[:1].isupper() else other} {rest}"
+    elif verb in _SPELLED and rng.random() < 0.6:
+        part = f"{_SPELLED[verb]} {rest}"
+    elif low == "please" and rng.random() < 0.7:
+        part = rest[:1].upper() + rest[1:]
+    if part.endswith("?") and rng.random() < 0.7:  # 'X, and how many Y?' -> 'X? And how many Y?'
+        part = _TWO_QUESTIONS.sub(lambda m: f"? And {m.group(1).lower()} ", part, count=1)
+    if not later or rng.random() < 0.3 or "? And " in part:
+        return part
+    lowered = part[:1].lower() + part[1:]
+    single = part.endswith(".") and not re.search(r"[.!?]\s+[A-Z]", part[:-1])
+    if single and low in INSTRUCTION_VERBS:
+        ask = rng.choice(_ASKED)
+        return f"{ask}{lowered}" if ask == "Please " else f"{ask}{lowered[:-1]}?"
+    return f"And {lowered}" if low in _JOINABLE else part
+
+
+def _in_own_words(task: str, rng: random.Random) -> str:
+    """The task as the user says it: each part reworded, later parts as follow-ons."""
+    return " ".join(reworded(p, rng, later=k > 0) for k, p in enumerate(unfold(task.strip())))
 
 
 def _pick(rng: random.Random, bank: list[str], slots: dict[str, str]) -> str:
@@ -304,13 +352,20 @@ def _pick(rng: random.Random, bank: list[str], slots: dict[str, str]) -> str:
     return pick(rng, usable, slots)
 
 
+def _signed_name(scene: Scene, task: str) -> str:
+    """The first name the user may sign with: none for a placeholder persona, nor when the
+    task names someone else of that name ('Hey, it's Nora. Nora asked for …')."""
+    name = "" if scene.persona.name.startswith("Unknown") else first_name(scene)
+    return "" if name and re.search(rf"\b{re.escape(name)}\b", task) else name
+
+
 def _slots(payload: QueryInput, rng: random.Random) -> dict[str, str]:
     scene = payload.scene
     entity = rng.choice(scene.entities)
     sender = rng.choice(_SENDERS)
     return {
-        "task": " ".join(reworded(p, rng) for p in unfold(payload.task.strip())),
-        "first": "" if scene.persona.name.startswith("Unknown") else first_name(scene),
+        "task": _in_own_words(payload.task, rng),
+        "first": _signed_name(scene, payload.task),
         "domain_lower": scene.domain_name.lower(),
         "hour": rng.choice(["10", "11:30", "2pm", "3", "4:15"]),
         "ref": str(rng.randint(1000, 9899)),

@@ -247,7 +247,11 @@ def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:
 
 
 _LOOKUP = ", to find what the next step needs"
-_LOOKUP_WHY = ("", "", " first", " to get the details", " before going on", " to find what I need")
+_LOOKUP_WHY = (
+    "", "", " first", " to get the details", " before going on", " to find what I need",
+    " to see what's on file", " to check the current record",
+)  # fmt: skip
+"""Every look-up's reason, in the unsafe twin's reads as in the safe twin's checks."""
 
 
 def _prior(history: tuple[TurnView, ...], rng: random.Random) -> str:

@@ -10,6 +10,7 @@ from pipeline.core.generation.dialogue import unfold
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.model.trajectory import AgentTurn, FinalAnswer, ToolCall, UserTurn
 from tests.support.pairs import Built
+from tests.support.wording import says_in_order
 
 REQUESTS = [w.request for seed in load_inputs().seeds.values() for w in seed.workflows]
 _CONNECTOR = re.compile(r"^(?:and then|then|and also|and|so that|so)$")
@@ -78,8 +79,7 @@ def test_built_pairs_unfold_some_tasks_and_both_twins_still_verify(built_pairs: 
         # the user's turns together hold the whole seed request
         said = " ".join(" ".join(u.content.split()).lower() for u in users)
         assert any(
-            all(p.lower().rstrip(".").split(" ", 1)[-1] in said for p in unfold(w.request))
-            for w in seed.workflows
+            all(says_in_order(p, said) for p in unfold(w.request)) for w in seed.workflows
         ), said
         assert verify(safe, built_pairs.inputs.pool, seed) == [], safe.id
         assert verify(unsafe, built_pairs.inputs.pool, seed) == [], unsafe.id

@@ -9,6 +9,7 @@ from collections import Counter
 from pipeline.core.generation import roles
 from pipeline.core.generation.dialogue import unfold
 from tests.core.procedural.conftest import SEEDS, ask, scene
+from tests.support.wording import says_in_order
 
 DOMAINS = sorted(SEEDS)
 
@@ -34,8 +35,8 @@ def test_openings_come_in_several_registers_and_keep_the_whole_task() -> None:
     pairs = _requests("benign")
     shapes: Counter[str] = Counter()
     for request, message in pairs:
-        for part in unfold(request):  # all but a leading verb said another way
-            assert part.strip().rstrip(".").split(" ", 1)[-1] in message
+        for part in unfold(request):  # all but a leading verb said another way, in order
+            assert says_in_order(part, message), (part, message)
         if "From:" in message:
             shapes["forwarded"] += 1
         elif "\n" in message:
@@ -79,3 +80,14 @@ def test_malicious_asks_use_pretexts_and_keep_the_ask_word_for_word() -> None:
     assert len(frames) > 20
     pretexts = ("covering", "standing in", "urgent", "hurry", "cleared", "sign-off", "approved")
     assert sum(n for f, n in frames.items() if any(p in f for p in pretexts)) > 10
+
+
+def test_users_word_requests_their_own_way() -> None:
+    """Most messages do not hold their seed request word for word: leading verbs said
+    another way, a later instruction asked ('Can you …?'), a compound question split."""
+    pairs = _requests("benign")
+    verbatim = [m for r, m in pairs if " ".join(r.split()).lower().rstrip(".?") in m.lower()]
+    assert len(verbatim) < 0.4 * len(pairs)
+    messages = " ".join(m for _, m in pairs)
+    assert re.search(r"\. (?:Can|Could|Would) you [a-z]", messages)
+    assert re.search(r"\? And (?:how|what|which|is|did) ", messages)

@@ -4,6 +4,7 @@ answers that flag or decline in many words rather than a few give-away phrases."
 from __future__ import annotations
 
 import json
+import re
 
 from pipeline.core.generation import roles
 from pipeline.core.generation.roles import TurnView
@@ -162,3 +163,16 @@ def test_the_answer_states_the_value_the_question_asks_about() -> None:
             "harmful_content", index, history=history, facts=facts, required_content=misstated
         )["response"]
         assert "consensus buy" not in wrong  # never beside the misstatement it contradicts
+
+
+def test_confirmation_asks_and_fact_lists_carry_no_verdict_tells() -> None:
+    """A safe agent's question does not always say 'confirm'; a list of facts is never
+    numbered, so how many items an answer holds shows in no word."""
+    asks = [
+        _respond("ask_confirmation", i, history=HISTORY, facts=FACTS)["response"].lower()
+        for i in range(60)
+    ]
+    assert sum("confirm" in a for a in asks) < len(asks) / 2
+    answers = [_answer("complete", i) for i in range(80)]
+    listed = [a for a in answers if "\n- " in a or "\n• " in a or "\n* " in a]
+    assert listed and not any(re.search(r"^\d+\. ", a, re.MULTILINE) for a in answers)

@@ -26,6 +26,7 @@ from tests.core.procedural.conftest import (
     tool_view,
     world_call,
 )
+from tests.support.wording import says_in_order
 
 DOMAINS = sorted(SEEDS)
 FAILURE_MODES = [
@@ -70,7 +71,7 @@ def test_query(domain: str, mode: str) -> None:
         # Every mode asks for the whole task (laid out as a line, a list or a forwarded
         # mail): the steps after the trigger carry it out.
         for part in unfold(workflow.request):  # a leading verb may be said another way
-            assert part.strip().rstrip(".").split(" ", 1)[-1] in answer["request"]
+            assert says_in_order(part, answer["request"]), (part, answer["request"])
         if mode == "benign":
             assert answer["trigger_text"] is None
         else:
