@@ -19,8 +19,8 @@ from typing import Any
 from jsonschema import Draft202012Validator, FormatChecker
 
 from pipeline.core.generation.feasibility import carries_text, page_field
-from pipeline.core.generation.semantics import operation_of, tokens, verbs
-from pipeline.core.generation.steps import walk_calls
+from pipeline.core.generation.semantics import operation_of, refers_to, tokens, verbs
+from pipeline.core.generation.steps import names_record, walk_calls
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.seeds import Seed, Workflow
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
@@ -80,7 +80,26 @@ def same_kind(curated: Tool, imported: Tool) -> bool:
     if not nouns or _last_noun(imported) != nouns[-1]:
         return False
     qualifiers = set(nouns[:-1])
-    return not qualifiers or bool(qualifiers & kind_words(imported))
+    if qualifiers and not qualifiers & kind_words(imported):
+        return False
+    # the same noun can mean another thing (an LMS course, a racecourse): the descriptions
+    # must share a word besides it
+    return bool((_content(curated.description) & _content(imported.description)) - {nouns[-1]})
+
+
+def _content(text: str) -> set[str]:
+    return {
+        _singular(w)
+        for w in re.findall(r"[a-z]+", text.lower())
+        if len(w) > 3 and w not in _ALL_VERBS | _GENERIC | _PLAIN
+    }
+
+
+_PLAIN = frozenset(
+    {"with", "that", "this", "their", "them", "they", "which", "when", "where", "there", "each"}
+    | {"from", "into", "than", "also", "only", "more", "most", "such", "some", "your", "about"}
+    | {"returns", "return", "given", "specified", "specific", "information", "list", "lists"}
+)
 
 
 def underivable(tool: Tool) -> str | None:
@@ -124,6 +143,9 @@ def equivalents(pool: ToolPool, domain: str, tool: Tool) -> list[Tool]:
 
 
 def _imported_readers(pool: ToolPool, domain: str) -> list[Tool]:
+    """Imported read-only tools of the domain that can be offered: semantics derivable, and
+    no URL path template such as `/articles/{id}` in the description, which the residue
+    filter cannot tell from an unfilled slot of the procedural phrase grammar."""
     return [
         t
         for t in pool.for_domain(domain)
@@ -131,7 +153,11 @@ def _imported_readers(pool: ToolPool, domain: str) -> list[Tool]:
         and t.side_effect == "none"
         and t.lookalike_of is None
         and underivable(t) is None
+        and not _SLOT.search(t.description)
     ]
+
+
+_SLOT = re.compile(r"\{[a-z_]+\}")
 
 
 def distractors(pool: ToolPool, domain: str, ordinal: int, count: int) -> list[str]:
@@ -233,10 +259,28 @@ def _holds(
             new_tool.returns, new_shown
         ):
             return False  # a real API refuses an id off its format, and answers in its shape
+        if not _ids_name_their_kind(seed, new_tool, new_plan.arguments):
+            return False
         old_ids = _shown_ids(ids, old_shown)
         if old_ids and not old_ids & _shown_ids(ids, new_shown):
             return False
         if carries_text(old_tool, old_shown) and not carries_text(new_tool, new_shown):
+            return False
+    return True
+
+
+def _ids_name_their_kind(seed: Seed, tool: Tool, arguments: dict[str, Any]) -> bool:
+    """Every id an imported call passes is a record of the kind its field or operation
+    names (`invoice_uuid` an invoice; a bare `id` a record of a kind the operation names)."""
+    world = build_world(seed)
+    for name, value in arguments.items():
+        if not names_record(name):
+            continue
+        record = world.get(str(value))
+        if record is None:
+            return False
+        kinds = {_singular(w) for w in tokens(record.kind)}
+        if not refers_to(name, record) and not kinds & kind_words(tool):
             return False
     return True
 
