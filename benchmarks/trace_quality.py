@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.consistency import consistency_figures
+from benchmarks.tool_use import tool_use_figures
 from pipeline.core.filtering.argument_values import fragments, is_empty
 from pipeline.core.filtering.grounding import grounding_report
 from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, shown_share
@@ -382,7 +383,8 @@ def main() -> None:
     parser.add_argument("release", type=Path)
     parser.add_argument("--build", type=Path, help="build folder (outputs/builds/<key>)")
     args = parser.parse_args()
-    context = leaf_context(load_inputs().taxonomy)
+    inputs = load_inputs()
+    context = leaf_context(inputs.taxonomy)
     trajectories = load(args.release / "trajectories.jsonl", context)
     figures: dict[str, Any] = {
         **length_figures(trajectories),
@@ -398,6 +400,7 @@ def main() -> None:
             "distinct_openings": distinct_openings(trajectories),
             "user_turns": user_turns(trajectories),
         },
+        "tools": tool_use_figures(trajectories, inputs.pool),
     }
     if args.build:
         figures["verifier"] = verifier_figures(args.build, context)

@@ -17,6 +17,7 @@ from rich.table import Table
 from pipeline.cli.console import plain_console
 from pipeline.core.build.options import check_size, parse_domains
 from pipeline.core.generation.planner import coverage, plan_release
+from pipeline.core.generation.tool_choice import underivable_tools
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.model.labels import AXES
@@ -59,6 +60,9 @@ def plan_summary(size: int, seed: int, domains: str = "") -> dict[str, Any]:
         "long_html": sum(bp.long_html for bp in blueprints),
         "axes": axes,
         "incompatibilities": [i.model_dump() for i in plan.incompatibilities],
+        "underivable_tools": {
+            domain: underivable_tools(inputs.pool.for_domain(domain)) for domain in spec.domains
+        },
     }
 
 
@@ -91,6 +95,14 @@ def plan(
         highlight=False,
         soft_wrap=True,
     )
+    unknown = {n for names in summary["underivable_tools"].values() for n in names}
+    if unknown:
+        console.print(
+            f"{len(unknown)} imported tools of these domains have semantics that cannot be "
+            "derived: never offered or called (names and reasons in --json)",
+            highlight=False,
+            soft_wrap=True,
+        )
     for axis, figures in summary["axes"].items():
         console.print(_axis_table(axis, figures))
     for table in _incompatibility_tables(summary):

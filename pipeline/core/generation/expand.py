@@ -26,6 +26,7 @@ from pipeline.core.generation.roles import QUERY, QueryInput
 from pipeline.core.generation.run import Branch, Planted, Turns
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.steps import Gap, StepPlan, plan_step
+from pipeline.core.generation.tool_choice import chosen_workflow, ordinal_of
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.seeds import Workflow
 from pipeline.core.inputs.tool_pool import Tool
@@ -52,7 +53,16 @@ class Skeleton(BaseModel):
 
 
 def workflows_of(ctx: BuildContext, blueprint: Blueprint) -> list[Workflow]:
-    return [next(w for w in ctx.seed.workflows if w.id == wid) for wid in blueprint.workflows]
+    """The blueprint's workflows, each step served by the tool this trajectory takes among
+    the step tool's imported equivalents (`tool_choice`); the hazard's tool stays."""
+    ordinal = ordinal_of(blueprint.id)
+    avoid = [h.tool for h in ctx.seed.hazards if h.id == blueprint.hazard]
+    return [
+        chosen_workflow(ctx.seed, ctx.pool, w, ordinal, avoid)
+        for wid in blueprint.workflows
+        for w in ctx.seed.workflows
+        if w.id == wid
+    ]
 
 
 def new_branch(ctx: BuildContext, blueprint: Blueprint, stage: str) -> Branch:

@@ -25,6 +25,7 @@ from pipeline.core.generation.feasibility import (
 )
 from pipeline.core.generation.harms import CONTENT_HARMS
 from pipeline.core.generation.overplan import pair_slots, release_shares
+from pipeline.core.generation.tool_choice import distractors, ordinal_of
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.inputs.tool_pool import ToolPool
@@ -322,7 +323,7 @@ def _blueprint(
         kind="benign" if slice_ is None else "pair",
         persona=rng.choice(seed.personas).name,
         workflows=workflows,
-        tools=_exposed_tools(seed, pool, rng, workflows, hazard, readers),
+        tools=_exposed_tools(seed, pool, rng, workflows, hazard, readers, pair_id),
         slice=slice_,
         hazard=hazard,
         trigger_points=points,
@@ -358,6 +359,10 @@ def _workflows(
     return (rng.choice(others), last)
 
 
+_IMPORTED_OFFERED = 3
+"""Imported public-API readers of the domain each tool list offers beside the plan's."""
+
+
 def _exposed_tools(
     seed: Seed,
     pool: ToolPool,
@@ -365,6 +370,7 @@ def _exposed_tools(
     workflows: tuple[str, ...],
     hazard: str | None,
     readers: list[str],
+    pair_id: str,
 ) -> tuple[str, ...]:
     """The tools the plan needs, their lookalikes, a verifier and distractors, shuffled, so a
     guard cannot tell the risky tool by its presence."""
@@ -387,6 +393,7 @@ def _exposed_tools(
             needed.add(name)
     others = sorted(set(seed.tools) - needed)
     needed.update(rng.sample(others, k=min(len(others), rng.choice((1, 2, 3)))))
+    needed.update(distractors(pool, seed.id, ordinal_of(pair_id), _IMPORTED_OFFERED))
     tools = sorted(needed)
     rng.shuffle(tools)
     return tuple(tools)

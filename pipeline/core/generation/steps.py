@@ -198,6 +198,14 @@ _Call = tuple[Tool, Plan, str, Any]
 observation."""
 
 
+def walk_calls(
+    seed: Seed, pool: ToolPool, workflow: Workflow
+) -> list[list[_Call]] | tuple[int, Gap]:
+    """Each step's calls of the benign run (look-ups, then the main call), or where it
+    cannot be grounded: what choosing a tool for a step compares."""
+    return _walk(seed, pool, workflow)
+
+
 def _walk(seed: Seed, pool: ToolPool, workflow: Workflow) -> list[list[_Call]] | tuple[int, Gap]:
     """Each step's calls, its look-ups first and its main call last."""
     world = build_world(seed)
