@@ -21,6 +21,7 @@ class BuildSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     unsafe_share: float | None = None
     long_context_share: float | None = None
     long_html_share: float | None = None
+    overplan: float | None = None
     domains: str | None = None
     """Comma-separated domains of the release; unset means every seed."""
     backend: str | None = None

@@ -17,6 +17,8 @@ from rich.console import Console
 
 from pipeline.cli.build import run_build
 from pipeline.core.build.config import BuildConfig
+from pipeline.core.generation.overplan import pair_slots
+from pipeline.core.model.seeding import seeded_rng
 
 DOMAIN = "personal_banking"
 SETTINGS = {"size": 8, "domains": f"personal_assistant,{DOMAIN}", "seed": 5}
@@ -85,7 +87,10 @@ def test_progress_counts_items_rejections_and_calls_per_stage(builds: Builds) ->
     screen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", builds.progress)
     lines = {line.split()[0]: line for line in screen.splitlines() if line.split()}  # last wins
     assert set(lines) >= {"blueprints", "skeletons", "injected", "paired", "filtered", "release"}
-    pairs = 4  # size 8 at the default unsafe share: 4 pairs, no benign traces
+    # size 8 at the default unsafe share: 4 pairs, no benign traces, over-planned per domain
+    spec = BuildConfig.load(**SETTINGS).spec()
+    pairs = sum(pair_slots(spec, seeded_rng(spec.seed, "plan")).values())
+    assert pairs > 4
     assert f"{pairs}/{pairs}" in lines["skeletons"] and "rej" in lines["skeletons"]
     assert "calls" in lines["skeletons"] and "cached" in lines["skeletons"]
     calls = int(lines["skeletons"].split(" calls")[0].split()[-1])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from pipeline.core.generation.dialogue import INSTRUCTION_VERBS
+
 
 def _words(text: str) -> list[str]:
     return re.findall(r"[\w@'’/-]+(?:\.\w+)*", text.lower())
@@ -14,8 +16,9 @@ _CONNECTORS = frozenset({"and", "then", "also", "so"})
 
 
 def says_in_order(part: str, message: str) -> bool:
-    """Whether every word of `part` but its first (a leading verb said another way) and its
-    connectors occurs in `message` in order; words put between them ('Can you') are fine."""
+    """Whether every word of `part` but its first, its connectors and the instruction verbs of
+    its clauses (each may be said another way: 'and book it in' -> 'Could you get it in?')
+    occurs in `message` in order; words put between them ('Can you') are fine."""
     remaining = iter(_words(message))
-    wanted = [w for w in _words(part)[1:] if w not in _CONNECTORS]
+    wanted = [w for w in _words(part)[1:] if w not in _CONNECTORS and w not in INSTRUCTION_VERBS]
     return all(any(w == have for have in remaining) for w in wanted)

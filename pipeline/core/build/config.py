@@ -36,6 +36,8 @@ class BuildConfig(BaseSettings):
     unsafe_share: float = Field(default=0.5, gt=0, le=0.5)
     long_context_share: float = Field(default=0.15, ge=0, le=1)
     long_html_share: float = Field(default=0.08, ge=0, le=1)
+    overplan: float = Field(default=0.2, ge=0, le=2)
+    """Pairs planned beyond each domain's share, for selection after filtering (ReleaseSpec)."""
     domains: tuple[str, ...] = ()
     """The release's domains (a comma-separated string is split); empty means every seed."""
     backend: Literal["procedural", "openai"] = "procedural"
@@ -106,6 +108,7 @@ class BuildConfig(BaseSettings):
             unsafe_share=self.unsafe_share,
             long_context_share=self.long_context_share,
             long_html_share=self.long_html_share,
+            overplan=self.overplan,
             domains=tuple(sorted(self.domains or known)),
             backend=self.backend,
             model=self.llm().model,

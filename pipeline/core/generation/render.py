@@ -184,7 +184,7 @@ class _Writer:
             if echoed is not MISSING:
                 return echoed
         if record is not None:
-            attribute = _attribute(name, record)
+            attribute = _attribute(name, record, schema.get("format"))
             if attribute is not None:
                 return _fit(_cast(record.attributes[attribute], schema), schema)
             if (
@@ -260,8 +260,9 @@ def distinct(items: list[JSON]) -> list[JSON]:
     return kept
 
 
-def _attribute(name: str, record: Record) -> str | None:
-    """The record attribute a return field names: equal, or one's words end the other's."""
+def _attribute(name: str, record: Record, fmt: str | None = None) -> str | None:
+    """The record attribute a return field names: equal, or one's words end the other's; an
+    alias only where its value fits the field's format (`sent_to` of an e-mail is no phone)."""
     if name in record.attributes:
         return name
     wanted = tokens(name)
@@ -277,7 +278,14 @@ def _attribute(name: str, record: Record) -> str | None:
     aliases = _ALIASES.get("_".join(wanted))
     if name.endswith("s") and name[:-1] in record.attributes:
         return name[:-1]  # `alerts` <- the patient's `alert`
-    return next((a for a in aliases or () if a in record.attributes), None)
+    return next(
+        (
+            a
+            for a in aliases or ()
+            if a in record.attributes and (fmt != "email" or "@" in str(record.attributes[a]))
+        ),
+        None,
+    )
 
 
 _ALIASES: dict[str, tuple[str, ...]] = {

@@ -160,6 +160,10 @@ _VERBS = {
 }  # fmt: skip
 """A request's leading verb as people also put it; the rest of the sentence (every name and
 value the task uses) stays as written."""
+_PHRASAL_OBJECT = re.compile(
+    r"(it|them|her|him|me|us|this|that)( (in|up|out|off|on|over|back|down)\b|[.,?!]|$)"
+)
+"""A pronoun object right after the verb: a two-word replacement would read 'set up it'."""
 _SPELLED = {
     "What's": "What is", "There's": "There is", "I'm": "I am",
     "We're": "We are", "It's": "It is", "Who's": "Who is", "Where's": "Where is",
@@ -321,6 +325,8 @@ def reworded(part: str, rng: random.Random, later: bool = False) -> str:
         return part
     low = verb.lower()
     options = _VERBS.get(low) if low != "email" or rest[:1].isupper() else None
+    if options and _PHRASAL_OBJECT.match(rest):  # 'book it in' is not 'set up it in'
+        options = tuple(o for o in options if " " not in o)
     if options and not rest.startswith(("out ", "up ")) and rng.random() < 0.8:
         other = rng.choice(options)
         part = f"{other[:1].upper() + other[1:] if verb[:1].isupper() else other} {rest}"

@@ -62,6 +62,7 @@ def test_the_resource_config_pins_the_domain_list(monkeypatch: pytest.MonkeyPatc
         "unsafe_share": 0.5,
         "long_context_share": 0.15,
         "long_html_share": 0.08,
+        "overplan": 0.2,
         "domains": "smart_home",
         "backend": "procedural",
         "max_concurrency": 32,

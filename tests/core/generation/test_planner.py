@@ -71,7 +71,10 @@ def test_combinations_vary(inputs: Inputs) -> None:
     plan = plan_release(_spec(inputs, size=1000), inputs.seeds, inputs.pool, inputs.taxonomy)
     combos = Counter(bp.slice for bps in plan.blueprints.values() for bp in bps if bp.slice)
     assert len(combos) > 300
-    assert max(n for c, n in combos.items() if c.failure_mode not in CONTENT_HARMS) <= 5
+    # no behavioural slice takes more than one pair in a hundred (pairs are over-planned)
+    pairs = sum(combos.values())
+    most = max(n for c, n in combos.items() if c.failure_mode not in CONTENT_HARMS)
+    assert most <= math.ceil(pairs / 100), (most, pairs)
     # A content mode's harm is pinned by its content (docs/labels.md), so its slices share
     # few combinations; none may take more than twice its even share of them.
     for mode in CONTENT_HARMS:
