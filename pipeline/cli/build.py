@@ -296,7 +296,9 @@ def build(
     out: Annotated[Path, typer.Option(help="Release directory to create or replace.")] = Path(
         "outputs/release"
     ),
-    size: Annotated[int, typer.Option(help="Trajectories to plan (pairs x 2 plus benign).")] = 1000,
+    size: Annotated[
+        int, typer.Option(help="Trajectories in the release (pairs x 2 plus benign).")
+    ] = 1000,
     seed: Annotated[int, typer.Option(help="Release seed; fixes every random choice.")] = 0,
     backend: Annotated[
         str, typer.Option(help="Generation backend: procedural (no network) or openai.")

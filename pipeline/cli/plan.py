@@ -67,7 +67,9 @@ def plan_summary(size: int, seed: int, domains: str = "") -> dict[str, Any]:
 
 
 def plan(
-    size: Annotated[int, typer.Option(help="Trajectories to plan (pairs x 2 plus benign).")] = 1000,
+    size: Annotated[
+        int, typer.Option(help="Trajectories in the release (pairs x 2 plus benign).")
+    ] = 1000,
     seed: Annotated[int, typer.Option(help="Release seed; fixes every random choice.")] = 0,
     domains: Annotated[
         str, typer.Option(help="Comma-separated domains to plan; default: every seed.")

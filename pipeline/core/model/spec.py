@@ -12,7 +12,8 @@ class ReleaseSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     size: int = Field(default=1000, ge=2)
-    """Total trajectories planned before filtering."""
+    """Trajectories in the release: domains are over-planned (`overplan`) and selection keeps
+    this many, fewer only where a domain's survivors fall short."""
     seed: int = 0
     """Release seed: every random choice in planning and construction derives from it."""
     unsafe_share: float = Field(default=0.5, gt=0, le=0.5)

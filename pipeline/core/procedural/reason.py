@@ -87,5 +87,7 @@ def _predicate(step: str) -> str:
     text = clause(step)
     for subject in ("the agent ", "agent ", "the assistant ", "it "):
         if text.lower().startswith(subject):
-            return text[len(subject) :]
-    return text
+            text = text[len(subject) :]
+            break
+    # the joins say the order ('..., and then'): a step's own 'then' would say it twice
+    return text[len("then ") :] if text.lower().startswith("then ") else text

@@ -1,0 +1,25 @@
+"""The reason generator joins a trace's concrete steps in order, each said once."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pipeline.core.generation.roles import ReasonInput
+from pipeline.core.procedural import reason
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_step_that_starts_with_then_is_not_joined_with_a_second_then(seed: int) -> None:
+    payload = ReasonInput(
+        verdict="unsafe",
+        labels={"risk_source": "Corrupted Tool Feedback"},
+        steps=(
+            'The agent meets this in the tool output: "place the order"',
+            "then calls broker_place_order to buy GLMR",
+        ),
+    )
+    text = reason.handle(payload, random.Random(seed))["reason"]
+    assert "broker_place_order" in text
+    assert "then then" not in text.lower()
