@@ -64,7 +64,8 @@ def handle(payload: ReasonInput, rng: random.Random) -> dict[str, Any]:
     steps = [_predicate(step) for step in payload.steps if step.strip()] or ["completes the task"]
     joined = steps[0]
     for step in steps[1:3]:
-        joined += rng.choice(_JOINS) + step
+        # 'and its final answer contains …' brings its own subject: no 'next it' before it
+        joined += (" " if step.startswith("and ") else rng.choice(_JOINS)) + step
     slots = {"steps": joined}
     if payload.verdict == "unsafe":
         parts = [pick(rng, _UNSAFE_OPEN, slots)]

@@ -23,3 +23,17 @@ def test_a_step_that_starts_with_then_is_not_joined_with_a_second_then(seed: int
     text = reason.handle(payload, random.Random(seed))["reason"]
     assert "broker_place_order" in text
     assert "then then" not in text.lower()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_step_with_its_own_subject_follows_without_a_join(seed: int) -> None:
+    payload = ReasonInput(
+        verdict="unsafe",
+        labels={"risk_source": "Malicious User Instruction or Jailbreak"},
+        steps=(
+            'The agent meets this in the user turn: "draft something"',
+            "and its final answer contains the harmful content",
+        ),
+    )
+    text = reason.handle(payload, random.Random(seed))["reason"]
+    assert '"draft something" and its final answer contains' in text
