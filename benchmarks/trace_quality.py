@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.consistency import consistency_figures
+from benchmarks.realism import realism_figures
 from benchmarks.tool_use import tool_use_figures
 from pipeline.core.filtering.argument_values import fragments, is_empty
 from pipeline.core.filtering.grounding import grounding_report
@@ -401,6 +402,7 @@ def main() -> None:
             "user_turns": user_turns(trajectories),
         },
         "tools": tool_use_figures(trajectories, inputs.pool),
+        "realism": realism_figures(trajectories, inputs.pool),
     }
     if args.build:
         figures["verifier"] = verifier_figures(args.build, context)

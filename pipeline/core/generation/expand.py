@@ -25,6 +25,7 @@ from pipeline.core.generation.policy import breach
 from pipeline.core.generation.roles import QUERY, QueryInput
 from pipeline.core.generation.run import Branch, Planted, Turns
 from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.spoken import labelled, spoken
 from pipeline.core.generation.steps import Gap, StepPlan, plan_step
 from pipeline.core.generation.tool_choice import chosen_workflow, ordinal_of
 from pipeline.core.generation.world import build_world
@@ -206,19 +207,20 @@ def _facts(tool: str, data: Any, wanted: set[str], wrote: bool) -> list[str]:
     records = _records(data)
     out = []
     for record in records[:2]:
-        label = next((str(v) for k, v in record.items() if tokens(k)[-1:] == ["name"]), "")
+        key, label = labelled(record, several=len(records) > 1)
         picked = [
             (k, v)
             for k, v in record.items()
             if isinstance(v, str | int | float)
             and not isinstance(v, bool)
             and v != ""
+            and k != key
             and (set(tokens(k)) & (_SALIENT | wanted))
             and len(str(v)) <= 60
         ][:3]
         if not picked:
             continue
-        body = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in picked)
+        body = ", ".join(spoken(k, v) for k, v in picked)
         out.append(f"{label}: {body}" if label and label not in body else body)
     if wrote and not out:
         out.append(f"{tool.replace('_', ' ')} went through")

@@ -144,6 +144,24 @@ def _dispensed(record: Record | None, world: World, rng: Random) -> str:
     return f"{said} (NDC {ndc})" if ndc else said
 
 
+def _last4(record: Record | None, rng: Random) -> str:
+    held = str(record.attributes.get("last4", "")) if record is not None else ""
+    return held if re.fullmatch(r"\d{4}", held) else f"{rng.randint(0, 9999):04d}"
+
+
+def _held(world: World, rng: Random, *keys: str) -> str:
+    """A short value another record of the world keeps under one of `keys`."""
+    values = sorted(
+        {
+            v
+            for r in world.records
+            for k in keys
+            if isinstance(v := r.attributes.get(k), str) and 0 < len(v) <= 60
+        }
+    )
+    return values[rng.randrange(len(values))] if values else ""
+
+
 def _customs_mrn(record: Record | None, world: World, rng: Random) -> str:
     """An EU customs Movement Reference Number: year, country, 14 characters."""
     code = "".join(rng.choice("0123456789ABCDEFGHJKLMNPRSTUVWXYZ") for _ in range(14))
@@ -194,7 +212,10 @@ MORE_FILLERS: dict[str, Filler] = {
     "diff": _diff,
     "granted": _written("privilege", "privileges", "role"),
     "revoked": _written("privilege", "privileges", "role"),
-    "thresholds": _written("high_threshold", "low_threshold"),
+    "thresholds": lambda r, w, rng: (
+        _written("high_threshold", "low_threshold")(r, w, rng)
+        or "systolic above 180 mmHg or diastolic above 110 mmHg"
+    ),
     "sent_to": _recipient,
     "delivered_to": _recipient,
     "image": _image,
@@ -220,6 +241,22 @@ MORE_FILLERS: dict[str, Filler] = {
     "party_name": lambda r, w, rng: bare(r),
     "action": one_of("viewed record", "viewed results", "printed summary", "updated record"),
     "output": one_of("Completed: 0 errors, 0 warnings", "OK - collected 14 artefacts"),
+    "masked_pan": lambda r, w, rng: f"•••• •••• •••• {_last4(r, rng)}",
+    "shared_with": someone,
+    "repeat": one_of("none", "weekly", "daily"),
+    "scope": one_of(
+        "Single-storey rear extension and internal alterations",
+        "Replacement windows and a new front porch",
+    ),
+    "insight": one_of(
+        "No readings outside the configured limits in this window.",
+        "Readings stable; no gaps in the series.",
+    ),
+    "matched_name": one_of("Nordvale Trading LLC", "Sevmor Shipping Ltd", "Kestrel Freight FZE"),
+    "drug": lambda r, w, rng: after_dash(r) or _held(w, rng, "drug", "medication"),
+    "content_type": lambda r, w, rng: (
+        "text/html; charset=utf-8" if r is None or r.kind != "file" else "application/pdf"
+    ),
 }
 """Field meanings the records rarely hold, keyed by the field name or its last words."""
 _WHOLE_NAME = frozenset([
@@ -252,6 +289,8 @@ def filled(
         if special is not None:
             return special(record, world, rng) or None
     words = tokens(name)
+    if len(words) >= 2 and words[-1] in ("by", "with") and words[-2].endswith("ed"):
+        return someone(record, world, rng) or None  # `changed_by`, `shared_with`: a person
     for size in range(len(words), 0, -1):
         key = "_".join(words[-size:])
         more = MORE_FILLERS.get(key) if size == len(words) or key not in _WHOLE_NAME else None

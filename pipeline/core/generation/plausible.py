@@ -18,6 +18,7 @@ from random import Random
 from typing import Any
 
 from pipeline.core.generation.field_meanings import filled, held_elsewhere, names_record, party_name
+from pipeline.core.generation.places import names_room, place_of
 from pipeline.core.generation.population import FUTURE_DATE_WORDS
 from pipeline.core.generation.semantics import (
     PERSON_WORDS,
@@ -175,6 +176,10 @@ class Plausible:
             implied = _from_name(words, record)
             if implied is not MISSING:
                 return implied
+        if words & _PLACE_WORDS:
+            place = self.place(record, rng)
+            if place is not MISSING:
+                return place
         if words & _PEOPLE:
             return self.person(record, rng)
         if last in _IDENTIFIER_WORDS:
@@ -276,6 +281,10 @@ class Plausible:
             return MISSING
         return round(places[rng.randrange(len(places))] + rng.uniform(-0.06, 0.06), 5)
 
+    def place(self, record: Record | None, rng: Random) -> JSON:
+        found = place_of(self.world, record, rng)
+        return MISSING if found is None else found
+
     def email(self, record: Record | None, rng: Random) -> str:
         person = (record.name if record else self.person(None, rng)).lower()
         local = ".".join(re.findall(r"[a-z]+", person)[:2]) or "info"
@@ -313,7 +322,7 @@ def _from_name(words: set[str], record: Record) -> JSON:
     if words & {"model", "make", "product"} and inside:
         return inside.group(1)
     bare = re.sub(r"\s*\(.*?\)", "", record.name).split()
-    if words & _PLACE_WORDS and len(bare) >= 2 and bare[0][:1].isupper():
+    if words & _PLACE_WORDS and len(bare) >= 2 and names_room(bare[:-1]):
         return " ".join(bare[:-1])
     if words & {"symbol", "ticker"}:
         caps = [w for w in bare if re.fullmatch(r"[A-Z]{2,5}", w)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
+from html import escape
 from typing import Any
 
 from pipeline.core.generation import prose
@@ -100,7 +101,10 @@ class _Writer:
             }:
                 out[name] = len(self.result.records)
             elif name in (schema.get("required") or []):
-                out[name] = self.value(name, sub, self.result.parent, required=True)
+                # the query a listing answers is echoed beside it (`party_name` of a check)
+                echoed = self.echo(name, sub)
+                found = self.value(name, sub, self.result.parent, required=True)
+                out[name] = echoed if echoed not in (MISSING, "") else found
         return out
 
     def object(self, schema: Mapping[str, Any], record: Record | None) -> JSON:
@@ -144,12 +148,33 @@ class _Writer:
             assert record is not None
             return prose.text_for(name, record, self.world, self.tool)
         implied = self.plausible.value(name, schema, record, required=required)
+        if implied is MISSING and required and kind == "string" and record is None:
+            called = self.called()
+            if called is not None:  # what the call says of a thing no record holds
+                return self.value(name, schema, called, required=True)
+        if implied is MISSING and required and kind == "string" and "html" in tokens(name):
+            assert record is not None
+            return _page(record, prose.text_for("content", record, self.world, self.tool))
         if implied is MISSING and required and kind == "string":
             # a field whose meaning nothing tells: the record's own name where the field
             # names it, else the last resort that `benchmarks/trace_quality` counts
             own = record is not None and (name in _OWN_NAME_FIELDS or refers_to(name, record) > 0)
             return record.name if own and record is not None else "n/a"
         return implied
+
+    def called(self) -> Record | None:
+        """The thing a call names when the world holds no record of it (a historian tag, a
+        CI run): its own arguments, named by the first of them."""
+        said = {
+            k: v
+            for k, v in self.arguments.items()
+            if isinstance(v, str | int | float | bool) and str(v).strip()
+        }
+        if not said:
+            return None
+        first = str(next(iter(said.values())))
+        key = re.sub(r"\W+", "_", first.lower()).strip("_")[:40] or "call"
+        return Record(id=f"call_{key}", kind="call", name=first, attributes=said)
 
     def writes_text(self, name: str, schema: Mapping[str, Any], record: Record | None) -> bool:
         """A read's free-text field the record holds no text for: the record's own text."""
@@ -238,6 +263,17 @@ class _Writer:
                 return next((o for o in options if o == status), options[0])
             return status
         return MISSING
+
+
+def _page(record: Record, text: str) -> str:
+    """A page's HTML around a record's text: its name as title and heading, one paragraph
+    per block of the text."""
+    paragraphs = "".join(f"<p>{escape(b)}</p>" for b in text.split("\n\n") if b.strip())
+    title = escape(record.name)
+    return (
+        f"<!DOCTYPE html><html><head><title>{title}</title></head>"
+        f"<body><main><h1>{title}</h1>{paragraphs}</main></body></html>"
+    )
 
 
 def distinct(items: list[JSON]) -> list[JSON]:

@@ -5,6 +5,7 @@ when nothing gives one — a schema default the grounding check counts as a defe
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date
@@ -184,7 +185,7 @@ def unsourced(
             and (pattern is None or re.search(pattern, stated))
         ):
             return stated, "request"
-    return _fallback(schema, world), "default"
+    return _fallback(name, schema, world), "default"
 
 
 _QUERY_WORDS = frozenset({"query", "q", "search", "term", "terms", "keyword", "keywords"})
@@ -284,10 +285,16 @@ def whole_words(text: str, limit: int) -> str:
     return " ".join(words).rstrip(",;:-–")
 
 
-def _fallback(schema: Mapping[str, Any], world: World) -> Any:
+_ORDERED_UNITS = frozenset(["quantity", "qty", "shares", "units", "contracts", "lots"])
+"""Fields counting what a person orders: whole units, whatever fraction a schema allows."""
+
+
+def _fallback(name: str, schema: Mapping[str, Any], world: World) -> Any:
     kind = schema_type(schema)
     if kind == "boolean":
         return False
+    if kind in ("number", "integer") and set(tokens(name)) & _ORDERED_UNITS:
+        return max(1, math.ceil(schema.get("minimum", 1)))  # one share, not 0.0001 of one
     if kind in ("number", "integer"):
         return schema.get("minimum", 1)
     if kind == "array":

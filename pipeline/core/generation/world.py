@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 from typing import Any
 
+from pipeline.core.generation.listed import of_listed_kind
 from pipeline.core.generation.population import FUTURE_DATE_WORDS, population_of
 from pipeline.core.generation.semantics import (
     GENERIC_LISTS,
@@ -120,6 +121,7 @@ def execute(
         ]
         ranked = sorted(pool, key=lambda r: (r.id not in focus, -affinity(tool, r), r.id))
         shown = [r for r in _children(world, tool, ranked) if honours(r, arguments)]
+        shown = of_listed_kind(tool, shown)  # realism hook: no stop order in a news feed
         start, size = page_of(tool, arguments)
         return world, ToolResult(operation=op, records=tuple(shown[start : start + size]))
     if op == "read":
@@ -127,6 +129,8 @@ def execute(
             return world, ToolResult(operation=op, error=_not_found(arguments))
         chosen = _best_read(world, tool, named, focus)
         field = list_field(tool)
+        if field and not record_shaped(tool):
+            chosen = of_listed_kind(tool, chosen)  # realism hook: a news read shows news
         if field and chosen and not record_shaped(tool) and refers_to(field, chosen[0]) == 0:
             parent = chosen[0]
             children = [r for r in related(world, parent) if refers_to(field, r) > 0]

@@ -1,0 +1,48 @@
+"""An observed field as an answer says it: 'Hallway thermostat: setpoint 20.5 °C', not
+'Setpoint c 20.5. Setpoint c 21.0.' — which record it is about, the field in words, the
+unit after the figure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+_UNITS = {
+    "usd": "USD", "gbp": "GBP", "eur": "EUR", "c": "°C", "kwh": "kWh", "km": "km", "kg": "kg",
+    "pct": "%", "percent": "%", "mins": "min", "minutes": "min", "hours": "h", "bar": "bar",
+    "psi": "psi", "mgl": "mg/L", "bpm": "bpm",
+}  # fmt: skip
+"""Last words of a field name that are the unit of its figure (`price_usd`, `setpoint_c`)."""
+_ACRONYMS = frozenset(
+    ["sla", "id", "vat", "eta", "url", "pin", "iban", "mrn", "nhs", "cvss", "ip", "sku", "ci"]
+)
+_LABELS = ("name", "title", "display_name", "full_name", "label", "symbol", "subject", "headline")
+"""Fields that say which record a listing's item is, in the order an answer prefers them."""
+
+
+def labelled(record: Mapping[str, Any], *, several: bool) -> tuple[str, str]:
+    """The field naming the record and its value: a name or title, else (among several
+    records) its id, so two facts about two records never read alike."""
+    keys = [k for k in _LABELS if k in record] + [k for k in record if k.endswith("_name")]
+    if several:
+        keys += [k for k in record if k == "id" or k.endswith("_id")][:1]
+    for key in keys:
+        value = record.get(key)
+        if isinstance(value, str) and value.strip():
+            return key, value
+    return "", ""
+
+
+def spoken(key: str, value: Any) -> str:
+    """'price_usd', 287 -> 'price 287 USD'; 'sla_due' -> 'SLA due …' (the figure as shown)."""
+    words = key.lower().split("_")
+    unit = _UNITS.get(words[-1]) if len(words) > 1 else None
+    if unit is not None:
+        words = words[:-1]
+    label = " ".join(w.upper() if w in _ACRONYMS else w for w in words)
+    figure = (
+        f"{value:,.2f}" if isinstance(value, float) and unit in ("USD", "GBP", "EUR") else value
+    )
+    if unit is None:
+        return f"{label} {figure}"
+    return f"{label} {figure}{unit}" if unit == "%" else f"{label} {figure} {unit}"
