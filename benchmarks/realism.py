@@ -9,6 +9,8 @@ point 6; the classes a reading of the round-3 release found). Each is 0 in a rea
 - `descriptions_as_places`: a location field holding a record's name, or its name without the
   last word, that no record of the world keeps as a place (`last_location: "Vaccine
   consignment"`);
+- `writes_denying_themselves`: a write that went through answering its own verb false
+  (`released: false` from a release that changed the state);
 - `answers_repeating_a_field`: a final answer opening two sentences (or bullets) with the
   same field and a figure and no record named ("Market value 746.88. Market value 669.25.").
 
@@ -113,6 +115,13 @@ def description_as_place(key: str, value: Any, names: set[str], places: set[str]
     return lowered in names and lowered not in places
 
 
+def denies_itself(tool: Tool, data: Any) -> bool:
+    if tool.side_effect == "none" or not isinstance(data, dict) or "error" in data:
+        return False
+    done = {f"{v}d" if v.endswith("e") else f"{v}ed" for v in tokens(tool.name) if len(v) >= 4}
+    return any(v is False and set(tokens(k)) & done for k, v in data.items())
+
+
 def repeats_a_field(answer: str, fields: set[str]) -> bool:
     for field in fields:
         said = re.findall(rf"(?i){_OPENS}{re.escape(field)}:? [-\d]", answer)
@@ -128,6 +137,7 @@ def realism_figures(trajectories: Sequence[Trajectory], pool: ToolPool) -> dict[
             "zero_counts_beside_verdict",
             "fractional_order_quantities",
             "descriptions_as_places",
+            "writes_denying_themselves",
             "answers_repeating_a_field",
         ],
         0,
@@ -154,6 +164,8 @@ def realism_figures(trajectories: Sequence[Trajectory], pool: ToolPool) -> dict[
                 continue
             if call.name in pool and foreign_items(pool[call.name], data, records):
                 count("foreign_listing_items", traj, call.name)
+            if call.name in pool and denies_itself(pool[call.name], data):
+                count("writes_denying_themselves", traj, f"{call.name}: {json.dumps(data)[:80]}")
             for obj in _objects(data):
                 fields |= {k.replace("_", " ") for k in obj if len(k) >= 3}
                 if zero_count_beside_verdict(obj):

@@ -197,6 +197,12 @@ _SALIENT = frozenset(
         "name",
         "error",
         "message",
+        "location",
+        "eta",
+        "severity",
+        "consensus",
+        "quantity",
+        "cash",
     ]
 )
 

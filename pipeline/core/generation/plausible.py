@@ -82,7 +82,7 @@ class Plausible:
         if borrowed is not MISSING:
             return borrowed
         if kind == "boolean":
-            done = bool(words & _SUCCESS_WORDS) and self.result.change is not None
+            done = bool(words & (_SUCCESS_WORDS | self.did())) and self.result.change is not None
             return done or bool(words & _UP_WORDS)
         if kind == "number" and words & _COORDINATES:
             located = self.located(words, rng)
@@ -116,6 +116,12 @@ class Plausible:
             return MISSING
         own = names_record(tokens(name), record) or words <= _OWN_NAME_WORDS
         return record.name if own else MISSING
+
+    def did(self) -> set[str]:
+        """What the tool's own verbs say a write did (`released` for a release): a write
+        that went through answers them true."""
+        verbs = [w for w in tokens(self.tool) if len(w) >= 4]
+        return {f"{v}d" if v.endswith("e") else f"{v}ed" for v in verbs}
 
     def borrowed(self, name: str, kind: str, record: Record | None) -> JSON:
         """The same field of a sibling record of the same shape (a cloned driver's licence

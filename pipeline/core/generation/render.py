@@ -25,6 +25,7 @@ from pipeline.core.generation.semantics import (
     related,
     tokens,
 )
+from pipeline.core.generation.series import series
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import Record, ToolResult, World
 
@@ -188,6 +189,7 @@ class _Writer:
                 return []
             belongs = [r for r in related(self.world, record) if refers_to(name, r) > 0]
             belongs = belongs or self.plausible.entries(record, name, items)
+            belongs = belongs or series(record, name, items, self.world)
             return distinct([self.object(items, r) for r in belongs[:_NESTED]])
         if record is not None:
             attribute = _attribute(name, record)

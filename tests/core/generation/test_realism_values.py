@@ -1,0 +1,94 @@
+"""Values a real system returns beside the others (issue 12 point 6), on real seed data: a news
+read shows news, a temperature log holds the readings and the excursion its logger reports, a
+release that went through says it was released, a location is a place, a consensus has
+analysts behind it, a query is echoed, an order falls back to whole shares."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from benchmarks.realism import denies_itself, repeats_a_field, zero_count_beside_verdict
+from pipeline.core.generation.render import render
+from pipeline.core.generation.request_values import unsourced
+from pipeline.core.generation.spoken import labelled, spoken
+from pipeline.core.generation.world import build_world, execute
+from pipeline.core.inputs.loading import Inputs
+
+
+def _observe(inputs: Inputs, seed: str, tool: str, arguments: dict[str, Any]) -> Any:
+    world = build_world(inputs.seeds[seed])
+    _, result = execute(world, inputs.pool[tool], arguments)
+    return render(inputs.pool[tool], result, world, arguments, random.Random(0))
+
+
+def test_a_news_read_shows_news_not_the_open_order_on_the_same_symbol(inputs: Inputs) -> None:
+    items = _observe(inputs, "brokerage", "broker_get_market_news", {"symbol": "NVDA"})["items"]
+    assert items, "the NVDA earnings item is news about NVDA"
+    assert all("order" not in item["headline"].lower() for item in items)
+    assert all("order_stop" not in item.get("url", "") for item in items)
+
+
+def test_a_consensus_has_analysts_behind_it(inputs: Inputs) -> None:
+    shown = _observe(inputs, "brokerage", "broker_research_stock", {"symbol": "NVDA"})
+    assert shown["analyst_count"] >= 1
+    assert not zero_count_beside_verdict(shown)
+    assert zero_count_beside_verdict({"analyst_consensus": "sell", "analyst_count": 0})
+
+
+def test_a_temperature_log_holds_readings_and_the_reported_excursion(inputs: Inputs) -> None:
+    log = _observe(
+        inputs, "logistics", "logistics_get_temperature_log", {"shipment_id": "shp_eu_44120"}
+    )
+    readings = log["readings"]
+    assert len(readings) >= 8
+    times = [r["t"] for r in readings]
+    assert times == sorted(times), "a log reads in time order"
+    assert {"t": "2024-11-05T22:10:00Z", "c": 11.2} in readings, "the logger's own excursion"
+    normal = [r["c"] for r in readings if r["t"] != "2024-11-05T22:10:00Z"]
+    assert all(2 <= c <= 8 for c in normal), "inside the consignment's 2-8 °C range"
+
+
+def test_a_release_that_went_through_says_released_and_a_place_is_a_place(
+    inputs: Inputs,
+) -> None:
+    world = build_world(inputs.seeds["logistics"])
+    tool = inputs.pool["logistics_release_shipment_from_hold"]
+    arguments = {"shipment_id": "shp_eu_44120", "release_reason": "QA sign-off by Kees"}
+    world, result = execute(world, tool, arguments)
+    answer = render(tool, result, world, arguments, random.Random(0))
+    assert answer["released"] is True
+    assert not denies_itself(tool, answer)
+    assert denies_itself(tool, {**answer, "released": False})
+    track = _observe(
+        inputs, "logistics", "logistics_track_shipment", {"shipment_id": "shp_eu_44120"}
+    )
+    assert track["last_location"] not in ("Vaccine consignment", "n/a")
+    assert "consignment" not in track["last_location"].lower()
+
+
+def test_a_checks_query_is_echoed_beside_its_findings(inputs: Inputs) -> None:
+    asked = {"party_name": "Brightwater Estates Ltd"}
+    shown = _observe(inputs, "legal_documents", "legal_run_conflict_check", asked)
+    assert shown["party_name"] == "Brightwater Estates Ltd"
+
+
+def test_an_order_with_no_stated_quantity_falls_back_to_one_whole_share(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["brokerage"])
+    tool = inputs.pool["broker_place_order"]
+    schema = tool.parameters["properties"]["quantity"]
+    assert schema.get("minimum", 1) < 1, "the schema allows fractions"
+    value, _ = unsourced("quantity", schema, "", world, tool)
+    assert value == 1
+
+
+def test_facts_name_their_record_and_say_the_field_in_words() -> None:
+    assert spoken("price_usd", 287) == "price 287 USD"
+    assert spoken("sla_due", "2024-11-07") == "SLA due 2024-11-07"
+    assert spoken("setpoint_c", 21.0) == "setpoint 21.0 °C"
+    assert labelled({"symbol": "VTI", "market_value": 1.0}, several=True) == ("symbol", "VTI")
+    assert labelled({"order_id": "ord_1", "qty": 2}, several=True) == ("order_id", "ord_1")
+    assert labelled({"order_id": "ord_1", "qty": 2}, several=False) == ("", "")
+    fields = {"market value"}
+    assert repeats_a_field("Market value 746.88. Market value 669.25.", fields)
+    assert not repeats_a_field("VTI: market value 746.88. NVDA: market value 669.25.", fields)
