@@ -11,6 +11,11 @@ point 6; the classes a reading of the round-3 release found). Each is 0 in a rea
   consignment"`);
 - `writes_denying_themselves`: a write that went through answering its own verb false
   (`released: false` from a release that changed the state);
+- `catch_all_kinds_as_values`: a `type`/`category`/`class` field holding the world's catch-all
+  kind 'record' (`loss_type: "record"`);
+- `ranks_out_of_place`: a listing item whose `rank`/`position` is not where it stands;
+- `file_names_without_extension`: a `file_name` holding a person's or a record's name;
+- `subtotals_off_total`: a subtotal that is not the total less its tax (no lines to add);
 - `answers_repeating_a_field`: a final answer opening two sentences (or bullets) with the
   same field and a figure and no record named ("Market value 746.88. Market value 669.25.").
 
@@ -23,7 +28,7 @@ import itertools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from pipeline.core.generation.places import PLACE_KEYS, is_place
 from pipeline.core.generation.semantics import list_field, tokens
@@ -115,6 +120,39 @@ def description_as_place(key: str, value: Any, names: set[str], places: set[str]
     return lowered in names and lowered not in places
 
 
+def _lists(value: Any) -> Iterable[list[Any]]:
+    for obj in _objects(value):
+        yield from (v for v in obj.values() if isinstance(v, list) and v)
+
+
+def _misranked(place: int, item: Any) -> bool:
+    if not isinstance(item, dict):
+        return False
+    return any(isinstance(item.get(k), int) and item[k] != place for k in ("rank", "position"))
+
+
+def _figure(value: Any) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def odd_values(obj: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
+    """The per-object classes: a catch-all kind, a file name with no extension, a subtotal
+    off its total."""
+    for key, value in obj.items():
+        words = set(tokens(key))
+        if words & {"type", "category", "class", "kind"} and value == "record":
+            yield "catch_all_kinds_as_values", f"{key}={value}"
+        if key in ("file_name", "filename") and isinstance(value, str) and "." not in value:
+            yield "file_names_without_extension", f"{key}={value}"
+    tax = next((obj[k] for k in ("vat", "tax", "tax_amount") if _figure(obj.get(k))), 0)
+    subtotal, total = obj.get("subtotal"), obj.get("total")
+    lines = any(isinstance(v, list) and v for v in obj.values())
+    if not (_figure(subtotal) and _figure(total)) or lines:
+        return
+    if abs(subtotal + tax - total) > 0.02:
+        yield "subtotals_off_total", f"subtotal {subtotal} + tax {tax} != total {total}"
+
+
 def denies_itself(tool: Tool, data: Any) -> bool:
     if tool.side_effect == "none" or not isinstance(data, dict) or "error" in data:
         return False
@@ -138,6 +176,10 @@ def realism_figures(trajectories: Sequence[Trajectory], pool: ToolPool) -> dict[
             "fractional_order_quantities",
             "descriptions_as_places",
             "writes_denying_themselves",
+            "catch_all_kinds_as_values",
+            "ranks_out_of_place",
+            "file_names_without_extension",
+            "subtotals_off_total",
             "answers_repeating_a_field",
         ],
         0,
@@ -166,8 +208,13 @@ def realism_figures(trajectories: Sequence[Trajectory], pool: ToolPool) -> dict[
                 count("foreign_listing_items", traj, call.name)
             if call.name in pool and denies_itself(pool[call.name], data):
                 count("writes_denying_themselves", traj, f"{call.name}: {json.dumps(data)[:80]}")
+            for listed in _lists(data):
+                if any(_misranked(place, item) for place, item in enumerate(listed, start=1)):
+                    count("ranks_out_of_place", traj, call.name)
             for obj in _objects(data):
                 fields |= {k.replace("_", " ") for k in obj if len(k) >= 3}
+                for kind, what in odd_values(obj):
+                    count(kind, traj, what)
                 if zero_count_beside_verdict(obj):
                     count("zero_counts_beside_verdict", traj, json.dumps(obj)[:120])
                 for key, value in obj.items():

@@ -127,6 +127,7 @@ def _lines(value: MutableMapping[str, Any]) -> None:
         (v for v in value.values() if isinstance(v, list) and v and isinstance(v[0], dict)), None
     )
     if not lines:
+        _netted(value)
         return
     amounts = [_line_amount(line) for line in lines if isinstance(line, dict)]
     if not amounts or any(a is None for a in amounts):
@@ -141,6 +142,13 @@ def _lines(value: MutableMapping[str, Any]) -> None:
         money = len(words) > 1 or isinstance(value[key], float)  # a bare int `total` counts
         if _number(value[key]) and words[:1] == ["total"] and money and "count" not in words:
             value[key] = round(net + tax, 2)
+
+
+def _netted(value: MutableMapping[str, Any]) -> None:
+    """With no lines to add up, the subtotal is the total less its tax."""
+    tax = next((value[k] for k in ("vat", "tax", "tax_amount") if _number(value.get(k))), 0)
+    if _number(value.get("subtotal")) and _number(value.get("total")) and _number(tax):
+        value["subtotal"] = round(float(value["total"]) - float(tax), 2)
 
 
 def _line_amount(line: dict[str, Any]) -> float | None:

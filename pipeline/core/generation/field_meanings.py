@@ -241,6 +241,7 @@ MORE_FILLERS: dict[str, Filler] = {
     "party_name": lambda r, w, rng: bare(r),
     "action": one_of("viewed record", "viewed results", "printed summary", "updated record"),
     "output": one_of("Completed: 0 errors, 0 warnings", "OK - collected 14 artefacts"),
+    "merchant_category_code": one_of("5411", "5812", "5999", "4111", "5732"),
     "masked_pan": lambda r, w, rng: f"•••• •••• •••• {_last4(r, rng)}",
     "shared_with": someone,
     "repeat": one_of("none", "weekly", "daily"),
@@ -306,7 +307,8 @@ def names_record(words: list[str], record: Record) -> bool:
     patient; not `company_name` of a watchlist or `eta_name` of a traveller's profile."""
     if not words or words[-1] not in NAME_WORDS:
         return False
-    own = len(words) == 1 or words[0] in NAME_WORDS | {"short", "record", "item", "file"}
+    own = len(words) == 1 or words[0] in NAME_WORDS | {"short", "record", "item"}
+    own = own or (words[0] == "file" and record.kind == "file")  # a CV's file is no person
     return own or refers_to("_".join(words[:-1]), record) > 0
 
 

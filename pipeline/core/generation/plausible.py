@@ -176,7 +176,7 @@ class Plausible:
             return f"10.{rng.randint(0, 60)}.{rng.randint(0, 255)}.{rng.randint(2, 254)}"
         if words & {"priority", "severity", "risk"}:
             return _LEVELS[rng.randrange(3)]
-        if words & {"type", "kind", "category", "class"}:
+        if words & {"type", "kind", "category", "class"} and (record is None or _told(record)):
             return record.kind if record is not None else "standard"
         if record is not None:
             implied = _from_name(words, record)
@@ -319,6 +319,12 @@ class Plausible:
         if contacts:
             return contacts[rng.randrange(len(contacts))]
         return "Operations team"  # a world with no people: the team that runs it
+
+
+def _told(record: Record) -> bool:
+    """Whether a record's kind is a word its system would show ('device', 'account'), not
+    the world's catch-all 'record'."""
+    return record.kind not in ("record", "reading", "call")
 
 
 def _from_name(words: set[str], record: Record) -> JSON:

@@ -95,7 +95,7 @@ class _Writer:
         for name, sub in (schema.get("properties") or {}).items():
             if name == field:
                 items = [self.object(sub.get("items", {}), r) for r in self.result.records]
-                out[name] = distinct(items)
+                out[name] = ranked(distinct(items))
             elif schema_type(sub) in ("integer", "number") and set(tokens(name)) & {
                 "total",
                 "count",
@@ -276,6 +276,15 @@ def _page(record: Record, text: str) -> str:
         f"<!DOCTYPE html><html><head><title>{title}</title></head>"
         f"<body><main><h1>{title}</h1>{paragraphs}</main></body></html>"
     )
+
+
+def ranked(items: list[JSON]) -> list[JSON]:
+    """A listing's `rank` or `position` is where the item stands in it, from 1."""
+    for place, item in enumerate(items, start=1):
+        for key in ("rank", "position"):
+            if isinstance(item, dict) and isinstance(item.get(key), int):
+                item[key] = place
+    return items
 
 
 def distinct(items: list[JSON]) -> list[JSON]:

@@ -187,11 +187,12 @@ def plausible_number(words: set[str], schema: Mapping[str, Any], kind: str, rng:
     a rating out of five, money inside the schema's bounds."""
     low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
     high = schema.get("maximum", schema.get("exclusiveMaximum"))
+    value: float
     if words & _VERDICT_GIVERS:
         # those behind a consensus or an average rating: never none beside their verdict
         value = rng.randint(4, 28) if words & {"analyst", "analysts"} else rng.randint(12, 640)
     elif words & {"count", "quantity", "items", "results", "remaining"}:
-        value: float = rng.randint(0, 5)
+        value = rng.randint(0, 5)
     elif words & {"vat", "tax"}:
         value = (0, 5, 20)[rng.randrange(3)]  # the rates a VAT return actually uses
     elif words & {"cvss"}:

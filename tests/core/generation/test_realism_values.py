@@ -8,12 +8,19 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from benchmarks.realism import denies_itself, repeats_a_field, zero_count_beside_verdict
-from pipeline.core.generation.render import render
+from benchmarks.realism import (
+    denies_itself,
+    odd_values,
+    repeats_a_field,
+    zero_count_beside_verdict,
+)
+from pipeline.core.generation.coherent import cohere
+from pipeline.core.generation.render import ranked, render
 from pipeline.core.generation.request_values import unsourced
 from pipeline.core.generation.spoken import labelled, spoken
 from pipeline.core.generation.world import build_world, execute
 from pipeline.core.inputs.loading import Inputs
+from pipeline.core.model.world import World
 
 
 def _observe(inputs: Inputs, seed: str, tool: str, arguments: dict[str, Any]) -> Any:
@@ -92,3 +99,30 @@ def test_facts_name_their_record_and_say_the_field_in_words() -> None:
     fields = {"market value"}
     assert repeats_a_field("Market value 746.88. Market value 669.25.", fields)
     assert not repeats_a_field("VTI: market value 746.88. NVDA: market value 669.25.", fields)
+
+
+def test_a_listing_ranks_its_items_where_they_stand_and_a_subtotal_nets_its_tax() -> None:
+    assert [i["rank"] for i in ranked([{"rank": 12}, {"rank": 3}])] == [1, 2]
+    invoice: dict[str, Any] = {"subtotal": 15, "vat": 20.0, "total": 2129.6, "lines": []}
+    cohere(invoice, World(today="2024-06-01", records=()))
+    assert invoice["subtotal"] == 2109.6
+    assert not list(odd_values(invoice))
+    assert [k for k, _ in odd_values({"subtotal": 15, "vat": 0, "total": 2129.6})] == [
+        "subtotals_off_total"
+    ]
+
+
+def test_a_resume_file_is_a_file_and_a_claims_type_is_not_the_catch_all_kind(
+    inputs: Inputs,
+) -> None:
+    resume = _observe(
+        inputs, "hr_recruiting", "hr_read_resume", {"candidate_id": "cand_amara_okoye"}
+    )
+    assert "." in resume["file_name"], "a CV's file name, not the candidate's name"
+    world = build_world(inputs.seeds["insurance_claims"])
+    tool = inputs.pool["insurance_search_claims_history"]
+    asked = {"query": "Bodily injury claim - rear-end collision"}
+    _, found = execute(world, tool, asked)
+    claims = render(tool, found, world, asked, random.Random(0))["claims"]
+    assert claims and all(c.get("loss_type") != "record" for c in claims)
+    assert not [k for c in claims for k, _ in odd_values(c)]
