@@ -7,8 +7,8 @@ point 6; the classes a reading of the round-3 release found). Each is 0 in a rea
   `review_count: 0` beside a `rating`;
 - `fractional_order_quantities`: a call ordering less than one unit (`quantity: 0.0001`);
 - `descriptions_as_places`: a location field holding a record's name, or its name without the
-  last word, that no record of the world keeps as a place (`last_location: "Vaccine
-  consignment"`);
+  last word, that no record of the world keeps as a place and that names no room
+  (`last_location: "Vaccine consignment"`; 'Hallway' of 'Hallway thermostat' is a place);
 - `writes_denying_themselves`: a write that went through answering its own verb false
   (`released: false` from a release that changed the state);
 - `catch_all_kinds_as_values`: a `type`/`category`/`class` field holding the world's catch-all
@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeGuard
 
-from pipeline.core.generation.places import PLACE_KEYS, is_place
+from pipeline.core.generation.places import PLACE_KEYS, is_place, names_room
 from pipeline.core.generation.semantics import list_field, tokens
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
 from pipeline.core.model.trajectory import (
@@ -117,7 +117,7 @@ def description_as_place(key: str, value: Any, names: set[str], places: set[str]
     if not isinstance(value, str) or not set(tokens(key)) & _PLACES:
         return False
     lowered = value.lower()
-    return lowered in names and lowered not in places
+    return lowered in names and lowered not in places and not names_room(value.split())
 
 
 def _lists(value: Any) -> Iterable[list[Any]]:

@@ -14,8 +14,9 @@ _UNITS = {
 }  # fmt: skip
 """Last words of a field name that are the unit of its figure (`price_usd`, `setpoint_c`)."""
 _ACRONYMS = frozenset(
-    ["sla", "id", "vat", "eta", "url", "pin", "iban", "mrn", "nhs", "cvss", "ip", "sku", "ci"]
+    ["sla", "vat", "eta", "url", "pin", "iban", "mrn", "nhs", "cvss", "ip", "sku", "ci"]
 )
+"""Words said in capitals; not 'id', whose parts an answer drops when a fact says more."""
 _LABELS = ("name", "title", "display_name", "full_name", "label", "symbol", "subject", "headline")
 """Fields that say which record a listing's item is, in the order an answer prefers them."""
 
