@@ -20,7 +20,12 @@ from pipeline.cli.submit import submission_instance, submitted_run
 from pipeline.core.build.config import BuildConfig
 from pipeline.core.build.engine import Engine, check_engine
 from pipeline.core.build.stages import STAGES
-from pipeline.core.build.stamps import current_release, current_report, release_digest
+from pipeline.core.build.stamps import (
+    current_release,
+    current_report,
+    project_held,
+    release_digest,
+)
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.llm.preflight import preflight
 from pipeline.core.model.errors import AtbenchError, naming_full_disk
@@ -155,11 +160,12 @@ def _selected(config: BuildConfig, partitions: Sequence[str] | None) -> list[str
 def _stages_current(config: BuildConfig, selected: list[str]) -> bool:
     """Whether every stage file of the selection is current (`stamps`): no stage is due."""
     spec, ws, llm = config.spec(), config.workspace(), config.llm()
-    return all(
-        current_report(stage, spec, llm if stage != "plan" else None, ws, domain)
-        for stage in STAGES
-        for domain in (spec.domains if stage == "plan" else selected)
-    )
+    with project_held():
+        return all(
+            current_report(stage, spec, llm if stage != "plan" else None, ws, domain)
+            for stage in STAGES
+            for domain in (spec.domains if stage == "plan" else selected)
+        )
 
 
 def _cli_instance(engine: Engine) -> dg.DagsterInstance:

@@ -1,5 +1,8 @@
 """Blocking gates on the release candidate: a failing check stops the release from publishing."""
 
+import functools
+from pathlib import Path
+
 import dagster as dg
 
 from pipeline.core.build import stages
@@ -21,7 +24,16 @@ def _result(outcome: CheckOutcome) -> dg.AssetCheckResult:
 
 
 def _candidate(settings: BuildSettings) -> list[Trajectory]:
-    return read_jsonl(settings.config().workspace().candidate_trajectories_file, Trajectory)
+    path = settings.config().workspace().candidate_trajectories_file
+    stat = path.stat()
+    return _parsed_candidate(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=1)
+def _parsed_candidate(path: Path, mtime_ns: int, size: int) -> list[Trajectory]:
+    """The candidate's trajectories, parsed once for the checks that read them (a run's checks
+    share a process in-process; a new candidate file has a new mtime or size)."""
+    return read_jsonl(path, Trajectory)
 
 
 @dg.asset_check(asset=release_candidate, blocking=True)

@@ -18,7 +18,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, TypeVar
 
 from pipeline.core.build.workspace import StageReport
 from pipeline.core.model.progress import ProgressSink, reporting_to
@@ -26,6 +26,7 @@ from pipeline.core.model.progress import report as progress
 
 Stage = Callable[[str], Awaitable[StageReport]]
 """A stage over one domain."""
+R = TypeVar("R")
 
 _FLUSH_S = 0.2
 
@@ -60,15 +61,35 @@ def run_domains(
 ) -> list[StageReport]:
     """Every domain's report, in the order of `domains`: all in this process's event loop, or
     split over `processes` forked processes (this one runs the first group)."""
+    reports = map_domains(
+        domains,
+        lambda group: asyncio.run(_gather(stage, group)),
+        processes=processes,
+        weights=weights,
+    )
+    by_domain = {r.domain: r for r in reports}
+    return [by_domain[d] for d in domains]
+
+
+def map_domains(
+    domains: Sequence[str],
+    work: Callable[[list[str]], list[R]],
+    *,
+    processes: int = 1,
+    weights: Mapping[str, float] | None = None,
+) -> list[R]:
+    """`work` over groups of `domains` (see `groups`), the results of every group joined:
+    here, or over `processes` forked processes, this one doing the first group. Each child
+    sends its progress and its results (or the error that stopped it) up a pipe."""
     split = groups(domains, weights or {}, min(processes, len(domains)))
     if len(split) <= 1:
-        return asyncio.run(_gather(stage, list(domains)))
+        return work(list(domains))
     sink = _Locked(progress())
     fork = multiprocessing.get_context("fork")
     children = []
     for group in split[1:]:
         reader, writer = fork.Pipe(duplex=False)
-        child = fork.Process(target=_child, args=(stage, group, writer), daemon=True)
+        child = fork.Process(target=_child, args=(work, group, writer), daemon=True)
         child.start()
         writer.close()
         outcome: dict[str, Any] = {}
@@ -76,33 +97,32 @@ def run_domains(
         listener.start()
         children.append((child, listener, outcome))
     with reporting_to(sink):
-        reports = asyncio.run(_gather(stage, split[0]))
+        results = work(split[0])
     for child, listener, outcome in children:
         listener.join()
         child.join()
         if "error" in outcome:
             raise outcome["error"]
-        if "reports" not in outcome:
+        if "results" not in outcome:
             raise RuntimeError(f"a stage process ended with exit code {child.exitcode}")
-        reports += outcome["reports"]
-    by_domain = {r.domain: r for r in reports}
-    return [by_domain[d] for d in domains]
+        results += outcome["results"]
+    return results
 
 
 async def _gather(stage: Stage, domains: list[str]) -> list[StageReport]:
     return list(await asyncio.gather(*(stage(d) for d in domains)))
 
 
-def _child(stage: Stage, domains: list[str], writer: Connection) -> None:
-    """A forked process's work: its domains, progress sent up the pipe, then its reports (or
+def _child(work: Callable[[list[str]], list[Any]], domains: list[str], writer: Connection) -> None:
+    """A forked process's work: its domains, progress sent up the pipe, then its results (or
     the error that stopped it). Leaves with `os._exit`: the parent's exit handlers are not its
     to run."""
     forward = _Forward(writer)
     try:
         with reporting_to(forward):
-            reports = asyncio.run(_gather(stage, domains))
+            results = work(domains)
         forward.flush()
-        writer.send(("reports", reports))
+        writer.send(("results", results))
     except BaseException as err:  # every failure goes to the parent
         forward.flush()
         try:

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from pipeline import __version__
 from pipeline.core.build import stamps
+from pipeline.core.build.carriers import plan_carriers
 from pipeline.core.build.stamps import current_report, stage_digest, stamped
 from pipeline.core.build.stated_seeds import stated_seed
 from pipeline.core.build.workspace import StageReport, Workspace
@@ -132,6 +133,7 @@ def plan_stage(spec: ReleaseSpec, inputs: Inputs, ws: Workspace) -> list[StageRe
     done = [current_report("plan", spec, None, ws, domain) for domain in spec.domains]
     if ws.plan_record_file.exists() and all(report is not None for report in done):
         return [report for report in done if report is not None]
+    plan_carriers(spec, inputs)
     plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
     write_json_atomic(
         ws.plan_record_file,

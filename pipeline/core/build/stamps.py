@@ -9,11 +9,12 @@ after the stage file), so its rerun redoes it from the response cache.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import inspect
 import json
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec
 
@@ -47,7 +48,9 @@ def project_digest() -> str:
         for root in roots
         for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc")
     ]
-    stats = tuple((name, path.stat().st_mtime_ns, path.stat().st_size) for name, path in files)
+    if _held:
+        return _held[-1]
+    stats = tuple((name, *_mtime_and_size(path)) for name, path in files)
     if stats not in _project_digests:
         digest = hashlib.sha256()
         for name, path in files:
@@ -58,6 +61,23 @@ def project_digest() -> str:
 
 
 _project_digests: dict[tuple[tuple[str, int, int], ...], str] = {}
+_held: list[str] = []
+
+
+def _mtime_and_size(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_mtime_ns, stat.st_size
+
+
+@contextlib.contextmanager
+def project_held() -> Iterator[None]:
+    """Within the block `project_digest` is worked out once: checking every stage's stamp
+    (150 of a default release) would otherwise list and stat the checkout 150 times."""
+    _held.append(project_digest())
+    try:
+        yield
+    finally:
+        _held.pop()
 
 
 def files_digest(paths: Iterable[Path]) -> str:

@@ -272,6 +272,12 @@ def carrier_workflows(seed: Seed, pool: ToolPool) -> list[str]:
     return _CARRIERS[key]
 
 
+def remember_carriers(seed: Seed, pool: ToolPool, found: list[str]) -> None:
+    """Adopt `carrier_workflows(seed, pool)` as another process worked it out (the build plans
+    domains' carriers in forked processes, then plans the release in one)."""
+    _CARRIERS[(id(pool), seed.model_dump_json())] = found
+
+
 def _carriers(seed: Seed, pool: ToolPool) -> list[str]:
     found = []
     for workflow in seed.workflows:

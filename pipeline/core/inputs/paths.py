@@ -9,9 +9,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+_CHECKOUT = Path(__file__).resolve().parents[3]
+"""Resolved once: loading the tool pool asks for the outputs folder thousands of times."""
+
 
 def project_root() -> Path:
-    return Path(os.environ.get("ATBENCH_ROOT", Path(__file__).resolve().parents[3]))
+    given = os.environ.get("ATBENCH_ROOT")
+    return Path(given) if given else _CHECKOUT
 
 
 def seeds_dir() -> Path:
