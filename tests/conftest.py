@@ -7,7 +7,8 @@ import pytest
 
 from pipeline.core.build.collector import tune_collector
 from pipeline.core.inputs.loading import Inputs, load_inputs
-from tests.support.builds import DefaultBuild, build_default
+from tests.support.builds import DefaultBuild, build_default, read_default
+from tests.support.shared import shared_folder
 
 pytest_plugins = ["tests.support.pairs"]
 
@@ -33,5 +34,6 @@ def inputs() -> Inputs:
 
 @pytest.fixture(scope="session")
 def default_build(tmp_path_factory: pytest.TempPathFactory) -> DefaultBuild:
-    """The default release (tests/support/builds.py), read-only to the tests that use it."""
-    return build_default(tmp_path_factory.mktemp("default-build"))
+    """The default release (tests/support/builds.py), made once for all the session's
+    workers, read-only to the tests that use it."""
+    return read_default(shared_folder(tmp_path_factory, "default-build", build_default))

@@ -56,12 +56,23 @@ class DefaultBuild:
         return DefaultBuild(copy, root / "release", root / "outputs", self.runs)
 
 
-def build_default(root: Path) -> DefaultBuild:
+RUNS_FILE = "dagster-runs.txt"
+"""Beside the release: how many Dagster runs the build took, for the workers that read it."""
+
+
+def build_default(root: Path) -> None:
     """Build the default release under `root` on an ephemeral Dagster instance."""
     config = BuildConfig.load(size=SIZE, domains=DOMAINS, outputs=root / "outputs")
     instance = dg.DagsterInstance.ephemeral()
     run_build(config, root / "release", instance=instance, console=Console(file=io.StringIO()))
-    return DefaultBuild(config, root / "release", root / "outputs", len(instance.get_runs()))
+    (root / RUNS_FILE).write_text(str(len(instance.get_runs())), encoding="utf-8")
+
+
+def read_default(root: Path) -> DefaultBuild:
+    """The default build that `build_default` made under `root` (in this process or another)."""
+    config = BuildConfig.load(size=SIZE, domains=DOMAINS, outputs=root / "outputs")
+    runs = int((root / RUNS_FILE).read_text(encoding="utf-8"))
+    return DefaultBuild(config, root / "release", root / "outputs", runs)
 
 
 PAIRED_DOMAIN = "personal_banking"
@@ -71,14 +82,19 @@ PAIRED_SPEC = ReleaseSpec(
 """12 pairs of one domain, with enough delayed triggers and long HTML to exercise every rule."""
 
 
-def build_paired(outputs: Path, inputs: Inputs) -> Workspace:
-    """Plan, expand, inject and pair `PAIRED_SPEC` procedurally, without Dagster."""
-    ws = Workspace.for_spec(PAIRED_SPEC, outputs)
+def build_paired(outputs: Path, inputs: Inputs) -> None:
+    """Plan, expand, inject and pair `PAIRED_SPEC` procedurally under `outputs`, without
+    Dagster."""
+    ws = paired_workspace(outputs)
     settings = LLMSettings()
     stages.plan_stage(PAIRED_SPEC, inputs, ws)
     for stage in (stages.expand_stage, stages.inject_stage, stages.pair_stage):
         asyncio.run(stage(PAIRED_SPEC, inputs, PAIRED_DOMAIN, ws, settings))
-    return ws
+
+
+def paired_workspace(outputs: Path) -> Workspace:
+    """The work folder of the paired build under `outputs`."""
+    return Workspace.for_spec(PAIRED_SPEC, outputs)
 
 
 def stand_in_config(size: int, domains: str, base_url: str) -> BuildConfig:

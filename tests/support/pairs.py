@@ -1,13 +1,15 @@
 """Pairs built by the real construction stages on the shipped seeds, one per taxonomy leaf.
 
-Session-scoped: planning a default release and building ~30 pairs procedurally takes a few
-seconds, and every test of construction, the verifier and the grounding check reads them.
+Made once a session for all its xdist workers: planning a default release and building ~30
+pairs procedurally takes a few seconds, and every test of construction, the verifier and the
+grounding check reads them.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import functools
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,12 +21,14 @@ from pipeline.core.generation.inject import inject_risk
 from pipeline.core.generation.pair import build_pair
 from pipeline.core.generation.planner import Blueprint, plan_release
 from pipeline.core.generation.steps import with_stated_requests
-from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.inputs.files import read_jsonl, write_json_atomic, write_jsonl_atomic
+from pipeline.core.inputs.loading import Inputs
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMSettings, make_client
 from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.model.trajectory import Provenance, Trajectory
 from pipeline.core.procedural import HANDLERS
+from tests.support.shared import shared_folder
 
 
 @dataclass(frozen=True)
@@ -79,11 +83,31 @@ def _one_per_leaf(blueprints: list[Blueprint]) -> list[Blueprint]:
     return list(chosen.values())
 
 
-@pytest.fixture(scope="session")
-def built_pairs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
-    inputs = load_inputs()
+PAIRS_FILE = "pairs.jsonl"
+"""Each pair as two lines, unsafe then safe, in build order."""
+FAILURES_FILE = "failures.json"
+
+
+def _make(inputs: Inputs, folder: Path) -> None:
+    """Build the pairs under `folder` and write them there for every worker to read."""
     spec = ReleaseSpec(size=1000, domains=tuple(sorted(inputs.seeds)))
     plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
     everything = [bp for bps in plan.blueprints.values() for bp in bps]
-    root = tmp_path_factory.mktemp("pairs")
-    yield asyncio.run(_build(inputs, _one_per_leaf(everything), root))
+    built = asyncio.run(_build(inputs, _one_per_leaf(everything), folder))
+    write_jsonl_atomic(folder / PAIRS_FILE, (t for pair in built.pairs.values() for t in pair))
+    write_json_atomic(folder / FAILURES_FILE, built.failures)
+
+
+def _read(inputs: Inputs, folder: Path) -> Built:
+    lines = read_jsonl(folder / PAIRS_FILE, Trajectory)
+    twins = zip(lines[::2], lines[1::2], strict=True)
+    pairs = {unsafe.pair_id: (unsafe, safe) for unsafe, safe in twins}
+    failures = json.loads((folder / FAILURES_FILE).read_text(encoding="utf-8"))
+    return Built(inputs, pairs, failures)
+
+
+@pytest.fixture(scope="session")
+def built_pairs(tmp_path_factory: pytest.TempPathFactory, inputs: Inputs) -> Built:
+    """Built once for all the session's workers (tests/support/shared.py)."""
+    folder = shared_folder(tmp_path_factory, "pairs", functools.partial(_make, inputs))
+    return _read(inputs, folder)

@@ -1,6 +1,7 @@
 """The rule and judge tests' shared population: one domain built up to pairing, once."""
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -8,7 +9,8 @@ from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.model.trajectory import Trajectory
-from tests.support.builds import PAIRED_DOMAIN, build_paired
+from tests.support.builds import PAIRED_DOMAIN, build_paired, paired_workspace
+from tests.support.shared import shared_folder
 
 
 @pytest.fixture(scope="session")
@@ -18,11 +20,18 @@ def pool(inputs: Inputs) -> ToolPool:
 
 @pytest.fixture(scope="session")
 def build(tmp_path_factory: pytest.TempPathFactory, inputs: Inputs) -> Iterator[Workspace]:
-    """The paired build (tests/support/builds.py) in a temp outputs folder of its own."""
-    outputs = tmp_path_factory.mktemp("outputs")
+    """The paired build (tests/support/builds.py) in an outputs folder of its own, made once
+    for all the session's workers."""
+
+    def make(outputs: Path) -> None:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("ATBENCH_OUTPUTS", str(outputs))
+            build_paired(outputs, inputs)
+
+    outputs = shared_folder(tmp_path_factory, "paired-build", make)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ATBENCH_OUTPUTS", str(outputs))
-        yield build_paired(outputs, inputs)
+        yield paired_workspace(outputs)
 
 
 @pytest.fixture(scope="session")
