@@ -17,10 +17,8 @@ from __future__ import annotations
 import json
 import random
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker
@@ -31,12 +29,10 @@ from pipeline.core.generation.semantics import list_field, operation_of
 from pipeline.core.generation.steps import Gap, names_record, plan_step
 from pipeline.core.generation.tool_choice import imported_readers, last_noun
 from pipeline.core.generation.world import IMPORTED_KIND, execute
-from pipeline.core.inputs.paths import tool_pool_dir
 from pipeline.core.inputs.seeds import Seed, Workflow
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
 from pipeline.core.model.seeding import stable_int
 from pipeline.core.model.world import Record, World
-from pipeline.core.tools.importers.domains import DomainScorer, load_domain_mapping
 
 PREFIX = "imported_"
 """Workflow ids of derived tasks start with it: `imported_<n>`, never a seed's own id."""
@@ -72,7 +68,7 @@ def _tasks(seed: Seed, pool: ToolPool, world: World) -> tuple[ImportedTask, ...]
     alone = seed.model_copy(update={"tools": ()})
     by_api: dict[str, list[Tool]] = {}
     for tool in imported_readers(pool, domain):
-        if tool.domains[0] == domain and _servable(tool) and _about(tool, domain):
+        if tool.domains[0] == domain and _servable(tool):
             by_api.setdefault(tool.api_title or tool.name, []).append(tool)
     tasks: list[ImportedTask] = []
     for api, tools in sorted(by_api.items()):
@@ -100,21 +96,6 @@ def _servable(tool: Tool) -> bool:
         if set(schema) & {"format", "pattern", "enum", "minLength", "maxLength"}:
             return False
     return bool(tool.returns.get("properties")) and not _id_fields(tool)[1:]
-
-
-def _about(tool: Tool, domain: str) -> bool:
-    """Whether the operation's own text names the domain (a keyword of its mapping): the
-    import also places an API by its directory category, which can be far off (a robotics
-    league's API among government services), and a task must be the domain's own."""
-    text = " ".join((tool.description, tool.original_name or tool.name, tool.api_title or ""))
-    return _scorer().hits(text).get(domain, 0) > 0
-
-
-@cache
-def _scorer() -> DomainScorer:
-    path = tool_pool_dir() / "openapi_domains.toml"
-    domains = tomllib.loads(path.read_text(encoding="utf-8")).get("keywords", {})
-    return DomainScorer(load_domain_mapping(path, domains))
 
 
 def _id_fields(tool: Tool) -> list[str]:
