@@ -20,7 +20,6 @@ from pipeline.core.generation.context import Asker, BuildContext, ConstructionEr
 from pipeline.core.generation.dialogue import may_unfold, open_task
 from pipeline.core.generation.feasibility import page_field
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
-from pipeline.core.generation.imported_tasks import ImportedTask, tasks_named, world_with
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.policy import breach
 from pipeline.core.generation.roles import QUERY, QueryInput
@@ -58,25 +57,16 @@ def workflows_of(ctx: BuildContext, blueprint: Blueprint) -> list[Workflow]:
     the step tool's imported equivalents (`tool_choice`); the hazard's tool stays."""
     ordinal = ordinal_of(blueprint.id)
     avoid = [h.tool for h in ctx.seed.hazards if h.id == blueprint.hazard]
-    derived = {t.workflow.id: t.workflow for t in _imported(ctx, blueprint)}
     return [
-        derived.get(wid)
-        or next(
-            chosen_workflow(ctx.seed, ctx.pool, w, ordinal, avoid)
-            for w in ctx.seed.workflows
-            if w.id == wid
-        )
+        chosen_workflow(ctx.seed, ctx.pool, w, ordinal, avoid)
         for wid in blueprint.workflows
+        for w in ctx.seed.workflows
+        if w.id == wid
     ]
 
 
-def _imported(ctx: BuildContext, blueprint: Blueprint) -> list[ImportedTask]:
-    """The blueprint's tasks derived from an imported API (`imported_tasks`)."""
-    return tasks_named(ctx.seed, ctx.pool, build_world(ctx.seed), blueprint.workflows)
-
-
 def new_branch(ctx: BuildContext, blueprint: Blueprint, stage: str) -> Branch:
-    world = world_with(build_world(ctx.seed), _imported(ctx, blueprint))
+    world = build_world(ctx.seed)
     return Branch(
         ask=Asker(ctx, blueprint, stage),
         scene=scene_of(ctx, blueprint),

@@ -24,10 +24,8 @@ from pipeline.core.generation.feasibility import (
     page_tools,
 )
 from pipeline.core.generation.harms import CONTENT_HARMS
-from pipeline.core.generation.imported_tasks import imported_tasks, tasks_named
 from pipeline.core.generation.overplan import pair_slots, release_shares
 from pipeline.core.generation.tool_choice import distractors, ordinal_of
-from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.inputs.tool_pool import ToolPool
@@ -198,7 +196,6 @@ def plan_release(
     html_slots = set(rng.sample(paged, min(n_html, len(paged))))
 
     blueprints: dict[str, list[Blueprint]] = {d: [] for d in spec.domains}
-    long_seen: Counter[str] = Counter()
     for position, (domain, k) in enumerate(order):
         slot_rng = seeded_rng(spec.seed, domain, k)
         source = _pick_balanced(
@@ -257,10 +254,8 @@ def plan_release(
                 slice_=Labels(risk_source=source, failure_mode=mode, real_world_harm=harm),
                 long_context=position in long_slots,
                 long_html=position in html_slots,
-                imported_turn=long_seen[domain],
             )
         )
-        long_seen[domain] += position in long_slots
     for domain in spec.domains:
         for k in range(benign[domain]):
             blueprints[domain].append(
@@ -291,17 +286,9 @@ def _blueprint(
     slice_: Labels | None,
     long_context: bool,
     long_html: bool,
-    imported_turn: int = 0,
 ) -> Blueprint:
     episodes = 2 if long_context else 1
     workflows = _workflows(seed, pool, rng, episodes, slice_, long_html)
-    derived = imported_tasks(seed, pool, build_world(seed))
-    if long_context and derived:
-        # the earlier episode of a long context is a task of an imported API, given out in
-        # rotation so each is used about once before any is reused; the risk stays with the
-        # seed's own workflow of the last episode
-        task = derived[imported_turn % len(derived)]
-        workflows = (task.workflow.id, *workflows[1:])
     readers = [
         name
         for name in seed.tools
@@ -387,9 +374,7 @@ def _exposed_tools(
 ) -> tuple[str, ...]:
     """The tools the plan needs, their lookalikes, a verifier and distractors, shuffled, so a
     guard cannot tell the risky tool by its presence."""
-    steps = {s for w in seed.workflows if w.id in workflows for s in w.steps} | {
-        s for t in tasks_named(seed, pool, build_world(seed), workflows) for s in t.workflow.steps
-    }
+    steps = {s for w in seed.workflows if w.id in workflows for s in w.steps}
     needed = steps | {rng.choice(readers)}
     if hazard is not None:
         needed.add(next(h.tool for h in seed.hazards if h.id == hazard))

@@ -63,7 +63,7 @@ def _nouns(tool: Tool) -> list[str]:
     return [_singular(w) for w in words[1:] if w not in _ALL_VERBS | _GENERIC and len(w) > 2]
 
 
-def last_noun(tool: Tool) -> str | None:
+def _last_noun(tool: Tool) -> str | None:
     words = [
         _singular(w)
         for w in tokens(tool.original_name or tool.name)
@@ -77,7 +77,7 @@ def same_kind(curated: Tool, imported: Tool) -> bool:
     `patient plan summaries`, not `patient vaccine records`), and a qualifier of the curated
     name (`lab` of `lab results`) among the imported operation's nouns when it has one."""
     nouns = _nouns(curated)
-    if not nouns or last_noun(imported) != nouns[-1]:
+    if not nouns or _last_noun(imported) != nouns[-1]:
         return False
     qualifiers = set(nouns[:-1])
     if qualifiers and not qualifiers & kind_words(imported):
@@ -133,12 +133,16 @@ def equivalents(pool: ToolPool, domain: str, tool: Tool) -> list[Tool]:
         return []
     op = operation_of(tool)
     return sorted(
-        (t for t in imported_readers(pool, domain) if same_kind(tool, t) and operation_of(t) == op),
+        (
+            t
+            for t in _imported_readers(pool, domain)
+            if same_kind(tool, t) and operation_of(t) == op
+        ),
         key=lambda t: t.name,
     )
 
 
-def imported_readers(pool: ToolPool, domain: str) -> list[Tool]:
+def _imported_readers(pool: ToolPool, domain: str) -> list[Tool]:
     """Imported read-only tools of the domain that can be offered: semantics derivable, and
     no URL path template such as `/articles/{id}` in the description, which the residue
     filter cannot tell from an unfilled slot of the procedural phrase grammar."""
@@ -159,7 +163,7 @@ _SLOT = re.compile(r"\{[a-z_]+\}")
 def distractors(pool: ToolPool, domain: str, ordinal: int, count: int) -> list[str]:
     """`count` imported read-only tools of the domain offered beside the plan's tools, taken
     in rotation by the trajectory's ordinal so every one of them is offered somewhere."""
-    readers = sorted(t.name for t in imported_readers(pool, domain))
+    readers = sorted(t.name for t in _imported_readers(pool, domain))
     if not readers:
         return []
     start = ordinal * count

@@ -108,33 +108,7 @@ def execute(
     """Run one call against the state. `focus` are the record ids the task is about, used
     when the arguments name nothing more specific (a list call with no filter)."""
     op = operation_of(tool)
-    state, world = world, _seen_by(world, tool)
     named = matching_records(world, arguments)
-    if op in ("list", "read"):
-        return state, _read(world, tool, op, arguments, named, focus)
-    return _write(state, tool, op, named, focus, arguments)
-
-
-IMPORTED_KIND = "api "
-"""Kind prefix of the records an imported API's task is about (`imported_tasks`)."""
-
-
-def _seen_by(world: World, tool: Tool) -> World:
-    """The records a tool can see: a seed's own tools never see an imported API's records."""
-    if tool.source != "curated":
-        return world
-    kept = tuple(r for r in world.records if not r.kind.startswith(IMPORTED_KIND))
-    return world if len(kept) == len(world.records) else world.model_copy(update={"records": kept})
-
-
-def _read(
-    world: World,
-    tool: Tool,
-    op: Operation,
-    arguments: Mapping[str, Any],
-    named: list[Record],
-    focus: tuple[str, ...],
-) -> ToolResult:
     if op == "list":
         field = list_field(tool)
         pool = _searched(world, tool, arguments, named) or [
@@ -147,19 +121,21 @@ def _read(
         ranked = sorted(pool, key=lambda r: (r.id not in focus, -affinity(tool, r), r.id))
         shown = [r for r in _children(world, tool, ranked) if honours(r, arguments)]
         start, size = page_of(tool, arguments)
-        return ToolResult(operation=op, records=tuple(shown[start : start + size]))
-    if not named and _has_lookup_argument(arguments):
-        return ToolResult(operation=op, error=_not_found(arguments))
-    chosen = _best_read(world, tool, named, focus)
-    field = list_field(tool)
-    if field and chosen and not record_shaped(tool) and refers_to(field, chosen[0]) == 0:
-        parent = chosen[0]
-        children = [r for r in related(world, parent) if refers_to(field, r) > 0]
-        if not children and tokens(field)[-1] in GENERIC_LISTS:
-            children = [parent]
-        page = tuple(children[: page_size(tool)])
-        return ToolResult(operation=op, records=page, parent=parent)
-    return ToolResult(operation=op, records=tuple(chosen[:3]))
+        return world, ToolResult(operation=op, records=tuple(shown[start : start + size]))
+    if op == "read":
+        if not named and _has_lookup_argument(arguments):
+            return world, ToolResult(operation=op, error=_not_found(arguments))
+        chosen = _best_read(world, tool, named, focus)
+        field = list_field(tool)
+        if field and chosen and not record_shaped(tool) and refers_to(field, chosen[0]) == 0:
+            parent = chosen[0]
+            children = [r for r in related(world, parent) if refers_to(field, r) > 0]
+            if not children and tokens(field)[-1] in GENERIC_LISTS:
+                children = [parent]
+            page = tuple(children[: page_size(tool)])
+            return world, ToolResult(operation=op, records=page, parent=parent)
+        return world, ToolResult(operation=op, records=tuple(chosen[:3]))
+    return _write(world, tool, op, named, focus, arguments)
 
 
 PAGE_SIZES = (10, 15, 20, 25)
@@ -307,7 +283,7 @@ def _write(
     arguments: Mapping[str, Any],
 ) -> tuple[World, ToolResult]:
     args = dict(arguments)
-    target = _write_target(tool, named, focus, _seen_by(world, tool))
+    target = _write_target(tool, named, focus, world)
     if op == "create" or target is None:
         number = 1 + sum(1 for c in world.changes if c.operation == "create")
         kind = _kind_word(tool)
