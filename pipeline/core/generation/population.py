@@ -75,9 +75,94 @@ def background(seed: Seed, today: date) -> tuple[Record, ...]:
             if guard.admits(clone):
                 made[prefix].append(clone)
     everyone = {p: [*families[p], *made[p]] for p in families}
-    return tuple(
+    clones = tuple(
         _linked(clone, seed_ids, everyone, rng) for prefix in made for clone in made[prefix]
     )
+    earlier = tuple(
+        entry
+        for members in families.values()
+        if not any(_style(m) for m in members)
+        for template in members
+        for entry in _history(template, members, guard, rng, today)
+    )
+    return clones + earlier
+
+
+HISTORY_SIZE = (5, 12)
+"""How many earlier entries a dated record's history holds (a card's earlier fills, a
+driver's earlier messages, a wallet's earlier notices)."""
+_ENTRY_NOUNS = frozenset([
+    "notice", "notification", "alert", "alarm", "message", "note", "payment", "transfer", "post",
+    "encounter", "excursion", "snapshot", "handover", "reading", "event", "call", "visit",
+])  # fmt: skip
+"""Last words of a dated record's name that say what kind of entry it is (`… governance
+notice`), naming its history's entries when the name has no head words."""
+_HEAD = re.compile(r"\s+(?:about|at|regarding|re|on|to)\s+|:\s*|\s+[-—]\s+")
+
+
+def _history(
+    template: Record, family: Sequence[Record], guard: _Guard, rng: Random, today: date
+) -> list[Record]:
+    """Earlier entries of the history a dated record belongs to (the fills before the one a
+    dispute is about): same kind and parent, dates stepped back, fresh ids and values, named
+    by their head words and day (`Fuel fill, 12 Oct 2024`), never by the template's subject."""
+    if template.sensitive or not _dated(template):
+        return []
+    head = _HEAD.split(template.name, maxsplit=1)[0].strip()
+    last = tokens(template.name)[-1:] or [""]
+    if head == template.name:
+        head = last[0].capitalize() if last[0] in _ENTRY_NOUNS else ""
+    if not head:
+        return []
+    cloner = _Cloner(rng, today, family, guard)
+    cloner.template = template
+    back = timedelta(0)
+    out: list[Record] = []
+    for _ in range(rng.randint(*HISTORY_SIZE)):
+        back += timedelta(days=rng.randint(2, 9), minutes=rng.randrange(-180, 180, 5))
+        attributes: dict[str, Scalar] = {}
+        for key, value in template.attributes.items():
+            drawn = cloner._attribute(key, value, None, -back)
+            if isinstance(drawn, str) and drawn == value and drawn not in guard.ids:
+                drawn = _unsaid(key, drawn, family, guard)
+            if drawn is not None:
+                attributes[key] = drawn
+        moment = next(
+            (date.fromisoformat(str(v)[:10]) for k, v in attributes.items() if _past(k, v)),
+            today - back,
+        )
+        entry = Record(
+            id=f"{_prefix(template.id)}_{rng.randint(100000, 999999)}",
+            kind=template.kind,
+            name=f"{head}, {moment.day} {moment:%b %Y}",
+            attributes=attributes,
+        )
+        unlinked = {k: v for k, v in attributes.items() if v not in guard.ids}
+        if guard.admits(entry.model_copy(update={"attributes": unlinked}), dated=True):
+            out.append(entry)  # its parent is the seed's record on purpose
+    return out
+
+
+def _dated(record: Record) -> bool:
+    """Whether a record is an entry in time (a fill, a message): a past date of its own."""
+    return any(_past(k, v) for k, v in record.attributes.items())
+
+
+def _past(key: str, value: Scalar) -> bool:
+    return _DATE.fullmatch(str(value)) is not None and not set(tokens(key)) & FUTURE_DATE_WORDS
+
+
+def _unsaid(key: str, value: str, family: Sequence[Record], guard: _Guard) -> str | None:
+    """A category value the seed's texts do not name: an entry of a history is never the one
+    a request or hazard is about (`Shell Leyton` stays with the fill the dispute names)."""
+    if len(value) < 4 or not guard._said(value.lower()):
+        return value
+    others = sorted(
+        str(v)
+        for m in family
+        if isinstance(v := m.attributes.get(key), str) and not guard._said(v.lower())
+    )
+    return others[0] if others else None
 
 
 def _prefix(record_id: str) -> str:
@@ -114,12 +199,14 @@ class _Guard:
             w.lower() for name in people + [p.name for p in seed.personas] for w in name.split()
         }
 
-    def admits(self, clone: Record) -> bool:
+    def admits(self, clone: Record, *, dated: bool = False) -> bool:
+        """Whether a clone is new and unnamed by the seed's texts; a dated entry's name may
+        share its template's kind word (`Notice, 28 Oct 2024`): its day tells it apart."""
         name = clone.name.lower()
         bare = re.sub(r"\s*\(.*?\)", "", name).strip()
         if clone.id in self.ids or name in self.names or self._said(bare):
             return False
-        words = re.findall(r"[a-z]{6,}", name)
+        words = [] if dated else re.findall(r"[a-z]{6,}", name)
         if any(w in self.distinctive and self._said(w) for w in words):
             return False
         if _PERSON.fullmatch(clone.name) and set(name.split()) & self.people:
@@ -301,11 +388,22 @@ def _moved(moment: re.Match[str], shift: timedelta) -> str:
 def _linked(
     clone: Record, seed_ids: set[str], everyone: dict[str, list[Record]], rng: Random
 ) -> Record:
-    """A clone's links to seed records (a fill's `card`) point at some member of that family."""
+    """A clone's links to seed records (a fill's `card`) point at some member of that family:
+    the one its name numbers (`Van 55 …` belongs to Van 55), else, where the seed shows a
+    parent with several such records (an account's orders), that parent half the time, so
+    the records the stories are about have a history of their own."""
     attributes = dict(clone.attributes)
+    numbers = {int(n) for n in re.findall(r"\d+", clone.name)}
     for key, value in clone.attributes.items():
-        if isinstance(value, str) and value in seed_ids:
-            attributes[key] = rng.choice(everyone[_prefix(value)]).id
+        if not (isinstance(value, str) and value in seed_ids):
+            continue
+        parents = everyone[_prefix(value)]
+        named = [p for p in parents if numbers & {int(n) for n in re.findall(r"\d+", p.id)}]
+        siblings = [m for m in everyone[_prefix(clone.id)] if m.attributes.get(key) == value]
+        if named:
+            attributes[key] = named[0].id
+        elif len(siblings) < 2 or rng.random() < 0.5:
+            attributes[key] = rng.choice(parents).id
     return clone.model_copy(update={"attributes": attributes})
 
 

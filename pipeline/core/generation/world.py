@@ -112,14 +112,19 @@ def execute(
     named = matching_records(world, arguments)
     if op == "list":
         field = list_field(tool)
-        pool = _searched(world, tool, arguments, named) or [
+        searched = _searched(world, tool, arguments, named)
+        pool = searched or [
             r
             for r in world.records
             if (field is not None and refers_to(field, r) > 0)
             or (r.id in focus and (field is None or tokens(field)[-1] in GENERIC_LISTS))
             or affinity(tool, r) >= 3
         ]
-        ranked = sorted(pool, key=lambda r: (r.id not in focus, -affinity(tool, r), r.id))
+        relevance = {r.id: n for n, r in enumerate(searched)}
+        ranked = sorted(
+            pool,
+            key=lambda r: (r.id not in focus, relevance.get(r.id, 0), -affinity(tool, r), r.id),
+        )
         shown = [r for r in _children(world, tool, ranked) if honours(r, arguments)]
         shown = of_listed_kind(tool, shown)  # realism hook: no stop order in a news feed
         start, size = page_of(tool, arguments)
@@ -183,7 +188,10 @@ def _searched(
     world: World, tool: Tool, arguments: Mapping[str, Any], named: list[Record]
 ) -> list[Record]:
     """A search matches by substring, among records of the kind it found by exact match
-    (searching 'Elena Ruiz' also finds 'Elena Ruiz (possible duplicate)')."""
+    (searching 'Elena Ruiz' also finds 'Elena Ruiz (possible duplicate)'), then, for a query
+    argument, records of that kind sharing one of its words, best match first, as a real
+    search engine ranks partial matches below exact ones ('baby bath seat' finds 'Baby
+    monitor')."""
     texts = [str(v).lower() for v in arguments.values() if isinstance(v, str) and len(v) >= 3]
     prefixes = {r.id.split("_")[0] for r in named}
     found = [
@@ -192,7 +200,28 @@ def _searched(
         if any(t in r.name.lower() for t in texts)
         and (not prefixes or r.id.split("_")[0] in prefixes)
     ]
-    return list({r.id: r for r in [*named, *found]}.values())
+    exact = list({r.id: r for r in [*named, *found]}.values())
+    words = {
+        w
+        for k, v in arguments.items()
+        if isinstance(v, str) and set(tokens(k)) & _QUERY_WORDS
+        for w in tokens(v)
+        if len(w) >= 4 and not w.isdigit()
+    }
+    if not words or not exact:
+        return exact
+    kinds = {r.id.split("_")[0] for r in exact}
+    shared = [
+        (len(words & set(tokens(r.name))), r)
+        for r in world.records
+        if r.id.split("_")[0] in kinds and r not in exact
+    ]
+    partial = [r for n, r in sorted(shared, key=lambda p: (-p[0], p[1].id)) if n > 0]
+    return [*exact, *partial]
+
+
+_QUERY_WORDS = frozenset(["query", "q", "search", "keyword", "keywords", "term", "terms", "text"])
+"""Words of an argument name that make it a free-text search (not an id or a filter)."""
 
 
 def _best_read(

@@ -8,7 +8,12 @@ from datetime import date
 
 import pytest
 
-from pipeline.core.generation.population import FAMILY_SIZE, FUTURE_DATE_WORDS, background
+from pipeline.core.generation.population import (
+    FAMILY_SIZE,
+    FUTURE_DATE_WORDS,
+    HISTORY_SIZE,
+    background,
+)
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs
@@ -72,3 +77,18 @@ def test_the_population_is_the_same_in_every_build(inputs: Inputs) -> None:
     seed = inputs.seeds["healthcare_records"]
     today = date(2024, 9, 27)
     assert background(seed, today) == background(seed, today)
+
+
+def test_a_dated_record_has_an_earlier_history_under_the_same_parent(inputs: Inputs) -> None:
+    seed = inputs.seeds["automotive_fleet"]
+    world = build_world(seed)
+    seed_ids = {e.id for e in seed.entities}
+    fills = [r for r in world.records if r.attributes.get("card") == "card_fc_2291"]
+    earlier = [r for r in fills if r.id not in seed_ids]
+    low, _ = HISTORY_SIZE
+    assert len(earlier) >= low, "the disputed card shows a statement of earlier fills"
+    latest = min(str(e.attributes["timestamp"]) for e in seed.entities if e.id.startswith("txn_"))
+    assert all(str(r.attributes["timestamp"]) < latest for r in earlier)
+    assert len({r.id for r in fills}) == len(fills) and len({r.name for r in fills}) == len(fills)
+    texts = " ".join(w.request for w in seed.workflows).lower()
+    assert not any(r.name.lower() in texts for r in earlier)

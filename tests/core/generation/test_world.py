@@ -88,3 +88,20 @@ def test_a_deletion_removes_the_record(inputs: Inputs) -> None:
     after, result = execute(world, tool, {"file_id": target})
     assert result.change is not None and result.change.operation == "delete"
     assert after.get(target) is None and world.get(target) is not None
+
+
+def test_a_search_ranks_partial_matches_below_the_exact_one(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["ecommerce"])
+    tool = inputs.pool["shop_search_products"]
+    _, found = execute(world, tool, {"query": "Orbit X9 headphones"})
+    ids = [r.id for r in found.records]
+    assert ids[0] == "prod_headphones_x9", "the exact match comes first"
+    assert len(ids) > 1 and len(ids) == len(set(ids))
+    for record in found.records[1:]:
+        assert {"orbit", "headphones"} & set(record.name.lower().split()), record.name
+
+
+def test_a_filter_argument_does_not_widen_to_partial_matches(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["healthcare_records"])
+    _, found = execute(world, inputs.pool["ehr_search_patients"], {"name": "Elena Ruiz"})
+    assert all("elena ruiz" in r.name.lower() for r in found.records)
