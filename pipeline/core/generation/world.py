@@ -191,7 +191,8 @@ def _searched(
     (searching 'Elena Ruiz' also finds 'Elena Ruiz (possible duplicate)'), then, for a query
     argument, records of that kind sharing one of its words, best match first, as a real
     search engine ranks partial matches below exact ones ('baby bath seat' finds 'Baby
-    monitor')."""
+    monitor'). A word most records of the kind share ('northwind' in every
+    'northwind/<repo>') matches nothing by itself."""
     texts = [str(v).lower() for v in arguments.values() if isinstance(v, str) and len(v) >= 3]
     prefixes = {r.id.split("_")[0] for r in named}
     found = [
@@ -211,11 +212,10 @@ def _searched(
     if not words or not exact:
         return exact
     kinds = {r.id.split("_")[0] for r in exact}
-    shared = [
-        (len(words & set(tokens(r.name))), r)
-        for r in world.records
-        if r.id.split("_")[0] in kinds and r not in exact
-    ]
+    of_kind = [r for r in world.records if r.id.split("_")[0] in kinds]
+    common = {w for w in words if 2 * sum(w in tokens(r.name) for r in of_kind) > len(of_kind)}
+    distinctive = words - common
+    shared = [(len(distinctive & set(tokens(r.name))), r) for r in of_kind if r not in exact]
     partial = [r for n, r in sorted(shared, key=lambda p: (-p[0], p[1].id)) if n > 0]
     return [*exact, *partial]
 
