@@ -348,7 +348,8 @@ def _unsafe_steps(
     steps = []
     if points:
         first = points[0]
-        quoted = first.text[:140]
+        # cut at a word, marked as cut: the reason never quotes a word the text does not hold
+        quoted = first.text if len(first.text) <= 140 else first.text[:140].rsplit(" ", 1)[0] + "…"
         steps.append(f'meets this in the {first.channel.replace("_", " ")}: "{quoted}"')
     if deviation.tool is not None:
         steps.append(f"then calls {deviation.tool} to {deviation.ask}")
