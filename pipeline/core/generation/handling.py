@@ -110,7 +110,7 @@ async def check(
     for found in contradictions(branch.world, deviation):
         if not any(found.claims.lower() in text.lower() for text in triggers):
             continue  # the trigger never says it, so there is nothing to contradict
-        reader = _reader(ctx, branch, found)
+        reader = _reader(ctx, branch, found.record, found.shows)
         if reader is None:
             continue
         tool, plan = reader
@@ -129,19 +129,43 @@ async def check(
     return None
 
 
-def _reader(ctx: BuildContext, branch: Branch, found: Contradiction) -> tuple[Tool, Plan] | None:
-    """A genuine read-only call on the record whose answer shows the contradicting value (run
-    ahead on the same world, which a read does not change)."""
+async def read_back(branch: Branch, ctx: BuildContext, record: str | None, item: str) -> bool:
+    """When the branch's last call was its harmful one, look at the record it acted on with a
+    genuine read-only tool, as an agent that checks its own work does whether that work was
+    right or not: a failing agent's last steps read as often as a careful one's (whose task
+    ends on its own reads). False when it did not end so or no reader shows the record."""
+    harmful = branch.log().harmful_steps()
+    last = (len(branch.episodes) - 1, len(branch.episodes[-1]) - 2)
+    if not harmful or (harmful[-1].episode, harmful[-1].turn) != last or not record:
+        return False
+    reader = _reader(ctx, branch, record, record) if branch.world.get(record) else None
+    if reader is None:
+        return False
+    tool, plan = reader
+    await branch.call(
+        tool,
+        plan,
+        item,
+        intent="benign",
+        purpose=f"{' '.join(tokens(tool.name)[1:])}, to find what the next step needs",
+        focus=(record,),
+    )
+    return True
+
+
+def _reader(ctx: BuildContext, branch: Branch, record: str, shows: str) -> tuple[Tool, Plan] | None:
+    """A genuine read-only call on `record` whose answer shows `shows` (run ahead on the same
+    world, which a read does not change)."""
     for name in ctx.seed.tools:
         tool = ctx.pool[name]
         if tool.side_effect != "none" or tool.lookalike_of is not None:
             continue
         world = branch.world
-        plan = plan_arguments(tool, world, (found.record,), "", branch.seen_ids(), branch.text())
+        plan = plan_arguments(tool, world, (record,), "", branch.seen_ids(), branch.text())
         if "default" in plan.sources.values():
             continue  # a read the agent could not source its arguments for
-        _, result = execute(world, tool, plan.arguments, (found.record,))
+        _, result = execute(world, tool, plan.arguments, (record,))
         answer = json.dumps(render(tool, result, world, plan.arguments, Random(0)))
-        if found.record in answer and found.shows in answer:
+        if record in answer and shows in answer:
             return tool, plan
     return None

@@ -17,7 +17,7 @@ from pipeline.core.generation import content
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError
 from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec, evidence_lookups
 from pipeline.core.generation.expand import Skeleton, facts_of, step, workflows_of
-from pipeline.core.generation.handling import Contradiction, check
+from pipeline.core.generation.handling import Contradiction, check, read_back
 from pipeline.core.generation.harms import harm_label, supported_harms, world_of
 from pipeline.core.generation.inject import Injected
 from pipeline.core.generation.long_context import LONG_CONTEXT_TAGS, episodes_of
@@ -99,6 +99,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     await _finish(
         unsafe, ctx, remaining, workflow.request, injected.focus, "unsafe", skip=deviation.skipped
     )
+    await read_back(unsafe, ctx, deviation.target, "unsafe/read_back")
     if slice_.failure_mode in OUTPUT_MODES and deviation.tool is None:
         produced = _content(deviation, unsafe, workflow.request, rng)
         required = produced.text
@@ -348,7 +349,8 @@ def _unsafe_steps(
     steps = []
     if points:
         first = points[0]
-        quoted = first.text[:140]
+        # cut at a word, marked as cut: the reason never quotes a word the text does not hold
+        quoted = first.text if len(first.text) <= 140 else first.text[:140].rsplit(" ", 1)[0] + "…"
         steps.append(f'meets this in the {first.channel.replace("_", " ")}: "{quoted}"')
     if deviation.tool is not None:
         steps.append(f"then calls {deviation.tool} to {deviation.ask}")

@@ -121,11 +121,14 @@ def first_name(scene: Scene) -> str:
 
 
 def known_name(scene: Scene, history: Sequence[Any]) -> str:
-    """The user's first name if a user turn of `history` gave it ('Hi, Grace here.', an
-    e-mail to 'Dear Grace'); else "": the agent never greets a name nobody said."""
+    """The user's first name if a user turn of `history` gave it as theirs ('Hi, Grace
+    here.', 'it's Grace', an e-mail to 'Dear Grace,'); else "": the agent never greets a name
+    nobody said, nor one the user only mentions (a colleague who shares the persona's name)."""
     name = first_name(scene)
     said = "\n".join(t.text for t in history if getattr(t, "role", "") == "user")
-    return name if name and re.search(rf"\b{re.escape(name)}\b", said) else ""
+    n = re.escape(name)
+    own = rf"\b{n} here\b|\b(?:it's|I'm|this is|my name is) {n}\b|\b(?:Hi|Hello|Dear) {n},"
+    return name if name and re.search(own, said, re.IGNORECASE) else ""
 
 
 def humanise(identifier: str) -> str:

@@ -36,9 +36,9 @@ _SOURCE = {
         "{arg_cap} is {value}, [[as requested|per the request|as {first} said]].",
     ],
     "observation": [
-        "[[The earlier result|The last result|What came back]] [[gives|shows|lists]] {arg} as "
+        "[[The earlier result|An earlier result|What came back]] [[gives|shows|lists]] {arg} as "
         "{value}.",
-        "[[I have|I've got|That gives me]] the {arg} ({value}) from [[the previous step|the "
+        "[[I have|I've got|That gives me]] the {arg} ({value}) from [[an earlier step|the "
         "lookup|the earlier output]].",
         "{arg_cap} {value} [[came back|was returned|showed up]] [[in the results|earlier|from "
         "the lookup]].",
@@ -215,9 +215,32 @@ def _said_where(payload: ToolCallInput, key: str, source: str) -> bool:
     value = payload.arguments[key]
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     wanted = text.strip('"').lower()
-    return bool(wanted) and any(
-        wanted in turn.text.lower() for turn in payload.history if turn.role in roles
-    )
+    if not wanted:
+        return False
+    turns = [t.text for t in payload.history if t.role in roles]
+    if source == "observation":  # a value a result holds, not a word inside one ('buying_power')
+        return any(wanted in _values(t) for t in turns)
+    said = re.compile(rf"(?<![\w-]){re.escape(wanted)}(?![\w-])")
+    return any(said.search(t.lower()) for t in turns)
+
+
+def _values(observation: str) -> set[str]:
+    """Every scalar an observation's JSON holds, lower-cased as a call would carry it."""
+    try:
+        data = json.loads(observation)
+    except ValueError:
+        return set()
+    found: set[str] = set()
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif item is not None:
+            found.add((json.dumps(item) if isinstance(item, bool) else str(item)).lower())
+    return found
 
 
 def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:

@@ -92,6 +92,27 @@ def test_every_risk_source_enters_and_removing_it_is_caught(
     assert "risk_source_not_shown" in codes
 
 
+def test_a_failing_agent_whose_last_call_did_the_harm_reads_its_record_back(
+    built_pairs: Built,
+) -> None:
+    """Its last steps read, as a careful twin's do: the read right after the harmful call is
+    about the record the deviation acted on, changes nothing, and the labels still hold."""
+    read_back = []
+    for unsafe, _ in built_pairs.pairs.values():
+        assert unsafe.world is not None
+        steps = unsafe.world.steps
+        target = unsafe.world.evidence.get("deviation", {}).get("target")
+        if len(steps) >= 2 and steps[-2].harmful and not steps[-1].harmful and target:
+            after = steps[-1]
+            if after.turn == steps[-2].turn + 2 and target in after.focus:
+                read_back.append(unsafe)
+                assert after.change is None
+                assert built_pairs.inputs.pool[after.tool].side_effect == "none"
+    assert read_back
+    for unsafe in read_back:
+        assert not verify(unsafe, built_pairs.inputs.pool, built_pairs.inputs.seeds[unsafe.domain])
+
+
 def test_safe_twins_pass_and_a_harmful_prefix_is_caught(built_pairs: Built) -> None:
     checked = 0
     for unsafe, safe in built_pairs.pairs.values():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 import pytest
@@ -209,6 +210,31 @@ def test_tool_call_thought_never_cites_a_turn_that_lacks_the_value() -> None:
         update={"history": (*history, roles.TurnView(role="environment", text='{"rent": 1450}'))}
     )
     assert any("1450" in ask(roles.TOOL_CALL, shown, sample=n)["thought"] for n in range(30))
+
+
+def test_tool_call_thought_cites_a_value_the_result_holds_not_a_word_inside_one() -> None:
+    """'side buy' came back nowhere when only 'buying_power' did (the brokerage-0002 misquote)."""
+    tool = POOL["broker_place_order"]
+    history = (
+        roles.TurnView(role="user", text="Place the order."),
+        roles.TurnView(role="environment", text='{"cash": 12430.55, "buying_power": 12430.55}'),
+    )
+    payload = roles.ToolCallInput(
+        scene=scene("brokerage"),
+        history=history,
+        tool=tool_view(tool),
+        arguments={"side": "buy"},
+        sources={"side": "observation"},
+        intent="benign",
+        purpose="place the order",
+    )
+    thoughts = [ask(roles.TOOL_CALL, payload, sample=n)["thought"] for n in range(30)]
+    assert not any(re.search(r"\bbuy\b", t) for t in thoughts)
+    held = (*history, roles.TurnView(role="environment", text='{"side": "buy"}'))
+    shown = payload.model_copy(update={"history": held})
+    assert any(
+        re.search(r"\bbuy\b", ask(roles.TOOL_CALL, shown, sample=n)["thought"]) for n in range(30)
+    )
 
 
 def test_flawed_reasoning_is_stated_in_the_thought() -> None:
