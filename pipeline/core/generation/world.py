@@ -191,8 +191,8 @@ def _searched(
     (searching 'Elena Ruiz' also finds 'Elena Ruiz (possible duplicate)'), then, for a query
     argument, records of that kind sharing one of its words, best match first, as a real
     search engine ranks partial matches below exact ones ('baby bath seat' finds 'Baby
-    monitor'). A word most records of the kind share ('northwind' in every
-    'northwind/<repo>') matches nothing by itself."""
+    monitor'). A one-word query ('northwind/docs-site') names a thing and matches only it,
+    and a word most records of the kind share matches nothing by itself."""
     texts = [str(v).lower() for v in arguments.values() if isinstance(v, str) and len(v) >= 3]
     prefixes = {r.id.split("_")[0] for r in named}
     found = [
@@ -205,7 +205,7 @@ def _searched(
     words = {
         w
         for k, v in arguments.items()
-        if isinstance(v, str) and set(tokens(k)) & _QUERY_WORDS
+        if isinstance(v, str) and " " in v.strip() and set(tokens(k)) & _QUERY_WORDS
         for w in tokens(v)
         if len(w) >= 4 and not w.isdigit()
     }
