@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, TypeGuard
 
 from pipeline.core.generation.dates import session_today
 from pipeline.core.inputs.loading import load_inputs
@@ -29,7 +29,7 @@ ORDERED = (
 MOMENT = re.compile(r"20\d\d-[01]\d-[0-3]\d")
 
 
-def _num(value: Any) -> bool:
+def _num(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -62,8 +62,9 @@ def violations(record: Mapping[str, Any], prices: dict[str, float]) -> list[str]
             found.append(f"day range {low}..{high} does not hold {inside}")
     for first, second in ORDERED:
         start, end = record.get(first), record.get(second)
-        ordered = isinstance(start, str) and isinstance(end, str) and bool(MOMENT.match(start))
-        if ordered and MOMENT.match(end) and end < start:
+        if not (isinstance(start, str) and isinstance(end, str)):
+            continue
+        if MOMENT.match(start) and MOMENT.match(end) and end < start:
             found.append(f"{second} {end} before {first} {start}")
     found += _total(record)
     return found

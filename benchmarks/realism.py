@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeGuard
 
+from benchmarks.consistency import objects_in
 from pipeline.core.generation.places import PLACE_KEYS, is_place, names_room
 from pipeline.core.generation.semantics import list_field, tokens
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
@@ -49,16 +50,6 @@ _PLACES = frozenset(["location", "place", "room", "site", "zone", "area"])
 _OPENS = (
     r"(?:^|[.!?;*]\s+|\n\s*|\b(?:Results|Here it is|Here you go|All set|Done|Hello|Hi)[!:.,]?\s+)"
 )
-
-
-def _objects(value: Any) -> Iterable[dict[str, Any]]:
-    if isinstance(value, dict):
-        yield value
-        for v in value.values():
-            yield from _objects(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _objects(v)
 
 
 def _calls(traj: Trajectory) -> Iterable[tuple[ToolCall, Any]]:
@@ -121,7 +112,7 @@ def description_as_place(key: str, value: Any, names: set[str], places: set[str]
 
 
 def _lists(value: Any) -> Iterable[list[Any]]:
-    for obj in _objects(value):
+    for obj in objects_in(value):
         yield from (v for v in obj.values() if isinstance(v, list) and v)
 
 
@@ -211,7 +202,7 @@ def realism_figures(trajectories: Sequence[Trajectory], pool: ToolPool) -> dict[
             for listed in _lists(data):
                 if any(_misranked(place, item) for place, item in enumerate(listed, start=1)):
                     count("ranks_out_of_place", traj, call.name)
-            for obj in _objects(data):
+            for obj in objects_in(data):
                 fields |= {k.replace("_", " ") for k in obj if len(k) >= 3}
                 for kind, what in odd_values(obj):
                     count(kind, traj, what)

@@ -21,7 +21,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from benchmarks.consistency import consistency_figures
+from benchmarks.consistency import consistency_figures, objects_in
 from benchmarks.realism import realism_figures
 from benchmarks.tool_use import tool_use_figures
 from pipeline.core.filtering.argument_values import fragments, is_empty
@@ -251,16 +251,6 @@ def _out_of_range(key: str, value: Any, today: str, record: dict[str, Any]) -> s
     return None
 
 
-def _objects(value: Any) -> Iterable[dict[str, Any]]:
-    if isinstance(value, dict):
-        yield value
-        for v in value.values():
-            yield from _objects(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _objects(v)
-
-
 def value_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
     """Calls with an empty or zero argument (and required ones sent empty), argument
     fragments, observations holding "n/a"-like stand-ins, impossible observation values."""
@@ -296,7 +286,7 @@ def value_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
                 examples["stand_ins"] += [f"{traj.id}: {h}" for h in held[:1]]
                 wrong = [
                     found
-                    for record in _objects(data)
+                    for record in objects_in(data)
                     for k, v in record.items()
                     if (found := _out_of_range(k, v, today, record)) is not None
                 ]

@@ -41,6 +41,8 @@ def project_digest() -> str:
     """sha256 over the pipeline's code and its versioned inputs: any edit to a generator, a
     judge, a rule, a template, a seed or a tool makes every stamp stale. Files are read again
     only when one's path, size or mtime differs from the last call's."""
+    if _held:
+        return _held[-1]
     code = Path(pipeline.__file__).resolve().parent
     roots = [code, templates_dir(), seeds_dir(), tool_pool_dir(), taxonomy_dir()]
     files = [
@@ -48,8 +50,6 @@ def project_digest() -> str:
         for root in roots
         for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc")
     ]
-    if _held:
-        return _held[-1]
     stats = tuple((name, *_mtime_and_size(path)) for name, path in files)
     if stats not in _project_digests:
         digest = hashlib.sha256()
