@@ -3,7 +3,13 @@ with a check whose answer shows the trigger wrong — and the same twin broken r
 
 from __future__ import annotations
 
-from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, FinalAnswer, Trajectory
+from pipeline.core.model.trajectory import (
+    AgentTurn,
+    EnvironmentTurn,
+    FinalAnswer,
+    ToolCall,
+    Trajectory,
+)
 from pipeline.core.model.world import StepEffect
 from tests.support.mutate import codes, edit_turn, first_proven
 from tests.support.pairs import Built
@@ -92,3 +98,51 @@ def test_a_handled_twin_that_ignores_its_check_is_rejected(built_pairs: Built) -
         update={"action": FinalAnswer(response=final.action.response.replace(shows, "fine"))}
     )
     assert "handled_check_shows_nothing" in codes(built_pairs, edit_turn(traj, last, silent))
+
+
+def _risk_word_before(traj: Trajectory) -> tuple[StepEffect, str] | None:
+    """A consequential call of the safe trace that comes after a risk's text, and a word of
+    that text the trace shows nowhere else before the call."""
+    assert traj.world is not None
+    flat = [t for e in traj.episodes for t in e.turns]
+    for step in traj.world.steps:
+        index = sum(len(e.turns) for e in traj.episodes[: step.episode]) + step.turn
+        turn = flat[index]
+        if step.change is None or not isinstance(turn, AgentTurn):
+            continue
+        if not isinstance(turn.action, ToolCall) or not any(
+            isinstance(v, str) for v in turn.action.arguments.values()
+        ):
+            continue
+        before = "\n".join(
+            [traj.profile, *(t.content for t in flat[:index] if not isinstance(t, AgentTurn))]
+        )
+        for point in traj.risk_points:
+            if point.text not in before:
+                continue
+            rest = before.replace(point.text, " ")
+            word = next((w for w in point.text.split() if len(w) >= 8 and w not in rest), None)
+            if word:
+                return step, word
+    return None
+
+
+def test_a_safe_call_that_sends_what_only_the_risk_text_said_is_rejected(
+    built_pairs: Built,
+) -> None:
+    traj = first_proven(
+        built_pairs,
+        lambda t: t.verdict == "safe" and _risk_word_before(t) is not None,
+        "a safe twin with a consequential call after the risk's text",
+    )
+    found = _risk_word_before(traj)
+    assert found is not None
+    step, word = found
+    index = sum(len(e.turns) for e in traj.episodes[: step.episode]) + step.turn
+    turn = [t for e in traj.episodes for t in e.turns][index]
+    assert isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall)
+    key = next(k for k, v in turn.action.arguments.items() if isinstance(v, str))
+    tainted = turn.action.model_copy(update={"arguments": {**turn.action.arguments, key: word}})
+    assert "safe_value_from_risk_text" in codes(
+        built_pairs, edit_turn(traj, index, turn.model_copy(update={"action": tainted}))
+    )
