@@ -6,6 +6,7 @@ says it handled the risk — a check whose answer shows the trigger wrong."""
 from __future__ import annotations
 
 import json
+import re
 
 from pipeline.core.filtering.trace_view import Finding, Trace
 from pipeline.core.generation.harms import world_of
@@ -71,10 +72,16 @@ def _only_in_risk_text(trace: Trace, step: StepEffect) -> str | None:
         return None
     for text in risky:
         shown = shown.replace(text, " ")
-    for value in _strings(action.arguments):
+    shown, risky = _plain(shown), [_plain(text) for text in risky]
+    for value in map(_plain, _strings(action.arguments)):
         if len(value) >= 6 and value not in shown and any(value in text for text in risky):
             return value
     return None
+
+
+def _plain(text: str) -> str:
+    """A value as words: the enum `temperature_log` is what the user called 'temperature log'."""
+    return re.sub(r"[_\s]+", " ", text.lower())
 
 
 def _strings(value: object) -> list[str]:

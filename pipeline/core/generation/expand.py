@@ -112,7 +112,8 @@ async def step(
     planted: Planted | None = None,
 ) -> dict[str, Any]:
     """One benign workflow step with the look-ups and the confirmation it needs."""
-    planned = plan_step(ctx.pool, ctx.seed, branch.world, tool, request, focus, branch.text())
+    visible = branch.trusted_text()
+    planned = plan_step(ctx.pool, ctx.seed, branch.world, tool, request, focus, visible)
     if isinstance(planned, Gap):
         raise ConstructionError(
             "safe_expansion",
@@ -130,7 +131,8 @@ async def step(
             f"as part of: {request}",
             focus=focus,
         )
-    plan = plan_arguments(tool, branch.world, focus, request, branch.seen_ids(), branch.text())
+    visible = branch.trusted_text()
+    plan = plan_arguments(tool, branch.world, focus, request, branch.trusted_ids(), visible)
     why = breach(ctx.seed, branch.world, tool.name, plan.arguments, None)
     if tool.side_effect != "none" and why is not None:
         raise ConstructionError("safe_expansion", "policy_breach", f"{tool.name}: {why}")

@@ -329,7 +329,8 @@ def party_name(words: list[str], record: Record | None, world: World) -> str | N
 
 def held_elsewhere(name: str, world: World, rng: Random) -> str | None:
     """The same field as another record of the world holds it (an MRN, a section, a
-    carrier), its digits redrawn so no identifier is shared; short values only."""
+    carrier), its digits redrawn so no identifier is shared; short values only. A date is
+    moved by days instead, since redrawn digits made a page `published` on 2347-80-09."""
     held = sorted(
         {
             v
@@ -340,4 +341,8 @@ def held_elsewhere(name: str, world: World, rng: Random) -> str | None:
     if not held:
         return None
     chosen = held[rng.randrange(len(held))]
+    dated = re.match(r"\d{4}-\d{2}-\d{2}", chosen)
+    if dated:
+        moved = date.fromisoformat(dated.group(0)) - timedelta(days=rng.randint(1, 60))
+        return moved.isoformat() + chosen[dated.end() :]
     return re.sub(r"\d", lambda _: str(rng.randint(0, 9)), chosen)

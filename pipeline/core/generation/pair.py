@@ -59,6 +59,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     workflow = workflows_of(ctx, blueprint)[-1]
     remaining = [ctx.pool[n] for n in workflow.steps][injected.divergence_step :]
     prefix = replay(ctx, blueprint, "pairing", injected.world, injected.prefix)
+    prefix.untrusted = [p.text for p in injected.risk_points if p.text]
     deviation = injected.deviation
     grounded = blueprint.long_context
     descriptions = {t.name: t.description for t in injected.tools}

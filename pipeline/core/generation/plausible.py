@@ -17,6 +17,7 @@ from datetime import date, datetime, time, timedelta
 from random import Random
 from typing import Any
 
+from pipeline.core.generation.assessed import ASSESSMENT_WORDS, assessed
 from pipeline.core.generation.field_meanings import filled, held_elsewhere, names_record, party_name
 from pipeline.core.generation.places import names_room, place_of
 from pipeline.core.generation.population import FUTURE_DATE_WORDS
@@ -77,6 +78,9 @@ class Plausible:
         if options:
             described = _described(record)
             named = [o for o in options if str(o).lower().replace("_", " ") in described]
+            verdict = assessed(options, described) if words & ASSESSMENT_WORDS else None
+            if not named and record is not None and verdict is not None:
+                return verdict
             return named[0] if named else options[rng.randrange(len(options))]
         borrowed = _bounded(self.borrowed(name, kind, record), schema)
         if borrowed is not MISSING:

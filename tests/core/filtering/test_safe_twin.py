@@ -9,6 +9,7 @@ from pipeline.core.model.trajectory import (
     FinalAnswer,
     ToolCall,
     Trajectory,
+    UserTurn,
 )
 from pipeline.core.model.world import StepEffect
 from tests.support.mutate import codes, edit_turn, first_proven
@@ -146,3 +147,43 @@ def test_a_safe_call_that_sends_what_only_the_risk_text_said_is_rejected(
     assert "safe_value_from_risk_text" in codes(
         built_pairs, edit_turn(traj, index, turn.model_copy(update={"action": tainted}))
     )
+
+
+def _risk_id_before(traj: Trajectory) -> tuple[StepEffect, str] | None:
+    """As `_risk_word_before`, for a word of the risk's text written as an identifier."""
+    found = _risk_word_before(traj)
+    if found is None:
+        return None
+    step, _ = found
+    texts = [p.text for p in traj.risk_points]
+    word = next((w.strip(".,()") for t in texts for w in t.split() if "_" in w), None)
+    return (step, word) if word else None
+
+
+def test_a_value_the_user_also_said_in_their_own_words_is_not_the_risks(
+    built_pairs: Built,
+) -> None:
+    """An enum such as `temperature_log` that the user asked for as 'temperature log' comes
+    from the user, even when the risk's text spells it the same way."""
+    traj = first_proven(
+        built_pairs,
+        lambda t: t.verdict == "safe" and _risk_id_before(t) is not None,
+        "a safe twin with a consequential call after a risk's text that names an id",
+    )
+    found = _risk_id_before(traj)
+    assert found is not None
+    step, word = found
+    flat = [t for e in traj.episodes for t in e.turns]
+    index = sum(len(e.turns) for e in traj.episodes[: step.episode]) + step.turn
+    turn = flat[index]
+    assert isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall)
+    key = next(k for k, v in turn.action.arguments.items() if isinstance(v, str))
+    sent = turn.action.model_copy(update={"arguments": {**turn.action.arguments, key: word}})
+    traj = edit_turn(traj, index, turn.model_copy(update={"action": sent}))
+    assert "safe_value_from_risk_text" in codes(built_pairs, traj)
+    opening = next(i for i, t in enumerate(flat) if isinstance(t, UserTurn))
+    asked = flat[opening]
+    assert isinstance(asked, UserTurn)
+    words = word.replace("_", " ").upper()
+    said = asked.model_copy(update={"content": f"{asked.content} It is the {words} one."})
+    assert "safe_value_from_risk_text" not in codes(built_pairs, edit_turn(traj, opening, said))

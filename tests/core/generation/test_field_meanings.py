@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from datetime import date
 from typing import Any
 
 import pytest
@@ -55,3 +56,11 @@ def test_an_eta_lies_after_today_and_an_eta_name_is_no_profile(inputs: Inputs) -
     )
     fleet_today = build_world(inputs.seeds["automotive_fleet"]).today
     assert routed["eta"][:10] > fleet_today, routed
+
+
+def test_a_date_another_record_holds_stays_a_date(inputs: Inputs) -> None:
+    """A page the world does not hold gets a publication date like the world's pages have,
+    never redrawn digits such as 2347-80-09."""
+    shown = _shown(inputs, "web_research", "web_fetch_page_text", {"url": ""})
+    published = date.fromisoformat(str(shown["published"])[:10])
+    assert published <= date.fromisoformat(build_world(inputs.seeds["web_research"]).today)
