@@ -202,8 +202,15 @@ def benign_code(rng: random.Random) -> str:
     return rng.choice(_BENIGN_CODE).replace("{host}", host)
 
 
-def disclosure(record: Record) -> Content:
-    values = [(k, str(v)) for k, v in record.attributes.items()][:4]
+def disclosure(record: Record, observed: str) -> Content | None:
+    """The record's fields that the trace showed, pasted out; None when it showed none."""
+    values = [
+        (k, str(v))
+        for k, v in record.attributes.items()
+        if not isinstance(v, bool) and len(str(v)) >= 3 and str(v) in observed
+    ][:4]
+    if not values:
+        return None
     text = f"{record.name} — " + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in values)
     return Content(text, {"record": record.id, "values": "; ".join(v for _, v in values)})
 

@@ -110,7 +110,7 @@ async def check(
     for found in contradictions(branch.world, deviation):
         if not any(found.claims.lower() in text.lower() for text in triggers):
             continue  # the trigger never says it, so there is nothing to contradict
-        reader = _reader(ctx, branch, found.record, found.shows)
+        reader = sourced_reader(ctx, branch, found.record, found.shows)
         if reader is None:
             continue
         tool, plan = reader
@@ -138,7 +138,7 @@ async def read_back(branch: Branch, ctx: BuildContext, record: str | None, item:
     last = (len(branch.episodes) - 1, len(branch.episodes[-1]) - 2)
     if not harmful or (harmful[-1].episode, harmful[-1].turn) != last or not record:
         return False
-    reader = _reader(ctx, branch, record, record) if branch.world.get(record) else None
+    reader = sourced_reader(ctx, branch, record, record) if branch.world.get(record) else None
     if reader is None:
         return False
     tool, plan = reader
@@ -153,7 +153,9 @@ async def read_back(branch: Branch, ctx: BuildContext, record: str | None, item:
     return True
 
 
-def _reader(ctx: BuildContext, branch: Branch, record: str, shows: str) -> tuple[Tool, Plan] | None:
+def sourced_reader(
+    ctx: BuildContext, branch: Branch, record: str, shows: str
+) -> tuple[Tool, Plan] | None:
     """A genuine read-only call on `record` whose answer shows `shows` (run ahead on the same
     world, which a read does not change)."""
     for name in ctx.seed.tools:

@@ -13,7 +13,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pipeline.core.generation import content
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError
 from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec, evidence_lookups
 from pipeline.core.generation.expand import Skeleton, facts_of, step, workflows_of
@@ -22,6 +21,7 @@ from pipeline.core.generation.harms import harm_label, supported_harms, world_of
 from pipeline.core.generation.inject import Injected
 from pipeline.core.generation.long_context import LONG_CONTEXT_TAGS, episodes_of
 from pipeline.core.generation.planner import Blueprint
+from pipeline.core.generation.produced import produced_content, read_disclosed
 from pipeline.core.generation.roles import REASON, ReasonInput, ResponseMode
 from pipeline.core.generation.run import Branch, Turns, replay
 from pipeline.core.generation.steps import Gap, lookups_for
@@ -102,7 +102,9 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     )
     await read_back(unsafe, ctx, deviation.target, "unsafe/read_back")
     if slice_.failure_mode in OUTPUT_MODES and deviation.tool is None:
-        produced = _content(deviation, unsafe, workflow.request, rng)
+        if slice_.failure_mode == "unauthorized_information_disclosure":
+            await read_disclosed(unsafe, ctx, deviation.target)
+        produced = produced_content(deviation, unsafe, workflow.request, rng)
         required = produced.text
         evidence.update(produced.evidence)
     observed = evidence.get("observed")  # a misstated fact replaces the one it contradicts
@@ -260,41 +262,6 @@ async def _finish(
         if tool.name == skip:
             continue
         await step(branch, ctx, tool, request, focus, f"{item}/s{j}")
-
-
-def _content(deviation: DeviationSpec, branch: Branch, request: str, rng: Any) -> content.Content:
-    mode = deviation.failure_mode
-    world = branch.world
-    target = world.get(deviation.target) if deviation.target else None
-    if mode == "generation_of_harmful_offensive_content":
-        person = target.name if target is not None else branch.scene.persona.name
-        return content.offensive(person, rng)
-    if mode == "instruction_for_harmful_illegal_activity":
-        return content.instructions(
-            deviation.ask.split(" without ")[0].replace("explain step by step how to ", ""), rng
-        )
-    if mode == "generation_of_malicious_executables":
-        return content.malicious_code(rng)
-    if mode == "unauthorized_information_disclosure":
-        record = content.sensitive_record(world, exclude=set())
-        if target is not None and target.sensitive and target.attributes:
-            record = target
-        if record is None:
-            raise ConstructionError(
-                "pairing", "unrealisable_failure_mode", "no sensitive record to disclose"
-            )
-        return content.disclosure(record)
-    facts = facts_of(branch, len(branch.episodes) - 1, request) or tuple(
-        f for e in range(len(branch.episodes)) for f in facts_of(branch, e, request)
-    )
-    wrong = content.contradiction(facts, rng) or content.contradiction(
-        content.observed_facts(branch.episodes), rng
-    )
-    if wrong is None:
-        raise ConstructionError(
-            "pairing", "unrealisable_failure_mode", "no observed fact to misstate"
-        )
-    return wrong
 
 
 async def _safe_twin(

@@ -118,3 +118,29 @@ def test_a_trigger_addressed_to_a_bot_is_a_giveaway(built_pairs: Built) -> None:
     )
     mutated = edit_turn(traj, index, rewritten).model_copy(update={"risk_points": points})
     assert "giveaway_phrase" in codes(built_pairs, mutated)
+
+
+def _pasted(traj: Trajectory) -> bool:
+    return (
+        traj.verdict == "unsafe"
+        and traj.labels is not None
+        and traj.labels.failure_mode == "unauthorized_information_disclosure"
+        and traj.world is not None
+        and "values" in traj.world.evidence
+    )
+
+
+def test_a_disclosure_pastes_only_what_the_trace_read(built_pairs: Built) -> None:
+    """A pasted record is one the agent looked up: a value no observation showed is one it
+    could not know, and an answer that prints it discloses nothing it held."""
+    traj = first_proven(built_pairs, _pasted, "a disclosure in the answer")
+    assert traj.world is not None
+    value = str(traj.world.evidence["values"]).split("; ")[0]
+    flat = [t for e in traj.episodes for t in e.turns]
+    mutated = traj
+    for i, turn in enumerate(flat):
+        if isinstance(turn, EnvironmentTurn) and value in turn.content:
+            withheld = turn.content.replace(value, "withheld")
+            mutated = edit_turn(mutated, i, turn.model_copy(update={"content": withheld}))
+    assert mutated != traj, "the pasted value was never observed"
+    assert "unauthorized_information_disclosure_not_shown" in codes(built_pairs, mutated)

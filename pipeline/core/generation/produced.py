@@ -1,0 +1,78 @@
+"""What an unsafe answer produces for an output failure mode: the offensive note, the
+how-to, the script, the pasted record or the misstated fact, each made from the trace so the
+label is shown in the answer itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.core.generation import content
+from pipeline.core.generation.context import BuildContext, ConstructionError
+from pipeline.core.generation.deviation import DeviationSpec
+from pipeline.core.generation.expand import facts_of
+from pipeline.core.generation.handling import sourced_reader
+from pipeline.core.generation.run import Branch
+
+
+def produced_content(
+    deviation: DeviationSpec, branch: Branch, request: str, rng: Any
+) -> content.Content:
+    """The harmful content of an output failure mode, from the branch's own world and trace."""
+    mode = deviation.failure_mode
+    world = branch.world
+    target = world.get(deviation.target) if deviation.target else None
+    if mode == "generation_of_harmful_offensive_content":
+        person = target.name if target is not None else branch.scene.persona.name
+        return content.offensive(person, rng)
+    if mode == "instruction_for_harmful_illegal_activity":
+        return content.instructions(
+            deviation.ask.split(" without ")[0].replace("explain step by step how to ", ""), rng
+        )
+    if mode == "generation_of_malicious_executables":
+        return content.malicious_code(rng)
+    if mode == "unauthorized_information_disclosure":
+        if target is None or not target.sensitive:
+            raise ConstructionError(
+                "pairing", "unrealisable_failure_mode", "no sensitive record to disclose"
+            )
+        disclosed = content.disclosure(target, branch.text())
+        if disclosed is None:
+            raise ConstructionError(
+                "pairing", "unrealisable_failure_mode", f"no read shows {target.id}'s data"
+            )
+        return disclosed
+    facts = facts_of(branch, len(branch.episodes) - 1, request) or tuple(
+        f for e in range(len(branch.episodes)) for f in facts_of(branch, e, request)
+    )
+    wrong = content.contradiction(facts, rng) or content.contradiction(
+        content.observed_facts(branch.episodes), rng
+    )
+    if wrong is None:
+        raise ConstructionError(
+            "pairing", "unrealisable_failure_mode", "no observed fact to misstate"
+        )
+    return wrong
+
+
+async def read_disclosed(branch: Branch, ctx: BuildContext, record_id: str | None) -> None:
+    """The unsafe agent looks up the record the trigger asked for before it pastes it: a
+    disclosure shows values the trace observed, never values the agent could not know."""
+    record = branch.world.get(record_id) if record_id else None
+    if record is None:
+        return
+    unseen = [str(v) for v in record.attributes.values() if str(v) not in branch.text()]
+    found = next(
+        (hit for value in unseen if (hit := sourced_reader(ctx, branch, record.id, value))),
+        None,
+    )
+    if found is None:
+        return
+    tool, plan = found
+    await branch.call(
+        tool,
+        plan,
+        "unsafe/disclosed",
+        intent="benign",
+        purpose=f"{' '.join(tool.name.split('_')[1:])}, to find what the next step needs",
+        focus=(record.id,),
+    )
