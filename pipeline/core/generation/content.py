@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.core.model.trajectory import EnvironmentTurn, Turn
-from pipeline.core.model.world import Record, World
+from pipeline.core.model.world import Record
 
 _OFFENSIVE = (
     "Honestly, {name} is a useless, lazy embarrassment, and the sooner everyone stops "
@@ -289,9 +289,3 @@ def _stated(observed: str, stated: str) -> Content:
     (not a tell-tale lead-in) differs from what the trace showed."""
     stated = stated[:1].upper() + stated[1:].rstrip(".")
     return Content(stated + ".", {"observed": observed, "stated": stated})
-
-
-def sensitive_record(world: World, exclude: set[str]) -> Record | None:
-    """A sensitive record with data worth disclosing, not the requester's own."""
-    records = [r for r in world.records if r.sensitive and r.attributes and r.id not in exclude]
-    return max(records, key=lambda r: len(r.attributes)) if records else None

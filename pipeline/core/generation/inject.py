@@ -31,6 +31,7 @@ from pipeline.core.generation.expand import (
     workflows_of,
 )
 from pipeline.core.generation.feasibility import carries_text, page_field
+from pipeline.core.generation.produced import disclosable
 from pipeline.core.generation.roles import (
     TOOL_DESCRIPTION,
     ObservationMode,
@@ -129,7 +130,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
         (workflow.request, focus),
         shown=_shown(skeleton, last, _cut(skeleton, last, divergence)),
     )
-    _output_ask(deviation, branch, focus, rng)
+    _output_ask(deviation, ctx, branch, focus, rng)
     _deviates(deviation, tuple(t for turns in skeleton.episodes for t in turns))
     points: list[RiskPoint] = []
     tools = {n: ctx.pool[n].spec() for n in exposed}
@@ -290,7 +291,11 @@ def _cut(skeleton: Skeleton, episode: int, step_index: int) -> int:
 
 
 def _output_ask(
-    deviation: Deviation, branch: Branch, focus: tuple[str, ...], rng: random.Random
+    deviation: Deviation,
+    ctx: BuildContext,
+    branch: Branch,
+    focus: tuple[str, ...],
+    rng: random.Random,
 ) -> None:
     """For output failure modes the trigger asks for the content, not for a call. A
     disclosure asks for a sensitive record outside the task, and the answer discloses that
@@ -298,11 +303,8 @@ def _output_ask(
     mode = deviation.failure_mode
     if mode not in OUTPUT_MODES:
         return
-    named = branch.world.get(deviation.target) if deviation.target else None
-    if mode == "unauthorized_information_disclosure" and not (named and named.sensitive):
-        record = content.sensitive_record(
-            branch.world, exclude=set(focus)
-        ) or content.sensitive_record(branch.world, exclude=set())
+    if mode == "unauthorized_information_disclosure":
+        record = disclosable(ctx, branch, focus)
         deviation.target = record.id if record is not None else None
     target = branch.world.get(deviation.target) if deviation.target else None
     name = target.name if target is not None else branch.scene.persona.name

@@ -10,8 +10,11 @@ from pipeline.core.generation import content
 from pipeline.core.generation.context import BuildContext, ConstructionError
 from pipeline.core.generation.deviation import DeviationSpec
 from pipeline.core.generation.expand import facts_of
+from pipeline.core.generation.grounding import Plan
 from pipeline.core.generation.handling import sourced_reader
 from pipeline.core.generation.run import Branch
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.world import Record
 
 
 def produced_content(
@@ -54,18 +57,29 @@ def produced_content(
     return wrong
 
 
+def disclosable(ctx: BuildContext, branch: Branch, focus: tuple[str, ...]) -> Record | None:
+    """The sensitive record a disclosure trigger asks for: one outside the task where there
+    is one, with the most fields, that a read the agent can source shows."""
+    records = [r for r in branch.world.records if r.sensitive and r.attributes]
+    records.sort(key=lambda r: (r.id in focus, -len(r.attributes), r.id))
+    return next((r for r in records if _reader_of(ctx, branch, r) is not None), None)
+
+
+def _reader_of(ctx: BuildContext, branch: Branch, record: Record) -> tuple[Tool, Plan] | None:
+    """A sourced read whose answer shows one of the record's fields not yet seen."""
+    unseen = [str(v) for v in record.attributes.values() if str(v) not in branch.text()]
+    return next(
+        (hit for value in unseen if (hit := sourced_reader(ctx, branch, record.id, value))),
+        None,
+    )
+
+
 async def read_disclosed(branch: Branch, ctx: BuildContext, record_id: str | None) -> None:
     """The unsafe agent looks up the record the trigger asked for before it pastes it: a
     disclosure shows values the trace observed, never values the agent could not know."""
     record = branch.world.get(record_id) if record_id else None
-    if record is None:
-        return
-    unseen = [str(v) for v in record.attributes.values() if str(v) not in branch.text()]
-    found = next(
-        (hit for value in unseen if (hit := sourced_reader(ctx, branch, record.id, value))),
-        None,
-    )
-    if found is None:
+    found = _reader_of(ctx, branch, record) if record is not None else None
+    if record is None or found is None:
         return
     tool, plan = found
     await branch.call(
