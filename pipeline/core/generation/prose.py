@@ -18,6 +18,7 @@ from datetime import date, timedelta
 from random import Random
 
 from pipeline.core.generation import prose_phrases as phrases
+from pipeline.core.generation import prose_threads as threads
 from pipeline.core.generation.semantics import is_free_text_field, related, tokens
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.world import Record, World
@@ -88,6 +89,8 @@ def _genre(field: str, record: Record, tool: str) -> str:
         return "chat"
     if words & {"ticket", "case", "incident", "issue", "claim", "complaint", "alert"}:
         return "ticket"
+    if _SOURCE.search(record.name):
+        return "source"
     if record.kind == "file" or words & {"document", "article", "page", "readme", "file"}:
         return "document"
     if words & {"note", "notes", "memo"}:
@@ -197,8 +200,28 @@ def _email(w: _Writer) -> str:
     asks = w.fill(phrases.EMAIL_ASKS, 1, 2)
     closing = w.pick(("Best regards,", "Kind regards,", "Thanks,", "Many thanks,", "Cheers,"))
     paragraphs = [greeting, " ".join([opening, *middle[:2]]), " ".join(middle[2:] + details)]
-    paragraphs += [" ".join(asks), f"{closing}\n{w.signer or w.person()}"]
-    return "\n\n".join(p for p in paragraphs if p.strip())
+    signer = w.signer or w.person()
+    paragraphs += [" ".join(asks), f"{closing}\n{signer}\n{w.pick(threads.SIGN_OFF_ROLES)}"]
+    return "\n\n".join(p for p in paragraphs if p.strip()) + _quoted(w, signer)
+
+
+def _quoted(w: _Writer, signer: str) -> str:
+    """The message this one answers, quoted under it as mail clients do: written earlier by
+    someone else of the world, about the same subject."""
+    author = next((p for p in w.several(w.people, 1, 3) if p != signer), "")
+    if not author:
+        return ""
+    asked = w.fill(threads.EMAIL_EARLIER, 2, 4)
+    own = [
+        date.fromisoformat(m.group(1))
+        for v in w.record.attributes.values()
+        if (m := _DAY.match(str(v)))
+    ]
+    earlier = min([w.today, *own]) - timedelta(days=w.rng.randint(1, 6))
+    sent = f"{earlier.isoformat()} at {w.rng.randint(8, 17):02d}:{w.rng.randrange(0, 60, 5):02d}"
+    hello = f"Hi {signer.split()[0]}," if _PERSON.fullmatch(signer) else "Hi,"
+    lines = [hello, "", *asked, "", "Thanks,", author]
+    return f"\n\nOn {sent}, {author} wrote:\n" + "\n".join(f"> {x}".rstrip() for x in lines)
 
 
 def _sender(record: Record) -> str:
@@ -215,8 +238,9 @@ def _notice(w: _Writer) -> str:
     details = w.fact_lines(1, 3)
     asks = w.fill(phrases.NOTICE_ASKS, 1, 2)
     team = f"The {w.organisation} team" if w.organisation else w.pick(phrases.TEAMS).capitalize()
+    after = w.fill(threads.NOTICE_NEXT, 2, 3)
     paragraphs = [greeting, " ".join([opening, body[0]]), " ".join(details), " ".join(body[1:])]
-    paragraphs += [" ".join(asks), f"Kind regards,\n{team}"]
+    paragraphs += [" ".join(after), " ".join(asks), f"Kind regards,\n{team}"]
     return "\n\n".join(p for p in paragraphs if p.strip())
 
 
@@ -225,9 +249,12 @@ def _clinical(w: _Writer) -> str:
     author = w.person()
     lines = [f"Consultation note, {seen}. Clinician: {author}."]
     lines += w.fill(phrases.CLINICAL_HISTORY, 3, 5)
-    lines += w.fact_lines(2, 4)
-    lines += w.fill(phrases.CLINICAL_PLAN, 3, 4)
-    return " ".join(lines)
+    exam = w.fill(threads.CLINICAL_EXAM, 2, 4)
+    assessment = w.fact_lines(2, 4)
+    discussion = w.fill(threads.CLINICAL_DISCUSSION, 2, 3)
+    plan = w.fill(phrases.CLINICAL_PLAN, 3, 4)
+    parts = [" ".join(lines), " ".join(exam), "Assessment: " + " ".join(assessment)]
+    return "\n\n".join(p for p in [*parts, " ".join(discussion + plan)] if p.strip(": "))
 
 
 def _ticket(w: _Writer) -> str:
@@ -235,7 +262,19 @@ def _ticket(w: _Writer) -> str:
     lines = [w._slots(w.pick(phrases.TICKET_OPENINGS)), *w.fill(phrases.TICKET_BODY, 4, 6)]
     lines += w.fact_lines(1, 3)
     steps = w.fill(phrases.TICKET_STEPS, 2, 3)
-    return f"Reported by {reporter}.\n\n" + " ".join(lines) + "\n\nSo far:\n- " + "\n- ".join(steps)
+    count = w.rng.randint(2, 4)
+    comments = [
+        f"{w.day(2 * (count - k))} {w.person()}: {w._slots(said)}"
+        for k, said in enumerate(w.several(threads.TICKET_COMMENTS, count, count))
+    ]
+    return (
+        f"Reported by {reporter}.\n\n"
+        + " ".join(lines)
+        + "\n\nSo far:\n- "
+        + "\n- ".join(steps)
+        + "\n\nComments:\n"
+        + "\n".join(comments)
+    )
 
 
 def _change(w: _Writer) -> str:
@@ -265,23 +304,24 @@ def _agenda(w: _Writer) -> str:
 
 
 def _chat(w: _Writer) -> str:
-    return " ".join(w.fill(phrases.CHAT, 2, 4) + w.fact_lines(0, 1))
+    return " ".join(w.fill(phrases.CHAT + threads.CHAT_MORE, 3, 5) + w.fact_lines(0, 1))
 
 
 def _notes(w: _Writer) -> str:
     entries = []
-    for k in range(w.rng.randint(3, 5)):
-        day = w.day(3 * (5 - k) + w.rng.randint(0, 2))
+    count = w.rng.randint(5, 8)
+    for k in range(count):
+        day = w.day(3 * (count - k) + w.rng.randint(0, 2))
         entries.append(f"{day} ({w.person()}): {w._slots(w.pick(phrases.NOTES))}")
     entries += [f"{w.day(1)}: " + " ".join(w.fact_lines(1, 2))] if w.facts else []
     return "\n".join(entries)
 
 
 def _document(w: _Writer) -> str:
-    sections = w.several(phrases.SECTIONS, 3, 5)
+    sections = w.several(phrases.SECTIONS + threads.DOC_SECTIONS, 5, 7)
     parts = [w.record.name, "=" * len(w.record.name), w._slots(w.pick(phrases.DOC_INTROS))]
     for index, title in enumerate(sections):
-        body = w.fill(phrases.DOC_BODY, 2, 3)
+        body = w.fill(phrases.DOC_BODY + threads.DOC_MORE, 2, 3)
         if index == 0:
             body += w.fact_lines(2, 4)
         parts += ["", title, " ".join(body)]
@@ -291,6 +331,9 @@ def _document(w: _Writer) -> str:
 def _log(w: _Writer) -> str:
     component = re.sub(r"[^a-z0-9]+", "-", w.record.id.lower()).strip("-")
     messages = [w._slots(w.pick(phrases.LOG_INFO)) for _ in range(w.rng.randint(6, 12))]
+    for _ in range(w.rng.randint(14, 30)):  # the routine lines a service writes in between
+        routine = w.pick(threads.LOG_ROUTINE).format(n=w.rng.randint(2, 480))
+        messages.insert(w.rng.randint(0, len(messages)), routine)
     for key, value in w.facts[:3]:
         messages.insert(w.rng.randint(0, len(messages)), f"{key}={value}")
     start, lines = w.rng.randint(6, 15) * 3600, []
@@ -313,6 +356,35 @@ def _opening(text: str, words: int) -> str:
     return " ".join(cut[:words]) + ("…" if len(cut) > words else "")
 
 
+def _source(w: _Writer) -> str:
+    """A source or config file: its path in a header comment, the record's own values as
+    settings, in the file's own syntax."""
+    path = w.record.name
+    ext = path.rsplit(".", 1)[-1].lower()
+    note = f"{path}: last changed on {w.day(w.rng.randint(3, 40))} by {w.person()}"
+    settings = [(re.sub(r"\W+", "_", k).strip("_"), v) for k, v in w.facts]
+    settings += [(k, v) for k, v in threads.SETTINGS if k not in dict(settings)]
+    if ext in ("yaml", "yml"):
+        return "\n".join([f"# {note}", *(f"{k}: {_literal(v)}" for k, v in settings)])
+    if ext in ("toml", "ini", "cfg", "env"):
+        return "\n".join([f"# {note}", *(f"{k} = {_literal(v)}" for k, v in settings)])
+    if ext == "json":
+        inner = ",\n".join(f'  "{k}": {_literal(v)}' for k, v in settings)
+        return "{\n" + inner + "\n}"
+    python = [f"{k.upper()} = {v if isinstance(v, bool) else _literal(v)}" for k, v in settings]
+    return "\n".join([f'"""{note}."""', "", *python])
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return str(value)
+    return '"' + str(value).replace('"', "'") + '"'
+
+
+_SOURCE = re.compile(r"\.(py|js|ts|go|rb|java|ya?ml|toml|ini|cfg|env|json|sh)$", re.IGNORECASE)
+"""File names whose content is code or configuration, not prose."""
 _GENRES: dict[str, Callable[[_Writer], str]] = {
     "email": _email,
     "notice": _notice,
@@ -325,6 +397,7 @@ _GENRES: dict[str, Callable[[_Writer], str]] = {
     "document": _document,
     "log": _log,
     "description": _description,
+    "source": _source,
 }
 _HEADER_KEYS = frozenset(["sender", "from", "to", "attachment", "attachment_id", "subject"])
 """Fields an e-mail shows in its header, not in its body."""
