@@ -150,6 +150,12 @@ class _Writer:
     def day(self, back: int) -> str:
         return (self.today - timedelta(days=back)).isoformat()
 
+    def own_days(self) -> list[date]:
+        """The days the record's own values name, up to the scenario's today."""
+        found = [_DAY.match(str(v)) for v in self.record.attributes.values()]
+        days = [date.fromisoformat(m.group(1)) for m in found if m]
+        return [d for d in days if d <= self.today]
+
     def fact(self, key: str, value: object) -> str:
         """One of the record's values as a sentence, quoting the value as stored."""
         words = tokens(key)
@@ -212,12 +218,7 @@ def _quoted(w: _Writer, signer: str) -> str:
     if not author:
         return ""
     asked = w.fill(threads.EMAIL_EARLIER, 2, 4)
-    own = [
-        date.fromisoformat(m.group(1))
-        for v in w.record.attributes.values()
-        if (m := _DAY.match(str(v)))
-    ]
-    earlier = min([w.today, *own]) - timedelta(days=w.rng.randint(1, 6))
+    earlier = min([w.today, *w.own_days()]) - timedelta(days=w.rng.randint(1, 6))
     sent = f"{earlier.isoformat()} at {w.rng.randint(8, 17):02d}:{w.rng.randrange(0, 60, 5):02d}"
     hello = f"Hi {signer.split()[0]}," if _PERSON.fullmatch(signer) else "Hi,"
     lines = [hello, "", *asked, "", "Thanks,", author]
@@ -263,8 +264,11 @@ def _ticket(w: _Writer) -> str:
     lines += w.fact_lines(1, 3)
     steps = w.fill(phrases.TICKET_STEPS, 2, 3)
     count = w.rng.randint(2, 4)
+    # a thread follows what it is about: after the record's own latest day, up to today
+    since = max(w.own_days(), default=w.today - timedelta(days=2 * count + 1))
+    step = max((w.today - since).days, 0) / (count + 1)
     comments = [
-        f"{w.day(2 * (count - k))} {w.person()}: {w._slots(said)}"
+        f"{since + timedelta(days=round(step * (k + 1)))} {w.person()}: {w._slots(said)}"
         for k, said in enumerate(w.several(threads.TICKET_COMMENTS, count, count))
     ]
     return (

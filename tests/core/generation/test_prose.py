@@ -149,3 +149,14 @@ def test_a_source_file_reads_as_code_holding_its_records_values(inputs: Inputs) 
     compile(content, record.name, "exec")  # valid Python, not a report
     assert 'DB_HOST = "payments-db.prod.internal"' in content
     assert "==" not in content and "Next steps" not in content
+
+
+def test_a_tickets_comment_thread_follows_the_day_it_is_about(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["insurance_claims"])
+    record = world.get("clm_2024_118204")  # loss_date 2024-10-28, the day before today
+    assert record is not None
+    text = prose.text_for("description", record, world, "insurance_get_claim")
+    thread = text.split("\n\nComments:\n")[1].split("\n\n")[0].split("\n")
+    days = [line.split(" ", 1)[0] for line in thread]
+    assert len(days) >= 2 and days == sorted(days)
+    assert all(str(record.attributes["loss_date"]) <= d <= world.today for d in days)
