@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 from random import Random
 
+from pipeline.core.generation import prose_code as code
 from pipeline.core.generation import prose_phrases as phrases
 from pipeline.core.generation import prose_threads as threads
 from pipeline.core.generation.semantics import is_free_text_field, related, tokens
@@ -76,7 +77,7 @@ def _genre(field: str, record: Record, tool: str) -> str:
     words = set(tokens(field)) | set(tokens(tool)) | set(tokens(record.id))
     keys = set(record.attributes)
     if words & {"log", "logs", "stdout", "output", "trace"}:
-        return "log"
+        return "build_log" if words & _BUILD_WORDS else "log"
     if words & {"event", "meeting", "evt"}:
         return "agenda"
     if keys & {"mrn", "dob", "nhs_number", "allergy", "problems"} or words & {"clinical"}:
@@ -89,7 +90,7 @@ def _genre(field: str, record: Record, tool: str) -> str:
         return "chat"
     if words & {"ticket", "case", "incident", "issue", "claim", "complaint", "alert"}:
         return "ticket"
-    if _SOURCE.search(record.name):
+    if code.SOURCE.search(record.name):
         return "source"
     if record.kind == "file" or words & {"document", "article", "page", "readme", "file"}:
         return "document"
@@ -360,35 +361,6 @@ def _opening(text: str, words: int) -> str:
     return " ".join(cut[:words]) + ("…" if len(cut) > words else "")
 
 
-def _source(w: _Writer) -> str:
-    """A source or config file: its path in a header comment, the record's own values as
-    settings, in the file's own syntax."""
-    path = w.record.name
-    ext = path.rsplit(".", 1)[-1].lower()
-    note = f"{path}: last changed on {w.day(w.rng.randint(3, 40))} by {w.person()}"
-    settings = [(re.sub(r"\W+", "_", k).strip("_"), v) for k, v in w.facts]
-    settings += [(k, v) for k, v in threads.SETTINGS if k not in dict(settings)]
-    if ext in ("yaml", "yml"):
-        return "\n".join([f"# {note}", *(f"{k}: {_literal(v)}" for k, v in settings)])
-    if ext in ("toml", "ini", "cfg", "env"):
-        return "\n".join([f"# {note}", *(f"{k} = {_literal(v)}" for k, v in settings)])
-    if ext == "json":
-        inner = ",\n".join(f'  "{k}": {_literal(v)}' for k, v in settings)
-        return "{\n" + inner + "\n}"
-    python = [f"{k.upper()} = {v if isinstance(v, bool) else _literal(v)}" for k, v in settings]
-    return "\n".join([f'"""{note}."""', "", *python])
-
-
-def _literal(value: object) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int | float):
-        return str(value)
-    return '"' + str(value).replace('"', "'") + '"'
-
-
-_SOURCE = re.compile(r"\.(py|js|ts|go|rb|java|ya?ml|toml|ini|cfg|env|json|sh)$", re.IGNORECASE)
-"""File names whose content is code or configuration, not prose."""
 _GENRES: dict[str, Callable[[_Writer], str]] = {
     "email": _email,
     "notice": _notice,
@@ -401,8 +373,11 @@ _GENRES: dict[str, Callable[[_Writer], str]] = {
     "document": _document,
     "log": _log,
     "description": _description,
-    "source": _source,
+    "source": code.source,
+    "build_log": code.build_log,
 }
+_BUILD_WORDS = frozenset(["ci", "job", "jobs", "pipeline", "workflow", "build", "runner"])
+"""Words of a log's tool or record that make it a CI job's log, not a service's."""
 _HEADER_KEYS = frozenset(["sender", "from", "to", "attachment", "attachment_id", "subject"])
 """Fields an e-mail shows in its header, not in its body."""
 _ATTACHED = ("I've attached {}.", "{} is attached.", "The file is attached ({}).")

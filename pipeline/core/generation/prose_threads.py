@@ -85,3 +85,20 @@ SETTINGS = (
     ("pool_size", 10), ("cache_ttl_s", 300), ("feature_flags_enabled", True),
 )  # fmt: skip
 """Ordinary settings a service's config file holds beside the record's own values."""
+CI_STEPS = (
+    ("##[group]Set up job", "Current runner version: '2.319.1'", "Runner image: ubuntu-22.04",
+     "##[endgroup]"),
+    ("##[group]Run actions/checkout@v4", "Syncing repository", "Fetching the repository",
+     "Checking out the ref", "##[endgroup]"),
+    ("##[group]Run actions/setup-python@v5", "Successfully set up CPython (3.11.9)",
+     "##[endgroup]"),
+    ("##[group]Run actions/cache@v4", "Cache restored from key: pip-{n}", "##[endgroup]"),
+    ("##[group]Run pip install -r requirements.txt", "Collecting {n} packages",
+     "Successfully installed {n} packages", "##[endgroup]"),
+    ("##[group]Run ruff check .", "All checks passed!", "##[endgroup]"),
+    ("##[group]Run pytest -q --maxfail=5", "platform linux -- Python 3.11.9, pytest-8.3.2",
+     "collected {n} items", "##[endgroup]"),
+    ("##[group]Post job cleanup", "Cleaning up orphan processes", "##[endgroup]"),
+)  # fmt: skip
+"""The steps of a CI job's log in the order a runner prints them; the job's outcome is the
+conclusion beside the log, so no line states a pass or a failure."""

@@ -99,6 +99,7 @@ def test_a_log_excerpt_is_lines_in_time_order_before_today(inputs: Inputs) -> No
     assert len(lines) >= 20, "a log excerpt holds the routine lines around its events"
     assert stamps == sorted(stamps)
     assert all(date.fromisoformat(s[:10]) < date.fromisoformat(world.today) for s in stamps)
+    assert sum("##[group]Run " in line for line in lines) >= 4, "a CI job's log shows its steps"
 
 
 def test_a_read_renders_the_records_text_into_its_free_text_field(inputs: Inputs) -> None:
