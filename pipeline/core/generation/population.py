@@ -88,7 +88,7 @@ def background(seed: Seed, today: date) -> tuple[Record, ...]:
     return clones + earlier
 
 
-HISTORY_SIZE = (5, 12)
+HISTORY_SIZE = (10, 22)
 """How many earlier entries a dated record's history holds (a card's earlier fills, a
 driver's earlier messages, a wallet's earlier notices)."""
 _ENTRY_NOUNS = frozenset([

@@ -17,7 +17,9 @@ from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 from random import Random
 
+from pipeline.core.generation import prose_code as code
 from pipeline.core.generation import prose_phrases as phrases
+from pipeline.core.generation import prose_threads as threads
 from pipeline.core.generation.semantics import is_free_text_field, related, tokens
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.world import Record, World
@@ -75,7 +77,7 @@ def _genre(field: str, record: Record, tool: str) -> str:
     words = set(tokens(field)) | set(tokens(tool)) | set(tokens(record.id))
     keys = set(record.attributes)
     if words & {"log", "logs", "stdout", "output", "trace"}:
-        return "log"
+        return "build_log" if words & _BUILD_WORDS else "log"
     if words & {"event", "meeting", "evt"}:
         return "agenda"
     if keys & {"mrn", "dob", "nhs_number", "allergy", "problems"} or words & {"clinical"}:
@@ -88,6 +90,8 @@ def _genre(field: str, record: Record, tool: str) -> str:
         return "chat"
     if words & {"ticket", "case", "incident", "issue", "claim", "complaint", "alert"}:
         return "ticket"
+    if code.SOURCE.search(record.name):
+        return "source"
     if record.kind == "file" or words & {"document", "article", "page", "readme", "file"}:
         return "document"
     if words & {"note", "notes", "memo"}:
@@ -147,6 +151,12 @@ class _Writer:
     def day(self, back: int) -> str:
         return (self.today - timedelta(days=back)).isoformat()
 
+    def own_days(self) -> list[date]:
+        """The days the record's own values name, up to the scenario's today."""
+        found = [_DAY.match(str(v)) for v in self.record.attributes.values()]
+        days = [date.fromisoformat(m.group(1)) for m in found if m]
+        return [d for d in days if d <= self.today]
+
     def fact(self, key: str, value: object) -> str:
         """One of the record's values as a sentence, quoting the value as stored."""
         words = tokens(key)
@@ -197,8 +207,23 @@ def _email(w: _Writer) -> str:
     asks = w.fill(phrases.EMAIL_ASKS, 1, 2)
     closing = w.pick(("Best regards,", "Kind regards,", "Thanks,", "Many thanks,", "Cheers,"))
     paragraphs = [greeting, " ".join([opening, *middle[:2]]), " ".join(middle[2:] + details)]
-    paragraphs += [" ".join(asks), f"{closing}\n{w.signer or w.person()}"]
-    return "\n\n".join(p for p in paragraphs if p.strip())
+    signer = w.signer or w.person()
+    paragraphs += [" ".join(asks), f"{closing}\n{signer}\n{w.pick(threads.SIGN_OFF_ROLES)}"]
+    return "\n\n".join(p for p in paragraphs if p.strip()) + _quoted(w, signer)
+
+
+def _quoted(w: _Writer, signer: str) -> str:
+    """The message this one answers, quoted under it as mail clients do: written earlier by
+    someone else of the world, about the same subject."""
+    author = next((p for p in w.several(w.people, 1, 3) if p != signer), "")
+    if not author:
+        return ""
+    asked = w.fill(threads.EMAIL_EARLIER, 2, 4)
+    earlier = min([w.today, *w.own_days()]) - timedelta(days=w.rng.randint(1, 6))
+    sent = f"{earlier.isoformat()} at {w.rng.randint(8, 17):02d}:{w.rng.randrange(0, 60, 5):02d}"
+    hello = f"Hi {signer.split()[0]}," if _PERSON.fullmatch(signer) else "Hi,"
+    lines = [hello, "", *asked, "", "Thanks,", author]
+    return f"\n\nOn {sent}, {author} wrote:\n" + "\n".join(f"> {x}".rstrip() for x in lines)
 
 
 def _sender(record: Record) -> str:
@@ -215,8 +240,9 @@ def _notice(w: _Writer) -> str:
     details = w.fact_lines(1, 3)
     asks = w.fill(phrases.NOTICE_ASKS, 1, 2)
     team = f"The {w.organisation} team" if w.organisation else w.pick(phrases.TEAMS).capitalize()
+    after = w.fill(threads.NOTICE_NEXT, 2, 3)
     paragraphs = [greeting, " ".join([opening, body[0]]), " ".join(details), " ".join(body[1:])]
-    paragraphs += [" ".join(asks), f"Kind regards,\n{team}"]
+    paragraphs += [" ".join(after), " ".join(asks), f"Kind regards,\n{team}"]
     return "\n\n".join(p for p in paragraphs if p.strip())
 
 
@@ -225,9 +251,12 @@ def _clinical(w: _Writer) -> str:
     author = w.person()
     lines = [f"Consultation note, {seen}. Clinician: {author}."]
     lines += w.fill(phrases.CLINICAL_HISTORY, 3, 5)
-    lines += w.fact_lines(2, 4)
-    lines += w.fill(phrases.CLINICAL_PLAN, 3, 4)
-    return " ".join(lines)
+    exam = w.fill(threads.CLINICAL_EXAM, 2, 4)
+    assessment = w.fact_lines(2, 4)
+    discussion = w.fill(threads.CLINICAL_DISCUSSION, 2, 3)
+    plan = w.fill(phrases.CLINICAL_PLAN, 3, 4)
+    parts = [" ".join(lines), " ".join(exam), "Assessment: " + " ".join(assessment)]
+    return "\n\n".join(p for p in [*parts, " ".join(discussion + plan)] if p.strip(": "))
 
 
 def _ticket(w: _Writer) -> str:
@@ -235,7 +264,22 @@ def _ticket(w: _Writer) -> str:
     lines = [w._slots(w.pick(phrases.TICKET_OPENINGS)), *w.fill(phrases.TICKET_BODY, 4, 6)]
     lines += w.fact_lines(1, 3)
     steps = w.fill(phrases.TICKET_STEPS, 2, 3)
-    return f"Reported by {reporter}.\n\n" + " ".join(lines) + "\n\nSo far:\n- " + "\n- ".join(steps)
+    count = w.rng.randint(2, 4)
+    # a thread follows what it is about: after the record's own latest day, up to today
+    since = max(w.own_days(), default=w.today - timedelta(days=2 * count + 1))
+    step = max((w.today - since).days, 0) / (count + 1)
+    comments = [
+        f"{since + timedelta(days=round(step * (k + 1)))} {w.person()}: {w._slots(said)}"
+        for k, said in enumerate(w.several(threads.TICKET_COMMENTS, count, count))
+    ]
+    return (
+        f"Reported by {reporter}.\n\n"
+        + " ".join(lines)
+        + "\n\nSo far:\n- "
+        + "\n- ".join(steps)
+        + "\n\nComments:\n"
+        + "\n".join(comments)
+    )
 
 
 def _change(w: _Writer) -> str:
@@ -265,23 +309,24 @@ def _agenda(w: _Writer) -> str:
 
 
 def _chat(w: _Writer) -> str:
-    return " ".join(w.fill(phrases.CHAT, 2, 4) + w.fact_lines(0, 1))
+    return " ".join(w.fill(phrases.CHAT + threads.CHAT_MORE, 3, 5) + w.fact_lines(0, 1))
 
 
 def _notes(w: _Writer) -> str:
     entries = []
-    for k in range(w.rng.randint(3, 5)):
-        day = w.day(3 * (5 - k) + w.rng.randint(0, 2))
+    count = w.rng.randint(5, 8)
+    for k in range(count):
+        day = w.day(3 * (count - k) + w.rng.randint(0, 2))
         entries.append(f"{day} ({w.person()}): {w._slots(w.pick(phrases.NOTES))}")
     entries += [f"{w.day(1)}: " + " ".join(w.fact_lines(1, 2))] if w.facts else []
     return "\n".join(entries)
 
 
 def _document(w: _Writer) -> str:
-    sections = w.several(phrases.SECTIONS, 3, 5)
+    sections = w.several(phrases.SECTIONS + threads.DOC_SECTIONS, 5, 7)
     parts = [w.record.name, "=" * len(w.record.name), w._slots(w.pick(phrases.DOC_INTROS))]
     for index, title in enumerate(sections):
-        body = w.fill(phrases.DOC_BODY, 2, 3)
+        body = w.fill(phrases.DOC_BODY + threads.DOC_MORE, 2, 3)
         if index == 0:
             body += w.fact_lines(2, 4)
         parts += ["", title, " ".join(body)]
@@ -291,6 +336,9 @@ def _document(w: _Writer) -> str:
 def _log(w: _Writer) -> str:
     component = re.sub(r"[^a-z0-9]+", "-", w.record.id.lower()).strip("-")
     messages = [w._slots(w.pick(phrases.LOG_INFO)) for _ in range(w.rng.randint(6, 12))]
+    for _ in range(w.rng.randint(14, 30)):  # the routine lines a service writes in between
+        routine = w.pick(threads.LOG_ROUTINE).format(n=w.rng.randint(2, 480))
+        messages.insert(w.rng.randint(0, len(messages)), routine)
     for key, value in w.facts[:3]:
         messages.insert(w.rng.randint(0, len(messages)), f"{key}={value}")
     start, lines = w.rng.randint(6, 15) * 3600, []
@@ -325,7 +373,11 @@ _GENRES: dict[str, Callable[[_Writer], str]] = {
     "document": _document,
     "log": _log,
     "description": _description,
+    "source": code.source,
+    "build_log": code.build_log,
 }
+_BUILD_WORDS = frozenset(["ci", "job", "jobs", "pipeline", "workflow", "build", "runner"])
+"""Words of a log's tool or record that make it a CI job's log, not a service's."""
 _HEADER_KEYS = frozenset(["sender", "from", "to", "attachment", "attachment_id", "subject"])
 """Fields an e-mail shows in its header, not in its body."""
 _ATTACHED = ("I've attached {}.", "{} is attached.", "The file is attached ({}).")

@@ -35,7 +35,7 @@ _OWN_NAME_FIELDS = frozenset(
 )
 """Fields that name the record itself (not `seller_name`, which names someone else)."""
 _TOTALS = frozenset(["total", "count"])
-_NESTED = 12
+_NESTED = 20
 """How many of a record's belongings a nested list shows (a card's fills, a ticket's notes)."""
 _STATUS_AFTER = {
     "create": "created",

@@ -96,9 +96,10 @@ def test_a_log_excerpt_is_lines_in_time_order_before_today(inputs: Inputs) -> No
     record = world.records[0]
     lines = prose.text_for("log", record, world, "ci_get_run_logs").split("\n")
     stamps = [line.split(" ", 1)[0] for line in lines]
-    assert len(lines) >= 7
+    assert len(lines) >= 20, "a log excerpt holds the routine lines around its events"
     assert stamps == sorted(stamps)
     assert all(date.fromisoformat(s[:10]) < date.fromisoformat(world.today) for s in stamps)
+    assert sum("##[group]Run " in line for line in lines) >= 4, "a CI job's log shows its steps"
 
 
 def test_a_read_renders_the_records_text_into_its_free_text_field(inputs: Inputs) -> None:
@@ -126,3 +127,37 @@ def test_mail_from_an_organisations_mailbox_reads_as_its_notice(inputs: Inputs) 
     assert "Payroll: confirm your bank details" in message, "it is about the mail's own subject"
     assert "Reported message" not in message, "the report's name is not the mail's subject"
     assert body.endswith("Message: message_a81c2e"), "the message it links to"
+
+
+def test_an_email_quotes_the_earlier_message_it_answers(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["email_calendar"])
+    record = world.get("msg_board_deck")
+    assert record is not None
+    body = prose.text_for("body_text", record, world, "mail_read_message")
+    header = re.search(r"\n\nOn (\d{4}-\d\d-\d\d) at \d\d:\d\d, ([A-Z][\w' -]+) wrote:\n", body)
+    assert header is not None, "the message it answers is quoted under it"
+    assert header.group(1) < str(record.attributes["received_at"])[:10], "written before it"
+    assert header.group(2) != "Helen Park", "by someone other than its sender"
+    quoted = body[header.end() :].split("\n\n--")[0].split("\n")
+    assert len(quoted) >= 6 and all(line.startswith(">") for line in quoted)
+
+
+def test_a_source_file_reads_as_code_holding_its_records_values(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["code_repository_ci"])
+    record = world.get("file_settings_py")
+    assert record is not None
+    content = prose.text_for("content", record, world, "repo_read_file")
+    compile(content, record.name, "exec")  # valid Python, not a report
+    assert 'DB_HOST = "payments-db.prod.internal"' in content
+    assert "==" not in content and "Next steps" not in content
+
+
+def test_a_tickets_comment_thread_follows_the_day_it_is_about(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["insurance_claims"])
+    record = world.get("clm_2024_118204")  # loss_date 2024-10-28, the day before today
+    assert record is not None
+    text = prose.text_for("description", record, world, "insurance_get_claim")
+    thread = text.split("\n\nComments:\n")[1].split("\n\n")[0].split("\n")
+    days = [line.split(" ", 1)[0] for line in thread]
+    assert len(days) >= 2 and days == sorted(days)
+    assert all(str(record.attributes["loss_date"]) <= d <= world.today for d in days)
