@@ -36,6 +36,9 @@ class DomainMapping(BaseModel):
     """Directory category -> domains it suggests."""
     keywords: dict[str, tuple[str, ...]]
     """Domain -> words or phrases that place an operation there, in tie-break order."""
+    apis: dict[str, tuple[str, ...]] = {}
+    """Provider or document (`stripe.com`, `googleapis.com/drive`) -> the only domains its
+    operations may join, where its text misleads the keywords; empty: the API serves none."""
 
 
 class DomainScorer:
@@ -44,6 +47,7 @@ class DomainScorer:
     def __init__(self, mapping: DomainMapping) -> None:
         self.order = {domain: rank for rank, domain in enumerate(mapping.keywords)}
         self.categories = {category_key(k): v for k, v in mapping.categories.items()}
+        self.apis = mapping.apis
         self.domains_of: dict[str, set[str]] = {}
         for domain, words in mapping.keywords.items():
             for word in words:
@@ -66,6 +70,14 @@ class DomainScorer:
         return {
             d for category in categories for d in self.categories.get(category_key(category), ())
         }
+
+    def fixed_domains(self, document: str) -> set[str] | None:
+        """The domains the mapping fixes for a document (its own entry, else its
+        provider's), or None when it leaves them to the scores."""
+        for key in (document, document.split("/", 1)[0]):
+            if key in self.apis:
+                return set(self.apis[key])
+        return None
 
     def rank(
         self, operation_hits: dict[str, int], api_hits: dict[str, int], suggested: set[str]
@@ -103,12 +115,13 @@ def load_domain_mapping(path: Path, domains: Collection[str]) -> DomainMapping:
     unknown = sorted(set(mapping.keywords) - set(domains))
     if unknown:
         raise InputError("not a domain (no seed file has this id)", file=path, record=unknown[0])
-    for category, listed in mapping.categories.items():
-        for domain in listed:
-            if domain not in domains:
-                raise InputError(
-                    f"not a domain: {domain!r}", file=path, record=category, field="categories"
-                )
+    for section, table in (("categories", mapping.categories), ("apis", mapping.apis)):
+        for key, listed in table.items():
+            for domain in listed:
+                if domain not in domains:
+                    raise InputError(
+                        f"not a domain: {domain!r}", file=path, record=key, field=section
+                    )
     for domain in sorted(domains):
         if not mapping.keywords.get(domain):
             raise InputError(

@@ -12,7 +12,7 @@ import hashlib
 import html
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -27,6 +27,7 @@ from pipeline.core.tools.importers.common import (
     normalise_name,
 )
 from pipeline.core.tools.importers.domains import DomainScorer
+from pipeline.core.tools.importers.families import api_domains, resource_of
 from pipeline.core.tools.importers.openapi_operations import RefBudget, operation_schemas
 from pipeline.core.tools.importers.portable import portable_schema
 
@@ -61,6 +62,8 @@ class Candidate(NamedTuple):
     """Path of the document under the directory, e.g. `amazonaws.com/acm`: provider first."""
     fits: dict[str, int]
     """Score per domain of the tool, in the tool's order: how clearly it belongs there."""
+    resource: str = ""
+    """The collection its path works on (`families.resource_of`): its family in the API."""
 
 
 class DocumentImport(NamedTuple):
@@ -134,10 +137,12 @@ def import_openapi_document(
                 described.append(_describe(api, operation, scorer))
             except Rejected as err:
                 rejections.append(_rejection(api, operation, err))
+    described, outside = _within_api_domains(described, scorer.fixed_domains(document))
+    rejections.extend(_rejection(api, ready.operation, _OUTSIDE) for ready in outside)
     built: dict[int, Candidate | None] = {}  # index in `described` -> candidate, None: rejected
     for domain in sorted({domain for ready in described for domain in ready.fits}):
         members = [i for i, ready in enumerate(described) if domain in ready.fits]
-        members.sort(key=lambda i: (-described[i].fits[domain], scatter_key(_key(described[i]))))
+        members.sort(key=_family_order(described, domain))
         kept = 0
         for i in members:
             if kept == KEPT_PER_DOCUMENT:
@@ -160,6 +165,47 @@ def import_openapi_document(
 
 def _key(ready: _Described) -> str:
     return f"{ready.operation.route} {ready.operation.method}"
+
+
+_OUTSIDE = Rejected(None, "outside the domains its API belongs to")
+
+
+def _within_api_domains(
+    described: list[_Described], fixed: set[str] | None
+) -> tuple[list[_Described], list[_Described]]:
+    """Each operation placed in a domain of its API (`families.api_domains`): its first
+    domain must be one, and a domain it would have been placed in otherwise is dropped; the
+    further domains its own text names stay. Where the mapping fixes an API's domains, only
+    those. Also the operations left with no domain."""
+    kept: list[_Described] = []
+    outside: list[_Described] = []
+    allowed = api_domains(ready.fits for ready in described) if fixed is None else fixed
+    for ready in described:
+        fits = {d: score for d, score in ready.fits.items() if d in allowed}
+        if fits and fixed is None:
+            first = next(iter(fits))
+            fits = {first: fits[first]} | {
+                d: score for d, score in list(ready.fits.items())[1:] if d != first
+            }
+        (kept if fits else outside).append(ready._replace(fits=fits))
+    return kept, outside
+
+
+def _family_order(described: list[_Described], domain: str) -> Callable[[int], Any]:
+    """Operations of the best-fitting resources first, each resource's together, so a
+    document's kept candidates are whole families rather than scattered operations."""
+    best: dict[str, int] = {}
+    for ready in described:
+        if domain in ready.fits:
+            family = resource_of(ready.operation.route)
+            best[family] = max(best.get(family, 0), ready.fits[domain])
+
+    def order(i: int) -> tuple[int, str, int, str]:
+        ready = described[i]
+        family = resource_of(ready.operation.route)
+        return (-best[family], scatter_key(family), -ready.fits[domain], scatter_key(_key(ready)))
+
+    return order
 
 
 def _rejection(api: ApiInfo, operation: Operation, err: Rejected) -> Rejection:
@@ -263,7 +309,7 @@ def _candidate(doc: dict[str, Any], api: ApiInfo, ready: _Described) -> Candidat
         licence=api.licence,
         origin=f"{api.origin}#/paths/{_escape(route)}/{method}",
     )
-    return Candidate(tool, api.document, ready.fits)
+    return Candidate(tool, api.document, ready.fits, resource_of(route))
 
 
 def _agent_arguments(parameters: dict[str, Any], field: str) -> dict[str, Any]:

@@ -3,9 +3,9 @@ it) into `<pool>/imported/openapi/<domain>.yaml`.
 
 Documents are read one at a time and only each document's best few candidates per domain are
 kept, so memory is bounded by the largest document, not by the directory. The survivors are
-deduplicated against the rest of the pool, then each domain takes its best-fitting operations
-round-robin over APIs (one API cannot fill a domain) up to a cap that keeps the committed pool
-a few megabytes. The folder is the import's own: a rerun rewrites it.
+deduplicated against the rest of the pool, then each domain takes its best-fitting resource
+families (`families`) round-robin over APIs (one API cannot fill a domain) up to a cap that
+keeps the committed pool a few megabytes. The folder is the import's own: a rerun rewrites it.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pipeline.core.model.errors import InputError
 from pipeline.core.tools.dedupe import DedupeEntry, dedupe
 from pipeline.core.tools.importers.common import Rejection
 from pipeline.core.tools.importers.domains import DomainScorer, load_domain_mapping
+from pipeline.core.tools.importers.families import MAX_FAMILY
 from pipeline.core.tools.importers.openapi import (
     Candidate,
     DocumentImport,
@@ -182,9 +183,11 @@ def _rank(candidate: Candidate, domain: str) -> tuple[int, bool, str]:
 
 
 def select(candidates: list[Candidate]) -> list[Candidate]:
-    """Per domain, round-robin over providers (the best-fitting first) until PER_DOMAIN
-    tools have it as their first domain: a domain gets as many different providers as it
-    can, and a provider with hundreds of services (AWS, Azure, Google) counts once per round.
+    """Per domain, round-robin over providers (the best-fitting first), taking whole
+    resource families (an API's list, get, create and update of one resource) until
+    PER_DOMAIN tools have it as their first domain: a domain gets tasks an agent can carry
+    out over one API, from as many providers as it can, and a provider with hundreds of
+    services (AWS, Azure, Google) counts once per round.
 
     Domains with the fewest candidates choose first, from every tool that lists them, so a
     scarce domain also gets the tools it shares with a rich one; a tool counts against the
@@ -194,17 +197,30 @@ def select(candidates: list[Candidate]) -> list[Candidate]:
     chosen: dict[str, Candidate] = {}
     held: Counter[str] = Counter()
     for domain in sorted(members, key=lambda d: (len(members[d]), d)):
-        by_provider: dict[str, list[Candidate]] = defaultdict(list)
+        families: dict[tuple[str, str], list[Candidate]] = defaultdict(list)
         for candidate in sorted(members[domain], key=lambda c: _rank(c, domain)):
             if candidate.tool.name not in chosen:
-                by_provider[candidate.document.split("/", 1)[0]].append(candidate)
-        queues = sorted(by_provider.values(), key=lambda ops: _rank(ops[0], domain))
-        rounds = max((len(ops) for ops in queues), default=0)
-        order = [ops[n] for n in range(rounds) for ops in queues if n < len(ops)]
-        for candidate in order[: max(PER_DOMAIN - held[domain], 0)]:
-            chosen[candidate.tool.name] = candidate
-            held[candidate.tool.domains[0]] += 1
+                families[(candidate.document, candidate.resource)].append(candidate)
+        by_provider: dict[str, list[list[Candidate]]] = defaultdict(list)
+        for family in sorted(families.values(), key=lambda f: _family_rank(f, domain)):
+            by_provider[family[0].document.split("/", 1)[0]].append(family[:MAX_FAMILY])
+        queues = sorted(by_provider.values(), key=lambda fs: _family_rank(fs[0], domain))
+        rounds = max((len(fs) for fs in queues), default=0)
+        for family in [fs[n] for n in range(rounds) for fs in queues if n < len(fs)]:
+            room = PER_DOMAIN - held[domain]
+            if room <= 0:
+                break
+            for candidate in family[:room]:
+                chosen[candidate.tool.name] = candidate
+                held[candidate.tool.domains[0]] += 1
     return list(chosen.values())
+
+
+def _family_rank(family: list[Candidate], domain: str) -> tuple[bool, int, str]:
+    """Families of two or more operations first (a listing and its record), then the
+    best-fitting, then in an order that favours no part of the alphabet."""
+    best = _rank(family[0], domain)
+    return (len(family) < 2, best[0], scatter_key(f"{family[0].document} {family[0].resource}"))
 
 
 def _members(candidates: list[Candidate]) -> dict[str, list[Candidate]]:
