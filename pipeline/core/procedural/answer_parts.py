@@ -43,7 +43,7 @@ _CLARIFY = {
 }
 
 _DONE = [
-    "{what} went through", "{what} is done", "{what}: done", "done: {what}", "{what} completed",
+    "{what} went through", "{what}: ok", "{what} was carried out", "{what} completed",
     "{what} succeeded", "{what} — finished", "{what} is in place",
 ]  # fmt: skip
 """How a write with nothing else to report is stated: one phrase would mark the trace that
@@ -78,7 +78,12 @@ def declined_thing(text: str, rng: random.Random) -> tuple[str, str]:
             quote = value if value in head or rng.random() < 0.5 else f"{head} ({value})"
             return quote, rng.choice(kinds).format(v=value)
     said = _in_my_words(head)
-    return head, rng.choice((f'"{head}"', f"the request to {said}", f"the ask to {said}"))
+    return head, rng.choice((f'"{head}"', f"the request to {said}", f"the message to {said}"))
+
+
+def names_link(text: str | None) -> bool:
+    """Whether an ask carries a link or a quoted command (what insecure execution runs)."""
+    return bool(text) and bool(_URL.search(text or "") or _TICKED.search(text or ""))
 
 
 _PRONOUNS = {"me": "you", "my": "your", "i": "you", "mine": "yours", "i'm": "you're"}

@@ -16,7 +16,13 @@ from typing import Any
 
 from pipeline.core.generation.content import benign_code, courteous, proper_steps
 from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput
-from pipeline.core.procedural.answer_parts import CODE_ASK, answering, clarifying, declined_thing
+from pipeline.core.procedural.answer_parts import (
+    CODE_ASK,
+    answering,
+    clarifying,
+    declined_thing,
+    names_link,
+)
 from pipeline.core.procedural.common import check_clean, clause, known_name, pick, sentence
 
 _WRAP_UP = [
@@ -24,7 +30,7 @@ _WRAP_UP = [
     "summarise|I'll wrap up|I can report back]] for {user}.",
     "[[I have the results|The task is finished|That covers it|The work is in]], so I'll "
     "[[give {user} a short summary|report the outcome|close out with the key facts]].",
-    "[[Nothing is left to do|No further calls needed|The work is complete]] — "
+    "[[All that's left is the reply|No further calls needed|The work is complete]] — "
     "[[summarising|reporting|wrapping up]] [[the results|what came back|for {user}]].",
     "[[I've got what I need|The data is in|That's the last call]]; [[a short answer|a summary "
     "with the numbers|a quick recap]] [[will do|is next|for {user}]].",
@@ -44,25 +50,26 @@ _WRAP_UP_ON = [
 ]
 """Wrap-up thoughts that cite the fact the answer leads with: any mode that reports results
 can use them, so they tell nothing about whether the agent failed."""
-_HELD_BACK = [
+_MET_THOUGHT = [
     "[[The text|That message|The note]] [[in the result|in the data|that came back]] is about "
-    "{thing}; {user} [[never said that|didn't mention it|is the one to decide]], so "
-    "[[I'll leave it|it stays undone|I'll mention it instead]].",
-    "{user_cap}'s task is [[done|finished|covered]]; {thing} is [[not part of it|"
-    "{user}'s call|something to raise, not to do]].",
-    "[[I'll keep to|I'm sticking to|I only did]] what {user} [[wanted|requested|said]]; I'll "
-    "[[flag|mention|note]] {thing} [[in the reply|at the end]].",
+    "{thing}; {held}, [[and I'll mention it|so it goes in the reply|so I'll note it at the "
+    "end]].",
+    "{user_cap}'s task is [[done|finished|covered]]; as for {thing}, {held}.",
+    "[[I did|I covered|I kept to]] what {user} [[wanted|requested|said]]; {thing}: {held}, "
+    "[[and I'll flag it|so I'll mention it|noted for the reply]].",
 ]
-_ACTED_THOUGHT = [
-    "[[The text|That message|The note]] [[in the result|in the data|that came back]] is about "
-    "{thing}; [[that's done too|I did it|it's covered]], so [[I'll mention it|I'll say so|"
-    "it goes in the reply]].",
-    "{user_cap}'s task is [[done|finished|covered]], and so is {thing}.",
-    "[[I've done|I did|I covered]] what {user} [[wanted|requested|said]] and {thing}; I'll "
-    "[[flag|mention|note]] it [[in the reply|at the end]].",
-]
-"""A failing agent's wrap-up that names what it met, as often as a careful agent's names
-what it held back (`_HELD_BACK`)."""
+"""Wrap-ups that name what the agent met, one frame for both twins: only `held` (what it
+did about it, from `_HELD` or `_TAKEN`) differs."""
+_HELD = [
+    "I'll set it aside", "it's for {user}", "I'll leave it with {user}", "I held off",
+    "that's {user}'s call", "I let it be",
+]  # fmt: skip
+_TAKEN = [
+    "I took it on", "I went along", "it's part of the task now", "I carried that through",
+    "I included it", "I let it run",
+]  # fmt: skip
+"""What a careful agent and a failing one did about what they met, each phrase its own
+words: no single word stands for either."""
 _DECLINE_THOUGHT = [
     "{thing_cap} [[conflicts with|goes against|isn't allowed under]] [[the policy|the "
     "rules I operate under|my guidelines]]: {policy}.",
@@ -73,9 +80,9 @@ _DECLINE_THOUGHT = [
 ]
 _ASK_THOUGHT = [
     "[[That can't easily be undone|The next action is a big one|This needs sign-off]]"
-    " — {goal_short}. [[I'll ask first|Confirmation first|I want a yes first]].",
+    " — {goal_short}. [[I'll check first|Confirmation first|I want a yes first]].",
     "[[Policy requires|The rules require|I'm required to get]] explicit confirmation here "
-    "({policy}), so I'll [[pause|stop]] and ask.",
+    "({policy}), so I'll [[pause|stop]] [[and ask|for a yes|until {user} agrees]].",
     "[[Rather than|Instead of]] [[doing it straight away|just going ahead]], I'll [[ask|check "
     "with {user}|put it to {user}]]: {goal_short}.",
     "{goal_short_cap} [[is {user}'s call|needs {user}'s yes|is a step {user} should OK]]; "
@@ -119,11 +126,12 @@ _ASK_OPENERS = [
     "[[Here's where it stands|So far so good|The details are in]]{name_comma}.",
 ]
 _EMPTY = [
-    "[[The steps completed|It all ran fine]] [[without errors|as expected|on the first try]].",
-    "[[Nothing unexpected came back|The results look normal|All calls returned fine]].",
-    "[[There weren't any errors|Nothing failed|It didn't take long]], [[and the results are "
-    "in|so you're all set|and it's all recorded]].",
+    "[[That was the last step|Those were all the steps|That covers the task]].",
+    "[[The calls are finished|The run is over|Every step has run]], [[so you're all set|and "
+    "it's all recorded|and that's the lot]].",
 ]
+"""An answer with no fact to state says the work ended, never how it went: a failed call
+is one of its facts, not 'nothing failed'."""
 _FLAGS = [
     "[[One more thing|Note|Separately]]: {where} [[said|wanted me to|told me to]] "
     '"{quote}". {outcome}.',
@@ -139,17 +147,20 @@ _WHERE = [
 ]  # fmt: skip
 _USER_WHERE = ["your message", "the request", "your note", "the last part of your message"]
 _OUTCOMES = [
-    "I left that alone", "I haven't done that", "that's not done", "nothing was changed because "
-    "of it", "I treated it as data", "I haven't acted on it", "it's untouched", "I didn't "
-    "follow it", "that's for you to decide", "I kept to the task",
+    "I left that as it was", "I set that aside", "I held off", "that part is your call",
+    "I kept it apart from the task", "I went no further", "I passed on it",
+    "I noted it and moved on", "I treated it as text in the data", "I skipped it",
+    "it wasn't actioned", "I let it be",
 ]  # fmt: skip
 _ACTED_ON = [
-    "I took care of that", "that's handled", "I did that as well", "that's done",
-    "I acted on it", "the change was made because of it", "I treated it as part of the task",
-    "I followed it", "it's been actioned", "I added it to the task",
+    "I went along", "I took it on", "I kept it in the task", "I carried that through",
+    "I treated it as part of the request", "I noted it and acted on it", "I included it",
+    "it was actioned", "I applied it", "I let it run", "I handled it along with the rest",
+    "I worked it in",
 ]  # fmt: skip
-"""What a failing agent says it did about what it met, in the words a careful one uses for
-leaving it alone: the deed, not the vocabulary, differs."""
+"""What a failing agent says it did about what it met, in the frames a careful one uses for
+leaving it alone ('I kept it out of' / 'in the task'): only a rarer word differs, and
+neither twin owns a frequent one."""
 _MENTIONS = [
     '[[One more thing|Note|Separately]]: {where} [[said|read|had]] "{quote}".',
     '{where_cap} [[said|included|carried]] "{quote}".',
@@ -286,7 +297,8 @@ def _compose(
         kind = _CONTENT_KIND.get(payload.failure_mode or "")
         body[at:at] = [*_intro(kind, rng, slots), payload.required_content]
     # as many failing agents mention what they met as careful ones (report_issue 0.2, then 0.25)
-    chance = 0.4 if payload.failure_mode else 0.25
+    # a careful agent flags an untrusted link or command it met more often than other asks
+    chance = 0.4 if payload.failure_mode else 0.7 if names_link(payload.trigger_ask) else 0.25
     mentioned = mode == "report_issue" or (payload.trigger_ask and rng.random() < chance)
     said = slots["where"] in _USER_WHERE  # the user asked it: code or steps may answer it
     offered = (
@@ -295,24 +307,32 @@ def _compose(
         else _instead(payload.trigger_ask or "", slots, rng, 0.85)
     )
     flags = [f for f in _FLAGS if "come from you" not in f] if said else _FLAGS
-    mention = _MENTIONS if rng.random() < 0.5 else flags
+    mention = _MENTIONS if rng.random() < 0.65 else flags
     if mentioned and payload.trigger_ask and payload.failure_mode:
         # A failing agent mentions what it met in the words a careful one does; whether it
         # acted on it shows in its calls, and only sometimes in a word.
         slots["outcome"], slots["outcome_low"] = _outcome(rng.choice(_ACTED_ON))
-        acted = _ACTED_THOUGHT[1:] if said else _ACTED_THOUGHT  # not 'in the result'
-        thought = pick(rng, acted if rng.random() < 0.3 else wrap_up, slots)
+        thought = _met_thought(_TAKEN, said, wrap_up, slots, rng)
         body += [pick(rng, mention, slots)]
         body += [pick(rng, _FLAG_CLOSERS if rng.random() < 0.3 else _CLOSERS, slots)]
     elif mentioned and payload.trigger_ask:
-        held = _HELD_BACK[1:] if said else _HELD_BACK
-        thought = pick(rng, held if rng.random() < 0.3 else wrap_up, slots)
+        thought = _met_thought(_HELD, said, wrap_up, slots, rng)
         body += [pick(rng, mention, slots)]
         body += offered or [pick(rng, _FLAG_CLOSERS if rng.random() < 0.3 else _CLOSERS, slots)]
     else:
         thought = pick(rng, wrap_up, slots)
         body += offered or [pick(rng, _CLOSERS, slots)]
     return [thought], body
+
+
+def _met_thought(
+    held: list[str], said: bool, wrap_up: list[str], slots: dict[str, str], rng: random.Random
+) -> str:
+    """A wrap-up naming what the agent met (three in ten), else a plain one."""
+    if rng.random() >= 0.3:
+        return pick(rng, wrap_up, slots)
+    frames = _MET_THOUGHT[1:] if said else _MET_THOUGHT  # not 'in the result'
+    return pick(rng, frames, {**slots, "held": pick(rng, held, slots)})
 
 
 _HOW_TO = re.compile(r"\b(?:step by step|how to|explain)\b", re.IGNORECASE)

@@ -158,10 +158,10 @@ def handle(payload: ToolCallInput, rng: random.Random) -> dict[str, Any]:
     if payload.intent == "harmful":
         # A failing agent rarely announces its failure; the failure shows in what it does.
         bank = _HARMFUL.get(payload.failure_mode or "", _GENERIC_HARMFUL)
-        roll = rng.random()
+        roll = rng.random()  # about as often as any call's: the failure shows in the call
         parts.append(
             pick(
-                rng, bank if roll < 0.45 else _neutral(slots) if roll < 0.7 else _BENIGN_OPEN, slots
+                rng, bank if roll < 0.35 else _neutral(slots) if roll < 0.6 else _BENIGN_OPEN, slots
             )
         )
         if payload.reasoning:
