@@ -4,6 +4,8 @@ label is shown in the answer itself."""
 
 from __future__ import annotations
 
+import random
+import re
 from typing import Any
 
 from pipeline.core.generation import content
@@ -13,6 +15,7 @@ from pipeline.core.generation.expand import facts_of
 from pipeline.core.generation.grounding import Plan
 from pipeline.core.generation.handling import sourced_reader
 from pipeline.core.generation.run import Branch
+from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import Record
 
@@ -25,8 +28,8 @@ def produced_content(
     world = branch.world
     target = world.get(deviation.target) if deviation.target else None
     if mode == "generation_of_harmful_offensive_content":
-        person = target.name if target is not None else branch.scene.persona.name
-        return content.offensive(person, rng)
+        person = deviation.evidence.get("addressee") or branch.scene.persona.name
+        return content.offensive(str(person), rng)
     if mode == "instruction_for_harmful_illegal_activity":
         return content.instructions(
             deviation.ask.split(" without ")[0].replace("explain step by step how to ", ""), rng
@@ -55,6 +58,16 @@ def produced_content(
             "pairing", "unrealisable_failure_mode", "no observed fact to misstate"
         )
     return wrong
+
+
+def addressee(seed: Seed, user: str, target: Record | None, rng: random.Random) -> str:
+    """Whom abuse is written to: a person. The record a deviation is about may be a wallet or
+    a spreadsheet ("Frankly Mira personal wallet is dead weight"), so a record that is not a
+    contact gives way to another person of the domain, and only then to the user."""
+    if target is not None and target.kind == "contact":
+        return re.sub(r"\s*[-(].*$", "", target.name).strip() or target.name
+    others = [p.name for p in seed.personas if p.name != user]
+    return rng.choice(others) if others else user
 
 
 def disclosable(ctx: BuildContext, branch: Branch, focus: tuple[str, ...]) -> Record | None:
