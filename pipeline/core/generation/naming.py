@@ -21,6 +21,7 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
         positions = [
             m.start()
             for p in phrases
+            if p in lowered  # most phrases are not there at all: spare compiling their pattern
             for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", lowered)]
             if m
         ]
@@ -75,10 +76,11 @@ def _phrases(record: Record) -> list[str]:
 def named_as(record: Record, text: str) -> str | None:
     """How `text` names the record ('Elena Delgado' for 'Housing assistance - Elena
     Delgado'), in the text's own spelling: what a user would type into a search box."""
+    lowered = text.lower()
     found = [
         m.group(0)
         for p in _phrases(record)
-        if p != record.id.lower()
+        if p != record.id.lower() and p in lowered
         for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", text, re.IGNORECASE)]
         if m
     ]
