@@ -18,7 +18,7 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.core.inputs.paths import project_root
-from tests.support.chat_server import ChatServer, Received, schema_answer
+from tests.support.chat_server import ChatServer, Received, closed_port, schema_answer
 from tests.support.cli import atbench
 
 
@@ -108,16 +108,6 @@ def test_the_unreachable_endpoint_is_the_last_line_and_nothing_is_built(
     assert "ConnectionFailed" in last and f"127.0.0.1:{port}" in last, err
     assert "balance" not in err and "Traceback" not in err
     assert not out.exists()
-
-
-def closed_port() -> int:
-    """A port on 127.0.0.1 nothing listens on (bound, then released)."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def test_version(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
