@@ -11,6 +11,7 @@ import typer
 from rich.text import Text
 
 from pipeline.cli.console import plain_console, styled
+from pipeline.cli.progress import StageProgress
 from pipeline.core.evaluation.compare import compare_runs
 from pipeline.core.evaluation.evaluators import (
     EVALUATORS,
@@ -159,7 +160,8 @@ def run(
     else:
         assert parsed is not None
         source = load_dataset(*parsed, taxonomy)
-    record, metrics = evaluate(source, guard, out.resolve(), taxonomy=taxonomy)
+    with StageProgress():
+        record, metrics = evaluate(source, guard, out.resolve(), taxonomy=taxonomy)
     plain_console().print(summary_line(record, metrics, out.resolve()), soft_wrap=True)
 
 
