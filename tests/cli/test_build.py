@@ -18,7 +18,13 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.core.inputs.paths import project_root
-from tests.support.chat_server import ChatServer, Received, closed_port, schema_answer
+from tests.support.chat_server import (
+    ChatServer,
+    Received,
+    closed_port,
+    schema_answer,
+    schema_of,
+)
 from tests.support.cli import atbench
 
 
@@ -168,6 +174,25 @@ def test_a_run_that_fails_ends_with_its_cause_and_no_traceback(
     last = err.strip().splitlines()[-1]
     assert all(words in last for words in last_words), last
     assert not out.exists()
+
+
+def test_a_schema_following_model_cannot_take_another_tool_than_the_plan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Against a server that answers every schema with its minimal instance, no tool call is
+    rejected: the plan fixes the tool and its arguments, so the tool-call schema asks for the
+    thought alone. What is rejected is content (here the observations' 'x' for the world's
+    values); issue 16 point 3 wants those fixed values constrained too (still open)."""
+    with ChatServer() as server:
+        args = ["build", "--backend", "openai", "--model", "fake-model", "--size", "8"]
+        args += ["--domains", "pharmacy", "--base-url", server.url]
+        atbench([*args, "--out", str(tmp_path / "release")], capsys, monkeypatch)
+    calls = [r for r in server.chat_requests if r.role == "tool_call_simulator"]
+    schemas = [schema_of(r) or {} for r in calls]
+    assert calls and {name for schema in schemas for name in schema["properties"]} == {"thought"}
+    (rejections,) = (tmp_path / "outputs" / "builds").glob("*/candidate/rejections.jsonl")
+    rows = [json.loads(line) for line in rejections.read_text().splitlines()]
+    assert rows and not [r for r in rows if r["check"] == "tool_call_simulator"]
 
 
 def test_a_second_build_into_the_same_out_fails_at_once_naming_the_first(
