@@ -148,6 +148,25 @@ def failing_model(received: Received) -> object:
     return "the model is overloaded"
 
 
+@pytest.mark.parametrize("verbose", [False, True])
+def test_dagster_speaks_on_the_terminal_only_with_verbose(
+    verbose: bool,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A failed run's Dagster log (step failures, their tracebacks) stays in the event log
+    unless --verbose; no telemetry banner either way."""
+    monkeypatch.setenv("ATBENCH_FAIL_FAST_AFTER", "2")
+    with ChatServer(failing_model) as server:
+        args = ["build", "--backend", "openai", "--model", "fake-model", "--size", "8"]
+        args += ["--domains", "pharmacy", "--base-url", server.url, "--out", str(tmp_path / "r")]
+        code, err = atbench([*args, *(["--verbose"] if verbose else [])], capsys, monkeypatch)
+    assert code == 1 and "stopped: 2 of the 2 LLM calls" in err.strip().splitlines()[-1]
+    assert ("dagster - " in err) is verbose and ("STEP_FAILURE" in err) is verbose, err
+    assert "telemetry" not in err.lower()
+
+
 @pytest.mark.parametrize(
     ("fail_fast_after", "last_words"),
     [
