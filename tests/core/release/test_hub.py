@@ -112,6 +112,7 @@ def test_an_imported_card_describes_the_import_and_not_a_build(imported: Path) -
     meta = front_matter(imported)
     assert meta["license"] == "other" and "synthetic" not in meta["tags"]
     assert "Imported, not built" in card and "rjudge_sample.json" in card
+    assert "## Citation" in card and "for imported rows, cite their source" in card
     assert f"| Rows rejected at import | {len(report['rejected'])} |" in card
     unlabelled = len(report["flagged"]["unlabelled_unsafe"])
     assert unlabelled and f"{unlabelled} of the" in card
