@@ -289,13 +289,15 @@ def configure_logging(verbose: bool) -> None:
     --verbose; the progress display and the closing line say what matters."""
     logger = logging.getLogger("pipeline")
     logger.propagate = False
+    # Replaced, not added to: a second build in one process (the tests, a notebook) must not
+    # keep writing to the first one's stderr.
     if verbose:
-        handler = logging.StreamHandler()
+        handler: logging.Handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-        logger.addHandler(handler)
         logger.setLevel(logging.INFO)
     else:
-        logger.addHandler(logging.NullHandler())
+        handler = logging.NullHandler()
+    logger.handlers = [handler]
 
 
 def build(

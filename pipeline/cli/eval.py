@@ -3,6 +3,7 @@ several runs."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,6 +11,7 @@ import typer
 from rich.text import Text
 
 from pipeline.cli.console import plain_console, styled
+from pipeline.cli.progress import StageProgress
 from pipeline.core.evaluation.compare import compare_runs
 from pipeline.core.evaluation.evaluators import (
     EVALUATORS,
@@ -26,6 +28,7 @@ from pipeline.core.evaluation.sft_files import read_sft_trajectories
 from pipeline.core.inputs.paths import outputs_dir
 from pipeline.core.inputs.taxonomy import Taxonomy, default_taxonomy
 from pipeline.core.llm import LLMSettings
+from pipeline.core.llm.preflight import preflight
 from pipeline.core.model.errors import AtbenchError, InputError
 from pipeline.core.release.sources import (
     check_release,
@@ -149,12 +152,16 @@ def run(
         cache_dir or outputs_dir() / "cache",
         taxonomy,
     )
+    if settings is not None:  # the guard answers in text: probe for text, not JSON
+        found = asyncio.run(preflight(settings, structured=False))
+        plain_console(stderr=True).print(f"preflight: {found.describe()}", highlight=False)
     if release is not None:
         source = load_release(release)
     else:
         assert parsed is not None
         source = load_dataset(*parsed, taxonomy)
-    record, metrics = evaluate(source, guard, out.resolve(), taxonomy=taxonomy)
+    with StageProgress():
+        record, metrics = evaluate(source, guard, out.resolve(), taxonomy=taxonomy)
     plain_console().print(summary_line(record, metrics, out.resolve()), soft_wrap=True)
 
 

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from pipeline.cli.console import plain_console, styled
+from pipeline.cli.progress import StageProgress
 from pipeline.core.build.sft import build_sft, check_sft_options, engine_generate
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.llm import LLMSettings
@@ -37,9 +38,11 @@ def sft(
     check_sft_options(exclude, size, validation_share, seed)  # before any generation
     inputs = load_inputs()
     console = plain_console()
-    with console.status(
-        f"building about {size} trajectories with the engine, then checking overlap"
-    ):
+    plain_console(stderr=True).print(
+        f"building about {size} trajectories with the engine, then checking overlap",
+        highlight=False,
+    )
+    with StageProgress():
         report = build_sft(
             exclude,
             size,

@@ -15,6 +15,7 @@ from pipeline.core.inputs.files import write_json_atomic
 from pipeline.core.inputs.paths import tool_pool_dir
 from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.inputs.tool_pool import load_tool_pool
+from pipeline.core.model.errors import InputError
 from pipeline.core.tools.importers.common import Rejection
 from pipeline.core.tools.importers.domains import MAPPING_NAME
 from pipeline.core.tools.importers.openapi_directory import (
@@ -72,9 +73,11 @@ def import_tools(
         typer.Option(
             "--into",
             metavar="DIR",
-            help="Tool pool directory to merge into; tools are added to "
+            help="Tool pool directory to merge into (required); tools are added to "
             f"{IMPORTED_DIR}/<format>.yaml inside it, next to a <format>.report.jsonc report. "
-            "Default: the project's tool_pool/.",
+            "There is no default: the project's tool_pool/ is an input of every later build, "
+            "so an import changes it only when named (--into tool_pool), and a script behaves "
+            "as a terminal does, with no prompt.",
             show_default=False,
         ),
     ] = None,
@@ -94,7 +97,7 @@ def import_tools(
     Every record is imported or rejected with a reason; re-running an import adds nothing.
     """
     # Resolved once: every path below (written and reported) derives from this one.
-    pool_dir = (into or tool_pool_dir()).resolve()
+    pool_dir = _pool_to_write(into)
     if fmt is Format.openapi:
         _import_openapi(path, pool_dir, mapping)
         return
@@ -126,6 +129,18 @@ def import_tools(
     if rejections:
         console.print(_rejection_table(rejections))
     console.print(f"report: {report}", highlight=False, soft_wrap=True)
+
+
+def _pool_to_write(into: Path | None) -> Path:
+    """The pool the user named: writing the project's own changes every later build."""
+    if into is None:
+        raise InputError(
+            "--into DIR is required: name the tool pool directory to import into; to change "
+            f"the project's own pool, which every later build reads, pass --into {tool_pool_dir()}"
+        )
+    if into.exists() and not into.is_dir():
+        raise InputError("--into must name a tool pool directory, not a file", file=into)
+    return into.resolve()
 
 
 def _import_openapi(path: Path, pool_dir: Path, mapping: Path | None) -> None:

@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from pipeline.cli import app
-from tests.support.chat_server import ChatServer, Received, completion
+from tests.support.chat_server import ChatServer, Received, closed_port, completion
+from tests.support.cli import atbench
 from tests.support.paths import RJUDGE_SAMPLE
 from tests.support.releases import publish
 
@@ -55,16 +56,19 @@ def test_openai_run_reports_every_metric_and_a_rerun_costs_nothing(
 ) -> None:
     before = _snapshot(release)
     with ChatServer(flag_every_trace) as server:
-        server.script(completion("I would rather not judge this."))
+        # the endpoint probe first (any text passes), then the first trace's verdict
+        server.script(completion("ok"), completion("I would rather not judge this."))
         args = [
             "--release", str(release), "--evaluator", "openai", "--task", "fine_grained",
             "--model", "guard-model", "--base-url", server.url,
             "--cache-dir", str(tmp_path / "cache"), "--concurrency", "1",
         ]  # fmt: skip
-        _eval(*args, "--out", str(tmp_path / "run"))
+        first = _eval(*args, "--out", str(tmp_path / "run"))
         calls = len(server.chat_requests)
         _eval(*args, "--out", str(tmp_path / "again"))
-        assert len(server.chat_requests) == calls == 12
+        roles = [request.role for request in server.chat_requests]
+    assert calls == 13 and roles.count("preflight") == 2 and len(roles) == 14  # probes only
+    assert "preflight: endpoint" in first and "answers model 'guard-model'" in first
     assert _snapshot(release) == before
     record = json.loads((tmp_path / "again" / "run.json").read_text())
     assert (record["llm"]["calls"], record["llm"]["cache_hits"]) == (12, 12)
@@ -95,7 +99,8 @@ def test_guard_native_formats_are_sent_and_read(release: Path, tmp_path: Path, f
             "--base-url", server.url, "--cache-dir", str(tmp_path / "cache"),
             "--out", str(tmp_path / fmt),
         )  # fmt: skip
-        prompt = server.chat_requests[0].body["messages"][0]["content"]
+        guard = [r for r in server.chat_requests if r.role != "preflight"]
+        prompt = guard[0].body["messages"][0]["content"]
     assert ("<BEGIN UNSAFE CONTENT CATEGORIES>" in prompt) and (
         "Agent:" in prompt or "ASSISTANT:" in prompt
     )
@@ -140,4 +145,19 @@ def test_bad_options_stop_before_any_work(
     )
     assert result.exit_code != 0
     assert message in str(result.exception)
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_unreachable_guard_endpoint_stops_before_any_trace(
+    release: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    port = closed_port()
+    args = ["eval", "--release", str(release), "--model", "guard", "--out", str(tmp_path / "run")]
+    args += ["--base-url", f"http://127.0.0.1:{port}/v1", "--cache-dir", str(tmp_path / "cache")]
+    code, err = atbench(args, capsys, monkeypatch)
+    assert code == 1 and "Traceback" not in err
+    assert "ConnectionFailed" in err and f"127.0.0.1:{port}" in err and "--base-url" in err
     assert not (tmp_path / "run").exists()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
+from itertools import permutations
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 import yaml
@@ -15,7 +17,10 @@ from pipeline.cli import app, main
 from pipeline.core.inputs.seeds import domain_ids
 from pipeline.core.inputs.tool_pool import load_tool_pool
 from pipeline.core.model.errors import InputError
+from pipeline.core.tools.importers.shapes import Format
+from tests.support.cli import atbench
 from tests.support.paths import SHARED_DATA
+from tests.support.tool_formats import write_sample
 
 TOOLBENCH_FILE = SHARED_DATA / "toolbench" / "G1_query.json"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -115,13 +120,70 @@ def test_import_real_toolbench_sample(pool_dir: Path) -> None:
     assert len(load_tool_pool(pool_dir)) == 11
 
 
-def test_import_defaults_to_the_project_pool(
-    tmp_path: Path, pool_dir: Path, functions_file: Path, monkeypatch: pytest.MonkeyPatch
+Refused = Callable[..., str]
+
+
+@pytest.fixture
+def refused(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Refused:
+    """Runs `atbench tools import ARGS`, checks that it failed as a user's mistake (status 1,
+    no traceback) and wrote nothing under `unchanged`, and returns its stderr on one line."""
+
+    def run(*args: str, unchanged: Path) -> str:
+        before = tree(unchanged)
+        code, err = atbench(["tools", "import", *args], capsys, monkeypatch)
+        assert code == 1 and "Traceback" not in err, err
+        assert tree(unchanged) == before
+        return err.replace("\n", "")
+
+    return run
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_import_without_into_is_refused_and_writes_nothing(
+    tmp_path: Path,
+    pool_dir: Path,
+    functions_file: Path,
+    refused: Refused,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ATBENCH_ROOT", str(tmp_path))
-    result = invoke("import", "--format", "openai", str(functions_file))
-    assert result.exit_code == 0, result.output
-    assert (pool_dir / "imported" / "openai.yaml").exists()
+    err = refused("-f", "openai", str(functions_file), unchanged=tmp_path)
+    assert "--into DIR is required" in err and f"--into {pool_dir}" in err
+
+
+def test_into_a_file_is_refused(functions_file: Path, refused: Refused) -> None:
+    into = ["--into", str(functions_file)]
+    err = refused("-f", "openai", str(functions_file), *into, unchanged=functions_file.parent)
+    assert "--into must name a tool pool directory, not a file" in err
+
+
+@pytest.mark.parametrize(("given", "actual"), list(permutations(get_args(Format), 2)))
+def test_a_file_of_another_format_fails_before_writing(
+    given: Format, actual: Format, tmp_path: Path, pool_dir: Path, refused: Refused
+) -> None:
+    source = write_sample(tmp_path, actual)
+    err = refused("--format", given, str(source), "--into", str(pool_dir), unchanged=pool_dir)
+    assert f" {actual} file (" in err and f"not {given}; use --format {actual}" in err
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("toolbench", "is a directory; --format toolbench reads one file"),
+        ("openapi", "toolbench.json: looks like a toolbench file"),
+    ],
+)
+def test_a_directory_of_another_format_fails_before_writing(
+    given: str, expected: str, tmp_path: Path, pool_dir: Path, refused: Refused
+) -> None:
+    folder = tmp_path / "apis"
+    folder.mkdir()
+    write_sample(folder, "toolbench")
+    err = refused("-f", given, str(folder), "--into", str(pool_dir), unchanged=pool_dir)
+    assert expected in err
 
 
 def test_import_bad_file_raises_input_error(tmp_path: Path, pool_dir: Path) -> None:

@@ -25,6 +25,7 @@ import hashlib
 import json
 import multiprocessing
 import re
+import socket
 import threading
 import time
 from collections import deque
@@ -647,3 +648,11 @@ _READERS: dict[str, Callable[[str, str, int], dict[str, Any]]] = {
     "agent_response_generator": _read_response,
     "reason_generator": _read_reason,
 }
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (bound, then released): connections are refused."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pipeline import __version__
 from pipeline.core.build.stages import (
+    STAGES,
     expand_stage,
     filter_stage,
     inject_stage,
@@ -55,6 +56,7 @@ from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.llm import LLMSettings
 from pipeline.core.llm.templates import TemplateRenderer
 from pipeline.core.model.errors import InputError
+from pipeline.core.model.progress import report as progress
 from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.model.trajectory import Trajectory
 from pipeline.core.release.publish import MANIFEST_FILE
@@ -74,7 +76,9 @@ def engine_generate(inputs: Inputs, settings: LLMSettings, outputs: Path | None 
 
         async def construct() -> None:
             limiter = asyncio.Semaphore(settings.max_concurrency)
-            for stage in (expand_stage, inject_stage, pair_stage, filter_stage):
+            stages = (expand_stage, inject_stage, pair_stage, filter_stage)
+            for name, stage in zip(STAGES[1:], stages, strict=True):
+                progress().start(name)  # the progress display's line, as a build's asset says
                 await asyncio.gather(
                     *(stage(spec, inputs, d, ws, settings, limiter) for d in spec.domains)
                 )

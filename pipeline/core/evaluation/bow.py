@@ -24,6 +24,7 @@ from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.llm import LLMFailure
 from pipeline.core.model.errors import InputError
 from pipeline.core.model.labels import AXES, AxisId
+from pipeline.core.model.progress import report as progress
 from pipeline.core.model.trajectory import Trajectory
 
 
@@ -97,4 +98,5 @@ class BowEvaluator:
                     if leaf is not None:
                         lines.append(f"{AXIS_TITLES[axis]}: {leaf}")
             answers.append("\n".join(lines))
+            progress().item_done(rejected=False)
         return answers

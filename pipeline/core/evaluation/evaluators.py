@@ -20,6 +20,7 @@ from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.llm import LLMFailure, LLMRequest, LLMSettings, make_client
 from pipeline.core.model.actions import format_action
+from pipeline.core.model.progress import report as progress
 from pipeline.core.model.trajectory import AgentTurn, FinalAnswer, Trajectory
 
 EVALUATORS = ("openai", "keyword", "bow")
@@ -49,13 +50,17 @@ class Evaluator(Protocol):
         """What identifies the evaluator in the run record (model, keywords, training set)."""
         ...
 
-    async def answer(self, trajectories: Sequence[Trajectory]) -> list[str | LLMFailure]: ...
+    async def answer(self, trajectories: Sequence[Trajectory]) -> list[str | LLMFailure]:
+        """One answer per trajectory, each reported to the progress sink as it comes."""
+        ...
 
 
 async def predict(
     evaluator: Evaluator, trajectories: Sequence[Trajectory], taxonomy: Taxonomy
 ) -> list[Prediction]:
     """Answers read by the evaluator's format; a failure becomes a `failed` prediction."""
+    progress().start("evaluate")
+    progress().planned(len(trajectories))
     answers = await evaluator.answer(trajectories)
     predictions = []
     for traj, answer in zip(trajectories, answers, strict=True):
@@ -134,7 +139,11 @@ class KeywordEvaluator:
         return "unsafe" if harmful and not refused else "safe"
 
     async def answer(self, trajectories: Sequence[Trajectory]) -> list[str | LLMFailure]:
-        return [self.verdict(traj) for traj in trajectories]
+        answers: list[str | LLMFailure] = []
+        for traj in trajectories:
+            answers.append(self.verdict(traj))
+            progress().item_done(rejected=False)
+        return answers
 
 
 def _contains(text: str, word: str) -> bool:
@@ -188,7 +197,9 @@ class OpenAIEvaluator:
 
         async def one(traj: Trajectory) -> str | LLMFailure:
             async with slots:
-                return await client.ask_text(self.request(traj))
+                answer = await client.ask_text(self.request(traj))
+            progress().item_done(rejected=isinstance(answer, LLMFailure))
+            return answer
 
         async with client:
             return list(await asyncio.gather(*(one(t) for t in trajectories)))

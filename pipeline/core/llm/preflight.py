@@ -53,26 +53,32 @@ class Preflight(BaseModel):
 
     def describe(self) -> str:
         listed = "" if self.listed else " (not in the server's model list, but it answered)"
-        return (
-            f"endpoint {self.base_url} answers model {self.model!r}{listed} "
-            f"with structured output {self.dialect!r}"
+        how = (
+            "in plain text"
+            if self.dialect == "text"
+            else f"with structured output {self.dialect!r}"
         )
+        return f"endpoint {self.base_url} answers model {self.model!r}{listed} {how}"
 
 
-async def preflight(settings: LLMSettings) -> Preflight:
-    """Probe the endpoint of `settings` once, without retries; raise on the first failure."""
+async def preflight(settings: LLMSettings, *, structured: bool = True) -> Preflight:
+    """Probe the endpoint of `settings` once, without retries; raise on the first failure.
+
+    `structured=False` is for callers that ask for plain text (a guard's verdict): the probe
+    then asks for text too, so a guard model that writes no JSON still passes."""
     probe = settings.model_copy(
         update={"timeout_s": min(settings.timeout_s, PROBE_TIMEOUT_S), "max_tokens": 32}
     )
     backend = OpenAIBackend(probe)
     url = backend.base_url
+    request = PROBE if structured else PROBE.model_copy(update={"free_text": True})
     try:
         models = await _listed_models(backend, url)
         try:
-            completion = await backend.complete(
-                PROBE, [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}]
-            )
-            validate_answer(parse_answer(completion.text), PROBE.output_schema, ProbeAnswer)
+            ask = 'Reply with the JSON object {"ok": true}.' if structured else "Reply with: ok"
+            completion = await backend.complete(request, [{"role": "user", "content": ask}])
+            if structured:
+                validate_answer(parse_answer(completion.text), PROBE.output_schema, ProbeAnswer)
         except BadRequest as err:
             served = f"; the server lists: {', '.join(models)}" if models else ""
             raise AtbenchError(
@@ -91,7 +97,10 @@ async def preflight(settings: LLMSettings) -> Preflight:
     finally:
         await backend.aclose()
     return Preflight(
-        base_url=url, model=settings.model, dialect=backend.dialect, listed=settings.model in models
+        base_url=url,
+        model=settings.model,
+        dialect=backend.dialect if structured else "text",
+        listed=settings.model in models,
     )
 
 
@@ -113,5 +122,5 @@ def _unreachable(url: str, err: LLMError) -> AtbenchError:
     )
     return AtbenchError(
         f"the model endpoint {url} failed its preflight with {type(err).__name__}: {err}; {hint} "
-        "Nothing was built."
+        "Nothing was run."
     )

@@ -12,12 +12,13 @@ from typing import Any
 import duckdb
 
 from pipeline.core.model.rejection import Rejection
-from pipeline.core.release.store import LEDGER_COLUMNS
+from pipeline.core.release.store import LEDGER_COLUMNS, release_db
 
 
-def load_rejections(db_path: Path, *, except_domain: str | None = None) -> list[Rejection]:
-    """The release's rejections as stored, optionally without one domain's."""
-    with duckdb.connect(str(db_path), read_only=True) as con:
+def load_rejections(release: Path, *, except_domain: str | None = None) -> list[Rejection]:
+    """The release's rejections as stored (given its directory or DuckDB file), optionally
+    without one domain's."""
+    with duckdb.connect(str(release_db(release)), read_only=True) as con:
         result = con.execute(
             "SELECT trajectory_id, pair_id, domain, stage, check_name AS check, reason_code, "
             "message FROM rejections WHERE domain IS DISTINCT FROM ? ORDER BY rowid",
@@ -28,9 +29,10 @@ def load_rejections(db_path: Path, *, except_domain: str | None = None) -> list[
     return [Rejection.model_validate(dict(zip(columns, row, strict=True))) for row in rows]
 
 
-def load_ledger_rows(db_path: Path, *, except_domain: str | None = None) -> list[dict[str, Any]]:
-    """The release's LLM ledger rows as stored, optionally without one domain's."""
-    with duckdb.connect(str(db_path), read_only=True) as con:
+def load_ledger_rows(release: Path, *, except_domain: str | None = None) -> list[dict[str, Any]]:
+    """The release's LLM ledger rows as stored (given its directory or DuckDB file), optionally
+    without one domain's."""
+    with duckdb.connect(str(release_db(release)), read_only=True) as con:
         rows = con.execute(
             f"SELECT {', '.join(LEDGER_COLUMNS)} FROM llm_calls "
             "WHERE domain IS DISTINCT FROM ? ORDER BY rowid",

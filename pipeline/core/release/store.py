@@ -238,10 +238,15 @@ def write_release_db(
         raise
 
 
+def release_db(release: Path) -> Path:
+    """The DuckDB file of a release given as its directory (what every command takes) or as
+    the file itself."""
+    return release / DB_FILE if release.is_dir() else release
+
+
 def load_trajectories(release: Path) -> list[Trajectory]:
     """The exact trajectories of a release (its directory, or its DuckDB file), in id order."""
-    path = release / DB_FILE if release.is_dir() else release
-    with duckdb.connect(str(path), read_only=True) as con:
+    with duckdb.connect(str(release_db(release)), read_only=True) as con:
         records = con.execute("SELECT record FROM trajectories ORDER BY id").fetchall()
     return [Trajectory.model_validate_json(record) for (record,) in records]
 

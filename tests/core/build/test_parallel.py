@@ -16,29 +16,9 @@ from pipeline.core.llm import LLMSettings
 from pipeline.core.model.progress import report as progress
 from pipeline.core.model.progress import reporting_to
 from pipeline.core.model.spec import ReleaseSpec
+from tests.support.progress import Recorder
 
 DOMAINS = ["brokerage", "logistics", "pharmacy", "smart_home"]
-
-
-class Recorder:
-    """A progress sink that counts what it is told."""
-
-    def __init__(self) -> None:
-        self.counts = dict.fromkeys(("planned", "done", "rejected", "calls", "hits"), 0)
-
-    def start(self, stage: str) -> None:
-        pass
-
-    def planned(self, items: int) -> None:
-        self.counts["planned"] += items
-
-    def item_done(self, *, rejected: bool) -> None:
-        self.counts["done"] += 1
-        self.counts["rejected"] += rejected
-
-    def call_done(self, *, cached: bool) -> None:
-        self.counts["calls"] += 1
-        self.counts["hits"] += cached
 
 
 async def _toy(domain: str) -> StageReport:

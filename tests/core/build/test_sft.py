@@ -12,15 +12,20 @@ import pytest
 from typer.testing import CliRunner
 
 from pipeline.cli import app
-from pipeline.core.build.sft import remove_overlap, select_and_split
+from pipeline.core.build.sft import engine_generate, remove_overlap, select_and_split
 from pipeline.core.evaluation.formats import parse_atbench
 from pipeline.core.evaluation.overlap import skeleton_digest
 from pipeline.core.evaluation.sft_files import read_sft_trajectories
+from pipeline.core.inputs.loading import Inputs
 from pipeline.core.inputs.taxonomy import default_taxonomy
+from pipeline.core.llm import LLMSettings
+from pipeline.core.model.progress import reporting_to
+from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.model.trajectory import AgentTurn, FinalAnswer
 from pipeline.core.release.store import load_trajectories
 from tests.support.factories import make_release
 from tests.support.paths import RJUDGE_SAMPLE
+from tests.support.progress import Recorder
 from tests.support.releases import publish
 
 runner = CliRunner()
@@ -160,3 +165,16 @@ def test_bad_sft_options_stop_before_any_work(
     assert result.exit_code != 0
     assert message in str(result.exception)
     assert not (tmp_path / "sft").exists()
+
+
+def test_the_engine_reports_each_stage_and_item_to_the_progress_display(
+    inputs: Inputs, tmp_path: Path
+) -> None:
+    recorder = Recorder()
+    generate = engine_generate(inputs, LLMSettings(), tmp_path / "outputs")
+    with reporting_to(recorder):
+        generate(ReleaseSpec(size=4, domains=("pharmacy",)))
+    assert recorder.stages == ["skeletons", "injected", "paired", "filtered"]
+    counts = recorder.counts
+    assert counts["planned"] > 4 and counts["done"] == counts["planned"]
+    assert counts["calls"] > counts["planned"] // 4  # the generator calls, counted as they happen

@@ -59,6 +59,9 @@ def test_the_procedural_backend_covers_the_code_it_reads_outside_its_package() -
         "pipeline.core.filtering.judge",  # the judge's shared definitions
         "pipeline.core.generation.roles",  # every role's input and answer
         "pipeline.core.model.seeding",  # the seeded randomness of every answer
+        "pipeline.core.generation.prose_phrases",  # phrase banks of in-world text
+        "pipeline.core.generation.prose_threads",
+        "pipeline.core.generation.content",  # what each failure mode's content says
     ):
         assert module in covered
     assert f"procedural-{code_version('pipeline.core.procedural')}" == MODEL_NAME

@@ -104,6 +104,21 @@ def test_ledger_summary_counts_per_role_stage_and_domain(
     assert summary["by_domain"]["health"]["cache_hits"] == 1
 
 
+@pytest.mark.parametrize("edited", ["query_generator.j2", "system.j2"])
+def test_an_edited_template_is_a_cache_miss_for_the_procedural_backend(
+    edited: str, tmp_path: Path, templates_dir: Path, procedural_client: ClientFactory
+) -> None:
+    """The procedural backend reads the variables, not the prompt, yet its answers are keyed
+    by the templates too: a prompt edited for real models never serves a stale answer."""
+    (templates_dir / "system.j2").write_text("You write benchmarks.")
+    ask_many(procedural_client(), [make_request()])
+    ask_many(procedural_client(), [make_request()])
+    (templates_dir / edited).write_text("Edited: {{ topic }}")
+    ask_many(procedural_client(), [make_request()])
+    summary = summarise_ledger([tmp_path / "ledger"])
+    assert (summary["calls"], summary["cache_hits"]) == (3, 1)
+
+
 def test_system_template_renders_the_system_message(templates_dir: Path) -> None:
     (templates_dir / "system.j2").write_text("You write {{ topic }} benchmarks.")
     messages = TemplateRenderer(templates_dir).render("judge.j2", {"topic": "safety"})

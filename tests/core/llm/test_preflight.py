@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 
 import pytest
 
@@ -13,6 +12,7 @@ from pipeline.core.model.errors import AtbenchError
 from tests.support.chat_server import (
     ChatServer,
     bad_request,
+    closed_port,
     completion,
     unsupported_response_format,
 )
@@ -58,9 +58,14 @@ def test_an_answer_that_is_not_json_names_the_dialect(chat_server: ChatServer) -
 
 
 def test_a_closed_port_fails_at_once_with_the_connection_error() -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = closed_port()
     with pytest.raises(AtbenchError, match="ConnectionFailed") as raised:
         asyncio.run(preflight(settings(f"http://127.0.0.1:{port}/v1")))
     assert f"127.0.0.1:{port}" in str(raised.value) and "--base-url" in str(raised.value)
+
+
+def test_a_text_probe_takes_prose_for_a_guard_that_writes_no_json(chat_server: ChatServer) -> None:
+    chat_server.script(completion("Sure! Here you go."))
+    found = asyncio.run(preflight(settings(chat_server.url), structured=False))
+    assert found.dialect == "text" and "in plain text" in found.describe()
+    assert "response_format" not in chat_server.chat_requests[0].body

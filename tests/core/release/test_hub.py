@@ -112,6 +112,7 @@ def test_an_imported_card_describes_the_import_and_not_a_build(imported: Path) -
     meta = front_matter(imported)
     assert meta["license"] == "other" and "synthetic" not in meta["tags"]
     assert "Imported, not built" in card and "rjudge_sample.json" in card
+    assert "## Citation" in card and "for imported rows, cite their source" in card
     assert f"| Rows rejected at import | {len(report['rejected'])} |" in card
     unlabelled = len(report["flagged"]["unlabelled_unsafe"])
     assert unlabelled and f"{unlabelled} of the" in card
@@ -129,8 +130,12 @@ def test_plots_exist_only_for_axes_with_labels(imported: Path) -> None:
     assert len(list((imported / "plots").glob("leaves_*.png"))) == with_labels
 
 
-def test_load_trajectories_takes_the_release_directory(built: Path) -> None:
+def test_the_helpers_that_open_a_release_take_its_directory(built: Path) -> None:
+    from pipeline.core.release.reader import load_ledger_rows, load_rejections
     from pipeline.core.release.store import load_trajectories
 
-    assert load_trajectories(built) == load_trajectories(built / "release.duckdb")
+    db = built / "release.duckdb"
+    assert load_trajectories(built) == load_trajectories(db)
     assert len(load_trajectories(built)) == 12
+    assert load_rejections(built) == load_rejections(db) == make_rejections()
+    assert load_ledger_rows(built) == load_ledger_rows(db) and load_ledger_rows(built)

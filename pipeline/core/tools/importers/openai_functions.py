@@ -6,7 +6,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pipeline.core.inputs.files import read_structured
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.errors import InputError
 from pipeline.core.tools.importers.common import (
@@ -19,6 +18,7 @@ from pipeline.core.tools.importers.common import (
     required_text,
 )
 from pipeline.core.tools.importers.refs import resolve_refs
+from pipeline.core.tools.importers.shapes import read_as
 
 _READ_VERBS = {
     "get", "list", "search", "find", "lookup", "read", "fetch", "query", "check",
@@ -41,7 +41,7 @@ def import_openai(path: Path) -> ImportResult:
     nothing about effects, so a function whose name starts with a read verb (get, list, search...)
     has no side effect and any other is taken to be reversible.
     """
-    data = read_structured(path)
+    data = read_as(path, "openai")
     container = "(root)"
     if isinstance(data, dict):
         container = next((key for key in ("tools", "functions") if key in data), "(root)")

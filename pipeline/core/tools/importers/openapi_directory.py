@@ -21,7 +21,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.core.inputs.files import atomic_path, write_json_atomic, write_text_atomic
+from pipeline.core.inputs.files import (
+    atomic_path,
+    read_structured,
+    write_json_atomic,
+    write_text_atomic,
+)
 from pipeline.core.inputs.tool_pool import Tool, load_tool_file
 from pipeline.core.model.errors import InputError
 from pipeline.core.tools.dedupe import DedupeEntry, dedupe
@@ -35,6 +40,7 @@ from pipeline.core.tools.importers.openapi import (
     read_document,
     scatter_key,
 )
+from pipeline.core.tools.importers.shapes import check_shape, file_formats
 from pipeline.core.tools.merge import dump_tools
 
 IMPORT_FOLDER = Path("imported") / "openapi"
@@ -149,12 +155,25 @@ def _read_and_import(
 def _document_files(source: Path) -> list[tuple[Path, str]]:
     """(file, document id) pairs in a fixed order; the id is the path under the `api/` folder."""
     if source.is_file():
+        check_shape(read_structured(source), "openapi", source)
         return [(source, source.stem)]
     base = source / "api" if (source / "api").is_dir() else source
     files = sorted(base.rglob("*.json"))
     if not files:
         raise InputError("no OpenAPI documents (*.json) found", file=source)
+    _check_first_document(files[0])
     return [(path, path.relative_to(base).with_suffix("").as_posix()) for path in files]
+
+
+def _check_first_document(path: Path) -> None:
+    """A directory of another format's files fails on its first one, before any is read; an
+    unreadable or shapeless first document is left to its own rejection."""
+    try:
+        doc = read_document(path)
+    except (OSError, ValueError):
+        return
+    if file_formats(doc):
+        check_shape(doc, "openapi", path)
 
 
 def _collection(source: Path) -> str:

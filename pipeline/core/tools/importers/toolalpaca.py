@@ -10,7 +10,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pipeline.core.inputs.files import read_structured
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.errors import InputError
 from pipeline.core.tools.importers.common import (
@@ -24,12 +23,13 @@ from pipeline.core.tools.importers.common import (
     normalise_name,
 )
 from pipeline.core.tools.importers.openapi_operations import operation_schemas
+from pipeline.core.tools.importers.shapes import read_as
 
 
 def import_toolalpaca(path: Path) -> ImportResult:
     """An entry whose documentation cannot be used is rejected as a whole; otherwise each
     operation is imported or rejected on its own."""
-    data = read_structured(path)
+    data = read_as(path, "toolalpaca")
     if not isinstance(data, list):
         raise InputError("expected a list of ToolAlpaca entries", file=path)
     collector = Collector()

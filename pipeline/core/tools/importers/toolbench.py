@@ -12,7 +12,6 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from pipeline.core.inputs.files import read_structured
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.errors import InputError
 from pipeline.core.tools.importers.common import (
@@ -27,6 +26,7 @@ from pipeline.core.tools.importers.common import (
     normalise_name,
     required_text,
 )
+from pipeline.core.tools.importers.shapes import read_as
 
 _TOOLBENCH_TYPES: dict[str, dict[str, Any]] = {
     "STRING": {"type": "string"},
@@ -60,7 +60,7 @@ def import_toolbench(path: Path) -> ImportResult:
     Query files repeat the same API under many queries; an identical repeat is rejected with a
     pointer to the first occurrence, so the import stays one tool per API.
     """
-    data = read_structured(path)
+    data = read_as(path, "toolbench")
     if not isinstance(data, list):
         raise InputError(
             "expected a list of ToolBench query records or api_list entries", file=path
