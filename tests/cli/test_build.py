@@ -198,10 +198,11 @@ def test_a_run_that_fails_ends_with_its_cause_and_no_traceback(
 def test_a_schema_following_model_cannot_take_another_tool_than_the_plan(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Against a server that answers every schema with its minimal instance, no tool call is
-    rejected: the plan fixes the tool and its arguments, so the tool-call schema asks for the
-    thought alone. What is rejected is content (here the observations' 'x' for the world's
-    values); issue 16 point 3 wants those fixed values constrained too (still open)."""
+    """Against a server that answers every schema with its minimal instance, no tool call or
+    observation is rejected for leaving the plan or the world: the plan fixes the tool and
+    its arguments, so the tool-call schema asks for the thought alone, and the observation
+    schema holds the world's ids, numbers, statuses and listed records as constants. What is
+    rejected is content."""
     with ChatServer() as server:
         args = ["build", "--backend", "openai", "--model", "fake-model", "--size", "8"]
         args += ["--domains", "pharmacy", "--base-url", server.url]
@@ -212,6 +213,7 @@ def test_a_schema_following_model_cannot_take_another_tool_than_the_plan(
     (rejections,) = (tmp_path / "outputs" / "builds").glob("*/candidate/rejections.jsonl")
     rows = [json.loads(line) for line in rejections.read_text().splitlines()]
     assert rows and not [r for r in rows if r["check"] == "tool_call_simulator"]
+    assert not [r for r in rows if r["reason_code"] == "observation_contradicts_world"], rows
 
 
 def test_a_second_build_into_the_same_out_fails_at_once_naming_the_first(

@@ -46,6 +46,39 @@ def contradicts(result: Mapping[str, Any], observation: Mapping[str, Any]) -> st
     return None
 
 
+def world_fixed_schema(
+    schema: Mapping[str, Any], result: Mapping[str, Any], *, planted: bool, free: str | None
+) -> dict[str, Any]:
+    """The tool's result schema with what the world fixed (`_fixed`: ids, numbers, statuses;
+    and, when nothing is planted, the records a listing holds) as `const` and required, so a
+    model that follows the schema cannot contradict the world; text stays free to word. A
+    planted observation keeps its statuses and lists free, where the planted text may go, and
+    `free` names a field that holds a page of its own."""
+    properties = dict(schema.get("properties") or {})
+    required = list(schema.get("required") or [])
+    for key, expected in result.items():
+        sub = properties.get(key) or {}
+        if key == free:
+            continue
+        if isinstance(expected, Mapping):
+            properties[key] = world_fixed_schema(sub, expected, planted=planted, free=None)
+        elif isinstance(expected, list):
+            if planted or not any(_identity(v) is not None for v in expected):
+                continue
+            properties[key] = _const(sub, expected)
+        elif _fixed(key, expected) and not (planted and isinstance(expected, str)):
+            properties[key] = _const(sub, expected)
+        else:
+            continue
+        if key not in required:
+            required.append(key)
+    return {**schema, "properties": properties, "required": required}
+
+
+def _const(schema: Mapping[str, Any], value: Any) -> dict[str, Any]:
+    return {k: v for k, v in schema.items() if k == "description"} | {"const": value}
+
+
 def strings(value: Any) -> list[str]:
     """Every string inside a JSON value."""
     if isinstance(value, str):

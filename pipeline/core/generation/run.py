@@ -26,7 +26,12 @@ from pipeline.core.generation.context import (
     tool_view,
 )
 from pipeline.core.generation.grounding import Plan
-from pipeline.core.generation.observed import ERROR_SCHEMA, contradicts, strings
+from pipeline.core.generation.observed import (
+    ERROR_SCHEMA,
+    contradicts,
+    strings,
+    world_fixed_schema,
+)
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.render import render
 from pipeline.core.generation.roles import (
@@ -260,7 +265,13 @@ class Branch:
                 today=self.today,
             ),
             f"{item}/obs",
-            {"observation": ERROR_SCHEMA if "error" in result else tool.returns},
+            {
+                "observation": ERROR_SCHEMA
+                if "error" in result
+                else world_fixed_schema(
+                    tool.returns, result, planted=planted is not None, free=html_field
+                )
+            },
         )
         contradiction = contradicts(result, answer.observation)
         if contradiction:
