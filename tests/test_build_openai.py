@@ -188,8 +188,8 @@ class Answerer:
     """`pipeline_answer` with usage figures no estimate would give, and one observation that
     contradicts the world.
 
-    The first benign observation with a number in it comes back with that number changed: a
-    schema-valid answer construction must reject (a model may word a result, not alter it).
+    The first benign observation with a number in it comes back with that number changed,
+    which the observation schema's constants refuse (a model may word a result, not alter it).
     """
 
     def __init__(self) -> None:
@@ -289,31 +289,26 @@ def test_release_completes_with_every_generator_role_over_http(builds: Builds) -
     assert backends == [("openai",)]
 
 
-def test_an_observation_that_alters_the_world_is_rejected_with_its_reason(
+def test_an_observation_that_alters_the_world_breaks_its_schema_and_is_asked_again(
     builds: Builds,
 ) -> None:
+    """The world's numbers are constants of the observation schema: the altered answer fails
+    validation, the client asks again with the error, and the answer that comes back keeps
+    the world's value, so nothing is rejected for contradicting it (`contradicts` still
+    guards backends that decode without the schema: tests/core/generation/test_observed.py)."""
     altered = builds.answerer.altered
     assert altered, "no benign observation had a number to alter"
-    rows = query(
+    asked_again = query(
         builds.first.release,
-        "SELECT trajectory_id, stage, check_name, reason_code, message FROM rejections "
-        "WHERE reason_code = 'observation_contradicts_world' ORDER BY trajectory_id",
+        "SELECT count(*) FROM llm_calls WHERE role = 'simulated_data_generator' "
+        "AND attempts >= 2 AND status = 'ok' AND in_build",
     )
-    assert {row[1:4] for row in rows} == {
-        ("generation", "simulated_data_generator", "observation_contradicts_world")
-    }
-    key, was = altered["key"], altered["was"]
-    hit = [r for r in rows if f"{key}: the world says {was!r}, the observation {was + 1!r}" in r[4]]
-    assert hit, rows
-    pair_id = hit[0][0].rsplit("-", 1)[0]
-    assert {r[0].rsplit("-", 1)[1] for r in rows if r[0].startswith(pair_id + "-")} == {
-        "safe",
-        "unsafe",
-    }  # the pair leaves together
-    kept = query(
-        builds.first.release, "SELECT count(*) FROM trajectories WHERE pair_id = ?", pair_id
+    assert asked_again[0][0] >= 1
+    contradicted = query(
+        builds.first.release,
+        "SELECT count(*) FROM rejections WHERE reason_code = 'observation_contradicts_world'",
     )
-    assert kept == [(0,)]
+    assert contradicted == [(0,)]
 
 
 def test_ledger_holds_the_servers_token_counts(builds: Builds) -> None:
