@@ -271,6 +271,8 @@ def _stated_values(deviation: Deviation, target: Record | None) -> list[str]:
         # 'payee account of Invoice 117', but 'driver id' and 'to' stand alone
         whose = f" of {owner}" if owner and len(label) > 3 and tokens(name)[-1:] != ["id"] else ""
         shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+        if len(shown.split()) > 8:
+            continue  # a message the agent would write, not data a record holds
         stated.append(f"{label}{whose}: {shown}")
     return stated
 
