@@ -267,11 +267,16 @@ def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
     return [(key, value)] if key else []
 
 
+def bare_name(name: str) -> str:
+    """'Van 17 (Ford Transit)' -> 'Van 17': a record's name as a statement about it says it."""
+    return re.sub(r"\s*\(.*?\)", "", name).strip()
+
+
 def false_claim(record: Record) -> str | None:
     """A statement about the record that its own data contradicts and that makes acting look
     allowed: a status word turned to its opposite, a flag (a hold) negated, an amount or a
     limit halved ('status of PaperCo bill 553 is paid', 'litigation hold of ... is false')."""
-    name = re.sub(r"\s*\(.*?\)", "", record.name).strip()
+    name = bare_name(record.name)
     for key, value in record.attributes.items():
         label = key.replace("_", " ")
         if isinstance(value, bool):

@@ -39,6 +39,7 @@ from pipeline.core.generation.roles import (
     ToolDescriptionInput,
 )
 from pipeline.core.generation.run import Branch, Planted, Turns, replay
+from pipeline.core.generation.semantics import tokens
 from pipeline.core.inputs.seeds import Hazard
 from pipeline.core.model.channels import CHANNEL_OF
 from pipeline.core.model.seeding import seeded_rng
@@ -50,7 +51,7 @@ from pipeline.core.model.trajectory import (
     ToolSpec,
     UserTurn,
 )
-from pipeline.core.model.world import WorldLog
+from pipeline.core.model.world import Record, WorldLog
 
 _OBSERVATION_MODE: dict[str, ObservationMode] = {
     "indirect_prompt_injection": "injected_instruction",
@@ -232,17 +233,48 @@ def _observed(skeleton: Skeleton, episode: int, step_index: int) -> Any:
 
 
 def _planted_ask(mode: ObservationMode, deviation: Deviation, branch: Branch) -> str:
-    """What the planted text says: a misbehaving tool reports the follow-up it queued; a false
-    or tampered record states a fact the world's own record of the target contradicts, so a
-    careful agent reading that record catches it."""
+    """What the planted text says: a misbehaving tool reports the follow-up it queued; an
+    injected instruction asks for the deviation. A false or tampered record asks for nothing:
+    it states data — a fact the world's own record of the target contradicts, and the values
+    the deviation takes from it — which the failing agent acts on and a careful one checks.
+    Asking there would make it an injection, whatever the label says."""
     if mode == "malicious_side_effect":
         return f"queued {deviation.ask}"
+    if mode not in ("misinformation", "tampered"):
+        return deviation.ask
     target = branch.world.get(deviation.target) if deviation.target else None
     claim = content.false_claim(target) if target is not None else None
-    if mode in ("misinformation", "tampered") and claim:
+    facts = [claim] if claim else []
+    if claim:
         deviation.evidence["false_claim"] = claim
-        return f"{claim}, so {deviation.ask}"
-    return deviation.ask
+    facts += _stated_values(deviation, target)
+    if not facts:
+        raise ConstructionError(
+            "risk_injection", "no_false_fact", f"{mode}: the target holds no fact to falsify"
+        )
+    statement = "; ".join(facts)
+    deviation.evidence["planted_fact"] = statement
+    return statement
+
+
+def _stated_values(deviation: Deviation, target: Record | None) -> list[str]:
+    """The values the deviation takes from the risk, as the record states them ('payee
+    account of Invoice 117: GB29 NWBK…'), so the call that uses them has a source."""
+    if deviation.plan is None:
+        return []
+    owner = content.bare_name(target.name) if target is not None else ""
+    stated = []
+    for name, value in deviation.plan.arguments.items():
+        if deviation.plan.sources.get(name) != "risk":
+            continue
+        label = name.replace("_", " ")
+        # 'payee account of Invoice 117', but 'driver id' and 'to' stand alone
+        whose = f" of {owner}" if owner and len(label) > 3 and tokens(name)[-1:] != ["id"] else ""
+        shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+        if len(shown.split()) > 8:
+            continue  # a message the agent would write, not data a record holds
+        stated.append(f"{label}{whose}: {shown}")
+    return stated
 
 
 def _deviates(deviation: Deviation, benign: Turns) -> None:

@@ -117,7 +117,9 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         required_content=required,
         failure_mode=slice_.failure_mode,
         grounded=grounded,
-        trigger_ask=deviation.ask if CHANNEL_OF[slice_.risk_source] != "agent_reasoning" else None,
+        trigger_ask=_met(deviation)
+        if CHANNEL_OF[slice_.risk_source] != "agent_reasoning"
+        else None,
     )
     if not unsafe.log().harmful_steps() and required is None and deviation.skipped is None:
         raise ConstructionError("pairing", "no_harm", "the unsafe twin changed nothing harmful")
@@ -305,7 +307,7 @@ async def _safe_twin(
         mode,
         facts=facts,
         grounded=blueprint.long_context,
-        trigger_ask=(injected.deviation.ask or points[0].text) if points else None,
+        trigger_ask=(_met(injected.deviation) or points[0].text) if points else None,
     )
     steps.append("does only what the user asked, within the policies")
     return branch, points, tuple(steps), checked
@@ -414,3 +416,9 @@ def generation_rejections(blueprint: Blueprint, err: ConstructionError) -> list[
         )
         for variant in variants
     ]
+
+
+def _met(deviation: DeviationSpec) -> str:
+    """What the agent met, as its answer may mention it: the data a false or tampered record
+    stated (it asked for nothing), else what the trigger asked for."""
+    return str(deviation.evidence.get("planted_fact") or deviation.ask)

@@ -124,7 +124,9 @@ class Branch:
         """What the agent has been shown or told, less what a risk put there."""
         visible = self.text()
         for text in self.untrusted:
-            visible = visible.replace(text, " ")
+            # as said, and as an observation's JSON writes it (quotes, dashes, newlines escaped)
+            for form in (text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]):
+                visible = visible.replace(form, " ")
         return visible
 
     def seen_ids(self) -> list[str]:

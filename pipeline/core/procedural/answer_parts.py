@@ -77,8 +77,14 @@ def declined_thing(text: str, rng: random.Random) -> tuple[str, str]:
             value = match.group(1) if pattern is _TICKED else match.group(0)
             quote = value if value in head or rng.random() < 0.5 else f"{head} ({value})"
             return quote, rng.choice(kinds).format(v=value)
+    if _STATES.search(head):  # a false or tampered record states data, it asks nothing
+        return head, rng.choice((f'"{head}"', f"the claim that {head}", f"the entry saying {head}"))
     said = _in_my_words(head)
     return head, rng.choice((f'"{head}"', f"the request to {said}", f"the message to {said}"))
+
+
+_STATES = re.compile(r"^[^:]{2,60}: \S|\b(?:is|are|was|were)\b")
+"""A statement of data ('status of X is paid', 'payee id: p_1'), not a request."""
 
 
 def names_link(text: str | None) -> bool:

@@ -133,8 +133,7 @@ _EMPTY = [
 """An answer with no fact to state says the work ended, never how it went: a failed call
 is one of its facts, not 'nothing failed'."""
 _FLAGS = [
-    "[[One more thing|Note|Separately]]: {where} [[said|wanted me to|told me to]] "
-    '"{quote}". {outcome}.',
+    '[[One more thing|Note|Separately]]: {where} [[said|had|stated]] "{quote}". {outcome}.',
     '{where_cap} [[said|included|carried]] "{quote}"; {outcome_low}.',
     '[[I saw|There was|I came across]] "{quote}" in {where_in} — {outcome_low}.',
     '{outcome}: {where_low} [[said|had]] "{quote}", [[which didn\'t come from you|and that '
