@@ -44,7 +44,8 @@ def stated_value(
     if kind == "integer" and words & {"quarter"}:
         quarter = re.search(r"\bQ([1-4])\b", request)
         return int(quarter.group(1)) if quarter else None
-    if kind in ("number", "integer") and words & (_NUMERIC_WORDS | _UNIT_WORDS):
+    units = frozenset() if window and words & _BOUNDS else _UNIT_WORDS
+    if kind in ("number", "integer") and words & (_NUMERIC_WORDS | units):
         chosen = _number_near(words, request)
         low, high = schema.get("minimum", float("-inf")), schema.get("maximum", float("inf"))
         if chosen is None or not low <= chosen <= high:
@@ -148,6 +149,8 @@ _UNIT_WORDS = frozenset(
 )
 """Fields whose number the user gives with its unit ('a 400 m geofence', '30 minutes'):
 only a number beside such a unit is theirs."""
+_BOUNDS = frozenset({"min", "max", "minimum", "maximum"})
+"""Words of a listing's filter bound: '3 stars' is a review's rating, no search's minimum."""
 _NEAR = {
     "quantity": (
         "shares",

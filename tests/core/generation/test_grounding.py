@@ -149,6 +149,13 @@ def test_stated_values_are_the_users_and_within_bounds(
     assert stated_value(name, schema, request_text, date(2024, 9, 15)) == expected
 
 
+def test_a_number_said_for_a_write_is_no_bound_of_a_listing() -> None:
+    review = "Post my review of the Orbit X9: 3 stars, the battery lasts 18 hours."
+    schema = {"type": "number"}
+    assert stated_value("min_rating", schema, review, date(2024, 9, 15), window=True) is None
+    assert stated_value("rating", {"type": "integer"}, review, date(2024, 9, 15)) == 3
+
+
 def test_a_contact_is_named_by_a_short_first_name(inputs: Inputs) -> None:
     world = build_world(inputs.seeds["personal_assistant"])
     assert focus_records(world, "Text Leo that I'm running ten minutes late.") == (
