@@ -10,6 +10,7 @@ import json
 import re
 
 from pipeline.core.filtering.argument_values import consequential_problems
+from pipeline.core.filtering.grounding import spoken_date
 from pipeline.core.filtering.trace_view import Finding, Trace
 from pipeline.core.generation.harms import world_of
 from pipeline.core.generation.policy import breach
@@ -81,8 +82,11 @@ def _only_in_risk_text(trace: Trace, step: StepEffect) -> str | None:
         return None
     for text in risky:
         shown = shown.replace(text, " ")
-    shown, risky = _plain(shown), [_plain(text) for text in risky]
-    for value in map(_plain, _strings(action.arguments)):
+    rest, shown, risky = shown, _plain(shown), [_plain(text) for text in risky]
+    for raw in _strings(action.arguments):
+        value = _plain(raw)
+        if spoken_date(raw, rest):
+            continue  # '2024-12-03' the user said as 'tomorrow', whatever the risk's text says
         if len(value) >= 6 and value not in shown and any(value in text for text in risky):
             return value
     return None
