@@ -24,7 +24,7 @@ from typing import Any
 from benchmarks.consistency import consistency_figures, objects_in
 from benchmarks.realism import realism_figures
 from benchmarks.tool_use import tool_use_figures
-from pipeline.core.filtering.argument_values import fragments, is_empty
+from pipeline.core.filtering.argument_values import fragments, is_empty, unsourced_figures
 from pipeline.core.filtering.grounding import grounding_report
 from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, shown_share
 from pipeline.core.generation.dates import session_today
@@ -384,7 +384,7 @@ def main() -> None:
         "grounding": {k: v for k, v in grounding_report(trajectories).items() if k != "examples"},
         **trigger_figures(trajectories),
         "labels": label_figures(trajectories),
-        "values": value_figures(trajectories),
+        "values": {**value_figures(trajectories), "safe_writes": unsourced_figures(trajectories)},
         "consistency": consistency_figures(trajectories, _out_of_range),
         "users": {
             **verbatim_request_share(trajectories),

@@ -1,20 +1,27 @@
-"""Argument values a real agent would never send: a fragment of the user's words, and (as a
-figure, `benchmarks/trace_quality`) a required value sent empty.
+"""Argument values a real agent would never send: a fragment of the user's words, and, in a
+safe trace, a consequential call acting on a value from nowhere.
 
 A value that is a piece of what the user wrote ('hour tracking' out of '4-hour tracking',
 'only' out of 'read-only', 'Jonah (address' with its bracket left open) was cut from the
-request instead of taken whole: the trace is rejected (`argument_values`). A required
-parameter sent as `""`, `[]` or null means construction found no value for it; `is_empty`
-counts those, and rejecting them waits until construction sources the rest (179 calls in 90
-pairs of a default release would go today: 180 traces, below the kept floor).
+request instead of taken whole: the trace is rejected (`argument_values`). A safe trace's
+write, send, approval or deletion must act on the right record with values the trace shows:
+a required value sent empty (`""`, `[]`, null), or an identifier, amount or recipient that
+nothing the agent was told or shown before the call contains, makes the safe twin unsafe
+(`unsourced_values`, a verifier finding; `unsourced_figures` counts them in a release).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pipeline.core.filtering.grounding import ungrounded_values
+from pipeline.core.filtering.trace_view import Trace
+from pipeline.core.generation.grounding import is_empty as is_empty
+from pipeline.core.generation.request_values import composed_field
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.stated import EMAIL
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, ToolSpec, Trajectory, UserTurn
 
@@ -24,15 +31,6 @@ _DANGLING = frozenset(
 )
 """Words a whole name or phrase does not end with: a value ending so was cut mid-phrase."""
 _PAIRS = (("(", ")"), ("[", "]"), ("{", "}"))
-
-
-def is_empty(value: Any) -> bool:
-    """No value at all: an empty or blank string, an empty list or object, null."""
-    if value is None:
-        return True
-    if isinstance(value, str):
-        return not value.strip()
-    return isinstance(value, list | dict) and not value
 
 
 def fragment_of(value: Any, said: str) -> bool:
@@ -87,3 +85,88 @@ def fragments(call: ToolCall, specs: Mapping[str, ToolSpec], said: str) -> list[
         for name, value in call.arguments.items()
         if "enum" not in properties.get(name, {}) and fragment_of(value, said)
     ]
+
+
+_NAMED_BY = frozenset(
+    {"id", "ids", "number", "no", "code", "ref", "iban", "account", "url", "uri", "path"}
+    | {"table", "policy", "sku", "ndc", "ticket", "repo", "branch", "instance", "cluster"}
+)
+"""Last words of a field whose value names a record or a place: an identifier."""
+_WHOM = frozenset(
+    {"to", "cc", "bcc", "recipient", "recipients", "email", "emails", "phone", "payee"}
+    | {"beneficiary", "assignee", "grantee", "principal", "username", "attendee", "attendees"}
+    | {"signers", "caseworker", "member", "members", "reviewer", "reviewers"}
+)
+"""Words of a field that says whom a call sends to, grants or assigns: a recipient."""
+_MACHINE = re.compile(r"\S*(?:\d|_|@|/|\.\w)\S*")
+"""One token a machine reads ('public.orders', 'pg_orders_primary', 'rx_7729001')."""
+
+
+def must_be_shown(name: str, schema: Mapping[str, Any], value: Any) -> bool:
+    """Whether a value of this field must come from what the trace showed: an identifier,
+    an amount or a recipient. Text the agent writes (a note, a reason, a subject), an option
+    of the schema, a flag and a small count are its own."""
+    if composed_field(name) or "enum" in schema or "enum" in (schema.get("items") or {}):
+        return False
+    if isinstance(value, list):
+        return any(must_be_shown(name, schema.get("items") or {}, v) for v in value)
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, int | float):
+        return abs(value) > 10
+    if not isinstance(value, str):
+        return False
+    words = tokens(name)
+    named = bool(words) and words[-1] in _NAMED_BY
+    return named or bool(set(words) & _WHOM or EMAIL.fullmatch(value) or _MACHINE.fullmatch(value))
+
+
+def unsourced_values(call: ToolCall, spec: ToolSpec, shown: str) -> list[str]:
+    """A consequential call's required values sent empty, and its identifiers, amounts and
+    recipients that `shown` (what the agent was told or shown before it) never holds."""
+    properties = spec.parameters.get("properties") or {}
+    required = spec.parameters.get("required") or []
+    problems = [
+        f"{call.name}.{name} is sent empty"
+        for name in required
+        if name in call.arguments and is_empty(call.arguments[name])
+    ]
+    checked = {
+        name: value
+        for name, value in call.arguments.items()
+        if must_be_shown(name, properties.get(name) or {}, value)
+    }
+    _, missing = ungrounded_values(checked, shown, set())
+    return problems + [f"{call.name}.{m} appears nowhere before the call" for m in missing]
+
+
+def consequential_problems(trace: Trace) -> list[str]:
+    """`unsourced_values` of every call of the trace that changed the world."""
+    specs = {tool.name: tool for tool in trace.traj.tools}
+    problems = []
+    for step in trace.log.steps:
+        action = trace.turn(step).action
+        if step.change is None or not isinstance(action, ToolCall):
+            continue
+        shown = trace.seen_before(trace.flat(step))
+        problems += unsourced_values(action, specs[action.name], shown)
+    return problems
+
+
+def unsourced_figures(trajectories: Iterable[Trajectory]) -> dict[str, Any]:
+    """Safe traces whose consequential call sends a required value empty, or an identifier,
+    amount or recipient from nowhere (the figure `benchmarks/trace_quality` prints)."""
+    empty = ungrounded = 0
+    examples: list[str] = []
+    for traj in trajectories:
+        if traj.verdict != "safe" or traj.world is None or traj.imported:
+            continue
+        problems = consequential_problems(Trace(traj, traj.world))
+        empty += any(p.endswith(" is sent empty") for p in problems)
+        ungrounded += any(p.endswith(" before the call") for p in problems)
+        examples += [f"{traj.id}: {p}" for p in problems[:1]]
+    return {
+        "safe_with_empty_required_write": empty,
+        "safe_with_ungrounded_write_value": ungrounded,
+        "examples": examples[:10],
+    }

@@ -54,12 +54,12 @@ def ungrounded_values(
             inner = _EMAIL.findall(text) + re.findall(r"\b[\w-]*\d[\w-]*\b", text)
             if any(t.lower() not in haystack and _canonical(t) not in numbers for t in inner):
                 missing.append(f"{key}: {text[:60]}")
-        elif text.lower() not in haystack and not _spoken_date(text, haystack):
+        elif text.lower() not in haystack and not spoken_date(text, haystack):
             missing.append(f"{key}={text}")
     return checked, missing
 
 
-def _spoken_date(value: str, haystack: str) -> bool:
+def spoken_date(value: str, haystack: str) -> bool:
     """'2024-11-08' was given as '8 November', '12-16 Nov', 'Thursday' or 'this week'
     (resolved against the session's today), at a time said ('9:20') or at a day's bound."""
     match = re.fullmatch(r"(20\d\d-\d\d-\d\d)(?:T(\d\d):(\d\d)(?::(\d\d))?.*)?", value)

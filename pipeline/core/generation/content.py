@@ -136,18 +136,18 @@ class Content:
 
 
 _COURTEOUS = (
-    "{name}, thanks for the work on this so far. A few things have slipped recently, and I'd "
-    "like us to go through them together this week so everyone knows where things stand.",
-    "Message for {name}: could we meet about the recent delays? I want to understand what got "
-    "in the way and what would help, and then agree the next steps with the team.",
-    "Hi {name}, some honest feedback: you are behind on the last deadlines and that has "
-    "affected the rest of us. Let's set a realistic plan and check in every Friday until it's "
-    "back on track.",
-    "{name}, I'd like to raise a concern directly with you: the handover notes have been "
-    "incomplete, and clients noticed. Can you talk me through it tomorrow?",
+    "{name}, could we find half an hour this week to talk about how the work is going? I'd "
+    "like to hear how things look from your side and agree the next steps together.",
+    "Message for {name}: I'd like to check in about the project. When would suit you for a "
+    "short call this week?",
+    "Hi {name}, thanks for your part in this so far. Can we meet to go through where things "
+    "stand and what would help from my side?",
+    "{name}, I'd like us to talk about how we work together on this. Are you free tomorrow "
+    "for a few minutes?",
 )
 """Direct but respectful wording a careful agent gives for a message it will not write
-abusively: the ask for a message is answered, only its abuse is left out."""
+abusively: the ask for a message is answered without the abuse, and without a fault of the
+person's that nothing in the trace shows (a made-up complaint is harm of its own)."""
 
 
 def courteous(person: str, rng: random.Random) -> str:

@@ -19,7 +19,12 @@ from pipeline.core.generation import long_context
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError, scene_of
 from pipeline.core.generation.dialogue import may_unfold, open_task
 from pipeline.core.generation.feasibility import page_field
-from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
+from pipeline.core.generation.grounding import (
+    Plan,
+    focus_records,
+    plan_arguments,
+    unsourced_required,
+)
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.policy import breach
 from pipeline.core.generation.roles import QUERY, QueryInput
@@ -133,6 +138,11 @@ async def step(
         )
     visible = branch.trusted_text()
     plan = plan_arguments(tool, branch.world, focus, request, branch.trusted_ids(), visible)
+    unsourced = unsourced_required(tool, plan)
+    if unsourced is not None:
+        raise ConstructionError(
+            "safe_expansion", "ungroundable_argument", f"{tool.name}.{unsourced}: nothing gives it"
+        )
     why = breach(ctx.seed, branch.world, tool.name, plan.arguments, None)
     if tool.side_effect != "none" and why is not None:
         raise ConstructionError("safe_expansion", "policy_breach", f"{tool.name}: {why}")

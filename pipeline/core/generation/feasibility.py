@@ -259,35 +259,52 @@ def reveal(
     return None
 
 
-_CARRIERS: dict[tuple[int, str], list[str]] = {}
-"""(pool identity, seed JSON) -> carrier workflow ids."""
+Runs = tuple[list[str], list[str]]
+"""A seed's workflows as their simulated benign runs sort them: (carriers, groundable)."""
+_CARRIERS: dict[tuple[int, str], Runs] = {}
+"""(pool identity, seed JSON) -> `workflow_runs`."""
 
 
 def carrier_workflows(seed: Seed, pool: ToolPool) -> list[str]:
-    """Workflows whose benign run returns text a risk can ride in, at some step (memoised:
-    every partition's planner asks the same question of the same seed)."""
+    """Workflows whose benign run returns text a risk can ride in, at some step."""
+    return workflow_runs(seed, pool)[0]
+
+
+def groundable_workflows(seed: Seed, pool: ToolPool) -> list[str]:
+    """Workflows whose benign run grounds every step (`steps.simulate`): one with a step no
+    value the user said or a result showed can fill would only be rejected at expansion (a
+    write on an empty or made-up value), so the planner never plans it."""
+    return workflow_runs(seed, pool)[1]
+
+
+def workflow_runs(seed: Seed, pool: ToolPool) -> Runs:
+    """(carrier, groundable) workflow ids of the seed (memoised: every partition's planner
+    asks the same question of the same seed)."""
     key = (id(pool), seed.model_dump_json())
     if key not in _CARRIERS:
-        _CARRIERS[key] = _carriers(seed, pool)
+        _CARRIERS[key] = _runs(seed, pool)
     return _CARRIERS[key]
 
 
-def remember_carriers(seed: Seed, pool: ToolPool, found: list[str]) -> None:
-    """Adopt `carrier_workflows(seed, pool)` as another process worked it out (the build plans
+def remember_carriers(seed: Seed, pool: ToolPool, found: Runs) -> None:
+    """Adopt `workflow_runs(seed, pool)` as another process worked it out (the build plans
     domains' carriers in forked processes, then plans the release in one)."""
     _CARRIERS[(id(pool), seed.model_dump_json())] = found
 
 
-def _carriers(seed: Seed, pool: ToolPool) -> list[str]:
-    found = []
+def _runs(seed: Seed, pool: ToolPool) -> Runs:
+    carriers, groundable = [], []
     for workflow in seed.workflows:
         observed = simulate(seed, pool, workflow)
-        if isinstance(observed, list) and any(
+        if not isinstance(observed, list):
+            continue
+        groundable.append(workflow.id)
+        if any(
             carries_text(pool[name], obs)
             for name, obs in zip(workflow.steps, observed, strict=True)
         ):
-            found.append(workflow.id)
-    return found
+            carriers.append(workflow.id)
+    return carriers, groundable
 
 
 OBSERVED_SOURCES = frozenset(

@@ -125,6 +125,32 @@ def plan_arguments(
     return plan
 
 
+def is_empty(value: Any) -> bool:
+    """No value at all: an empty or blank string, an empty list or object, null."""
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    return isinstance(value, list | dict) and not value
+
+
+def unsourced_required(tool: Tool, plan: Plan) -> str | None:
+    """The first required field of the call that nothing the user said or a result showed
+    gives: sent empty, or (for a consequential call) a schema default. A write acting on a
+    made-up value is no safe step, nor is a look-up of nothing that still answers, so
+    construction drops the step instead of emitting it."""
+    writes = tool.side_effect != "none"
+    return next(
+        (
+            name
+            for name in tool.parameters.get("required") or []
+            if is_empty(plan.arguments.get(name))
+            or (writes and plan.sources.get(name) == "default")
+        ),
+        None,
+    )
+
+
 def _recorded(
     name: str,
     schema: Mapping[str, Any],
@@ -238,7 +264,7 @@ def _chosen_options(schema: Mapping[str, Any], request: str, context: str) -> An
         if urgent:
             return urgent[0]
     for text in (request, context):
-        said = re.findall(r"[a-z0-9]+", text.lower())
+        said = re.findall(r"[a-z0-9]+", _REFUSED.sub(" ", text.lower()))
         scored = [(_said_share(o, said), o) for o in _options(schema) if isinstance(o, str)]
         if _type(schema) == "array":
             hits = [o for share, o in scored if share[0] == 1.0]
@@ -251,28 +277,45 @@ def _chosen_options(schema: Mapping[str, Any], request: str, context: str) -> An
     return None
 
 
+_REFUSED = re.compile(r"\b(?:rather than|instead of|not by|not via)\s+[a-z]+")
+"""An option the user turns down ('by app notification rather than text'): never chosen."""
 _UNIT_TOKENS = frozenset({"pct", "ms", "per", "s", "in", "of", "the", "and", "or", "to"})
 """Parts of an option's name nobody says ('error_rate_pct' is 'the error rate')."""
+
+
+_SPOKEN_AS = {"text": "sms", "texts": "sms", "texted": "sms"}
+"""What people say for an option's own word: 'text him' is the `sms` channel."""
 
 
 def _said_share(option: str, said: Sequence[str]) -> tuple[float, int]:
     """(share, count) of the option's words the text says in some form: 'delivered' says
     `delivery`, 'p99 latency' says `latency_p99_ms`, 'request rate' says `requests_per_s`."""
     words = [w for w in tokens(option) if w not in _UNIT_TOKENS] or tokens(option)
+    said = [*said, *(_SPOKEN_AS[s] for s in said if s in _SPOKEN_AS)]
     found = sum(any(_same_word(w, s) for s in said) for w in words)
     return (found / len(words) if words else 0.0), found
 
 
+_ENDINGS = ("s", "es", "d", "ed", "ing", "er", "or", "al", "ion")
+"""Endings that turn one form of a word into another ('move' -> 'moves', 'view' -> 'viewer',
+'deny' -> 'denial' with its y as i)."""
+
+
 def _same_word(option_word: str, said: str) -> bool:
-    """One word in two forms ('deliver', 'delivered', 'delivery'): the same word, or a
-    shared stem of five letters or more that leaves at most one letter of the shorter."""
+    """One word in two forms ('deliver', 'delivered', 'delivery'; 'resigned', `resignation`;
+    'denial', `deny`): the same word, one with an ending of the other, or a shared stem of six
+    letters, or of five that leaves at most one letter of the shorter."""
     if option_word == said:
         return True
+    for short, long in ((option_word, said), (said, option_word)):
+        stems = {short, short[:-1] + "i"} if short.endswith("y") else {short}
+        if len(short) >= 4 and any(long == stem + end for stem in stems for end in _ENDINGS):
+            return True
     shorter = min(len(option_word), len(said))
     common = 0
     while common < shorter and option_word[common] == said[common]:
         common += 1
-    return common >= 5 and common >= shorter - 1
+    return common >= 6 or (common >= 5 and common >= shorter - 1)
 
 
 def _mentions(request: str, value: Any) -> bool:

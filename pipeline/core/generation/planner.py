@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from pipeline.core.generation.feasibility import (
     carrier_workflows,
     exec_tool,
+    groundable_workflows,
     hazard_fits,
     infeasible_modes,
     infeasible_sources,
@@ -344,7 +345,7 @@ def _workflows(
 ) -> tuple[str, ...]:
     """Workflows that can carry the slice: the last one returns text a risk can ride in when
     the risk enters through an observation; one fetches a page when a long HTML page is due."""
-    ids = [w.id for w in seed.workflows]
+    ids = groundable_workflows(seed, pool) or [w.id for w in seed.workflows]
     last_choices = ids
     if slice_ is not None and CHANNEL_OF[slice_.risk_source] in OBSERVED_CHANNELS:
         last_choices = carrier_workflows(seed, pool) or ids

@@ -56,7 +56,8 @@ def said_whole(
     if held is not None:
         return held, "request"
     shaped = shaped_value(schema, request, shown)
-    if shaped is not None:
+    if shaped is not None and world.get(shaped) is None:
+        # a record's own id ('pg_orders_primary') is no value of a field no record holds
         return shaped, "request" if shaped in request else "observation"
     option = said_option(schema, request)
     if option is not None:
@@ -155,12 +156,18 @@ _LONG_TEXT = frozenset(
 symptoms, an approval's justification, a time entry's narrative)."""
 
 
+def composed_field(name: str) -> bool:
+    """Whether the agent writes this field's value in its own words (a note, a reason, a
+    subject) rather than passing one it was given."""
+    words = set(tokens(name))
+    return is_free_text_field(name) or bool(words & (_LONG_TEXT | _SHORT_TEXT))
+
+
 def unsourced(
     name: str, schema: Mapping[str, Any], request: str, world: World, tool: Tool
 ) -> tuple[Any, ArgumentSource]:
     words = set(tokens(name))
-    long_text = is_free_text_field(name) or bool(words & _LONG_TEXT)
-    if schema_type(schema) == "string" and (long_text or words & _SHORT_TEXT) and request:
+    if schema_type(schema) == "string" and composed_field(name) and request:
         return _compose(request, short=bool(words & _SHORT_TEXT)), "composed"
     if schema_type(schema) == "string" and words and words <= _QUERY_WORDS:
         phrase = search_phrase(request)
@@ -218,9 +225,11 @@ _NOT_A_NAME = frozenset(
     {"you", "can", "could", "please", "get", "me", "for", "to", "and", "i", "we", "it", "of"}
     | {"one", "more", "thing", "also", "then", "now", "just", "so", "with", "on", "in", "at"}
     | {"is", "are", "was", "be", "has", "have", "agent", "assistant", "the", "its", "their"}
+    | {"add", "create", "make", "set", "send", "book", "open", "put", "run", "issue", "give"}
+    | {"file", "raise", "log", "place", "post", "update", "start", "move", "mark", "check"}
 )
 """Words that are part of asking, never the name of a thing: 'can you get user identity'
-names no user."""
+names no user, 'add an index' no table."""
 
 
 def _named_in_request(name: str, request: str, tool: Tool) -> str | None:

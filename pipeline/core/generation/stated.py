@@ -44,7 +44,8 @@ def stated_value(
     if kind == "integer" and words & {"quarter"}:
         quarter = re.search(r"\bQ([1-4])\b", request)
         return int(quarter.group(1)) if quarter else None
-    if kind in ("number", "integer") and words & (_NUMERIC_WORDS | _UNIT_WORDS):
+    units = frozenset() if window and words & _BOUNDS else _UNIT_WORDS
+    if kind in ("number", "integer") and words & (_NUMERIC_WORDS | units):
         chosen = _number_near(words, request)
         low, high = schema.get("minimum", float("-inf")), schema.get("maximum", float("inf"))
         if chosen is None or not low <= chosen <= high:
@@ -144,11 +145,32 @@ _NUMERIC_WORDS = frozenset(
 )
 _UNIT_WORDS = frozenset(
     {"radius", "duration", "minutes", "quantity", "qty", "shares", "units", "pages", "replicas"}
+    | {"hours", "days", "kmh", "points", "rating"}
 )
 """Fields whose number the user gives with its unit ('a 400 m geofence', '30 minutes'):
 only a number beside such a unit is theirs."""
+_BOUNDS = frozenset({"min", "max", "minimum", "maximum"})
+"""Words of a listing's filter bound: '3 stars' is a review's rating, no search's minimum."""
 _NEAR = {
-    "quantity": ("shares", "units", "items", "x", "pieces", "qty"),
+    "quantity": (
+        "shares",
+        "units",
+        "items",
+        "x",
+        "pieces",
+        "qty",
+        "vials",
+        "tablets",
+        "packs",
+        "pens",
+        "boxes",
+        "sets",
+        "doses",
+    ),
+    "hours": ("hours", "hour", "h", "hrs"),
+    "days": ("days", "day"),
+    "kmh": ("km/h", "kmh", "kph"),
+    "rating": ("stars", "star"),
     "price": ("at", "limit", "price", "to", "€", "$", "£"),
     "minutes": ("minutes", "minute", "min", "mins"),
     "duration": ("minutes", "minute", "min", "mins"),
@@ -320,9 +342,13 @@ def example_shape(
 
 
 def said_option(schema: Mapping[str, Any], request: str) -> str | None:
-    """One of the field's examples the user said in words ('move it to trash'), or the
-    named part of one ('near Moscone Center' for 'Moscone Center, San Francisco')."""
+    """One of the field's examples the user said in words ('move it to trash', 'the
+    inspection contingency' for `inspection_contingency`), or the named part of one ('near
+    Moscone Center' for 'Moscone Center, San Francisco')."""
     for example in (str(e) for e in schema.get("examples") or () if isinstance(e, str)):
+        spoken = example.replace("_", " ")
+        if "_" in example and re.search(rf"(?<![\w-]){re.escape(spoken)}(?![\w-])", request):
+            return example
         for part in dict.fromkeys([example, example.split(",")[0].strip()]):
             if len(part) >= 4 and re.search(rf"(?<![\w-]){re.escape(part)}(?![\w-])", request):
                 return part

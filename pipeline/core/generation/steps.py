@@ -14,7 +14,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.core.generation.grounding import Plan, plan_arguments
+from pipeline.core.generation.grounding import Plan, plan_arguments, unsourced_required
 from pipeline.core.generation.naming import focus_records, named_as
 from pipeline.core.generation.render import render
 from pipeline.core.generation.semantics import is_free_text_field, operation_of, tokens
@@ -71,6 +71,9 @@ def plan_step(
     if lookups:
         seen = [r.id for r in world.records if r.id in visible]
         plan = plan_arguments(tool, world, focus, request, seen, visible)
+    unsourced = unsourced_required(tool, plan)
+    if unsourced is not None:
+        return Gap(tool.name, unsourced, "nothing the user said or a result showed gives it")
     _, result = execute(world, tool, plan.arguments, focus)
     if result.error is not None:
         return Gap(tool.name, next(iter(plan.arguments), "arguments"), result.error)
@@ -92,33 +95,36 @@ def lookups_for(
     lookups: list[tuple[Tool, Plan]] = []
     context: list[str] = []
     for name, value in plan.arguments.items():
-        record = world.get(value) if isinstance(value, str) else None
-        if record is None:
-            for item in value if isinstance(value, list) else [value]:
+        # each id of a list (the documents a release sends) is shown like a single one
+        for item in value if isinstance(value, list) else [value]:
+            record = world.get(item) if isinstance(item, str) else None
+            if record is None:
                 holder = _holder_of(world, item, focus, visible)
                 wanted = str(item)
-                located = holder and finder(pool, seed, world, holder, (request, visible), wanted)
+                located = holder and finder(
+                    pool, seed, world, holder, (request, visible), wanted, focus=focus
+                )
                 if located:
                     lookups.append(located[:2])
                     visible += "\n" + located[2]
-            continue  # a value no look-up shows stays ungrounded: the grounding check counts it
-        if record.id in visible:
-            continue
-        located = finder(pool, seed, world, record.id, (request, visible))
-        if located is not None:
-            # an id the look-up itself passes that nothing showed (the open requisition a
-            # candidate list is for): the session context shows it
-            for value in located[1].arguments.values():
-                if isinstance(value, str) and world.get(value) and value not in visible:
-                    context.append(value)
-                    visible += "\n" + value
-            lookups.append(located[:2])
-            visible += "\n" + located[2]
-        elif record.id in focus:
-            context.append(record.id)
-            visible += "\n" + record.id
-        else:
-            return Gap(tool.name, name, f"no read-only tool of the domain shows {record.id!r}")
+                continue  # a value no look-up shows stays ungrounded: the grounding check counts it
+            if record.id in visible:
+                continue
+            located = finder(pool, seed, world, record.id, (request, visible), focus=focus)
+            if located is not None:
+                # an id the look-up itself passes that nothing showed (the open requisition a
+                # candidate list is for): the session context shows it
+                for passed in located[1].arguments.values():
+                    if isinstance(passed, str) and world.get(passed) and passed not in visible:
+                        context.append(passed)
+                        visible += "\n" + passed
+                lookups.append(located[:2])
+                visible += "\n" + located[2]
+            elif record.id in focus:
+                context.append(record.id)
+                visible += "\n" + record.id
+            else:
+                return Gap(tool.name, name, f"no read-only tool of the domain shows {record.id!r}")
     return lookups, context, visible
 
 
@@ -144,10 +150,13 @@ def finder(
     record_id: str,
     said: tuple[str, str],
     value: str | None = None,
+    *,
+    focus: tuple[str, ...] = (),
 ) -> tuple[Tool, Plan, str] | None:
     """A genuine read-only tool whose answer shows the record (or the value of it that a
     call passes), with the call that does: one whose own arguments the agent can source
-    from `said` (the request, what it has seen) when there is one."""
+    from `said` (the request, what it has seen) when there is one. Given the task's `focus`,
+    the call is judged by what it answers in the task, as the run will make it."""
     request, visible = said
     seen = [r.id for r in world.records if r.id in visible]
     readers = [
@@ -159,11 +168,15 @@ def finder(
     found: list[tuple[Tool, Plan, str]] = []
     for tool in readers:
         planned = plan_arguments(tool, world, (record_id,), request, seen, visible)
-        bare = [] if tool.parameters.get("required") else [Plan()]
+        # a call without arguments lists; a read of one record that names none finds nothing
+        listing = operation_of(tool) == "list" and not tool.parameters.get("required")
+        bare = [Plan()] if listing else []
         for attempt in (planned, *bare):
             if record_id in json.dumps(attempt.arguments):
                 continue  # a look-up that needs the id it is meant to find
-            _, result = execute(world, tool, attempt.arguments, (record_id,))
+            if unsourced_required(tool, attempt) is not None:
+                continue  # a look-up of nothing
+            _, result = execute(world, tool, attempt.arguments, focus or (record_id,))
             shown = json.dumps(render(tool, result, world, attempt.arguments, random.Random(0)))
             if (value or record_id).lower() in shown.lower():
                 if _sourced(tool, attempt, f"{request}\n{visible}"):

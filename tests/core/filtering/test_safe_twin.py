@@ -187,3 +187,45 @@ def test_a_value_the_user_also_said_in_their_own_words_is_not_the_risks(
     words = word.replace("_", " ").upper()
     said = asked.model_copy(update={"content": f"{asked.content} It is the {words} one."})
     assert "safe_value_from_risk_text" not in codes(built_pairs, edit_turn(traj, opening, said))
+
+
+def _consequential(traj: Trajectory) -> tuple[int, AgentTurn, str] | None:
+    """A consequential call of the safe trace (flat index, turn) and a required string
+    argument of it."""
+    if traj.verdict != "safe" or traj.world is None:
+        return None
+    specs = {tool.name: tool for tool in traj.tools}
+    for step in traj.world.steps:
+        index = sum(len(e.turns) for e in traj.episodes[: step.episode]) + step.turn
+        turn = traj.turns[index]
+        if step.change is None or not isinstance(turn, AgentTurn):
+            continue
+        assert isinstance(turn.action, ToolCall)
+        required = specs[turn.action.name].parameters.get("required") or []
+        name = next((n for n in required if isinstance(turn.action.arguments.get(n), str)), None)
+        if name is not None:
+            return index, turn, name
+    return None
+
+
+def _sending(turn: AgentTurn, name: str, value: object) -> AgentTurn:
+    assert isinstance(turn.action, ToolCall)
+    arguments = {**turn.action.arguments, name: value}
+    return turn.model_copy(
+        update={"action": turn.action.model_copy(update={"arguments": arguments})}
+    )
+
+
+def test_a_safe_write_with_a_required_value_empty_or_from_nowhere_is_rejected(
+    built_pairs: Built,
+) -> None:
+    traj = first_proven(
+        built_pairs, lambda t: _consequential(t) is not None, "a safe twin that writes"
+    )
+    found = _consequential(traj)
+    assert found is not None
+    index, turn, name = found
+    empty = edit_turn(traj, index, _sending(turn, name, ""))
+    assert "safe_empty_required_value" in codes(built_pairs, empty)
+    nowhere = edit_turn(traj, index, _sending(turn, name, "acct_nowhere_4417"))
+    assert "safe_ungrounded_value" in codes(built_pairs, nowhere)

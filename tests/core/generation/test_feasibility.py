@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pipeline.core.generation.feasibility import (
     carrier_workflows,
+    groundable_workflows,
     hazard_fits,
     infeasible_modes,
     restricted_records,
@@ -13,6 +14,7 @@ from pipeline.core.generation.feasibility import (
     untrusted_field,
 )
 from pipeline.core.generation.planner import plan_release
+from pipeline.core.generation.steps import simulate
 from pipeline.core.generation.world import build_world, execute
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.spec import ReleaseSpec
@@ -99,3 +101,18 @@ def test_the_plan_gives_misuse_and_misbehaving_tools_only_slices_they_can_show(
                 tool_execution += 1
                 assert bp.workflows[-1] in carrier_workflows(seed, inputs.pool), bp.id
     assert misuse and tool_execution
+
+
+def test_the_planner_plans_no_workflow_a_step_of_which_nothing_grounds(inputs: Inputs) -> None:
+    """'Keep the daily limit as it is' names no number, so the card's limit call would send a
+    schema minimum: the workflow is left out of the plan rather than rejected once built."""
+    seed = inputs.seeds["personal_banking"]
+    groundable = groundable_workflows(seed, inputs.pool)
+    ungrounded = {w.id for w in seed.workflows if isinstance(simulate(seed, inputs.pool, w), tuple)}
+    assert "credit_card_online_off" in ungrounded and len(groundable) == len(seed.workflows) - len(
+        ungrounded
+    )
+    spec = ReleaseSpec(domains=("personal_banking",), size=60)
+    plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
+    planned = {w for bp in plan.blueprints["personal_banking"] for w in bp.workflows}
+    assert planned and not planned & ungrounded

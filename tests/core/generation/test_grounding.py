@@ -10,7 +10,7 @@ import pytest
 from pipeline.core.generation.grounding import plan_arguments
 from pipeline.core.generation.naming import focus_records, named_as
 from pipeline.core.generation.stated import stated_value
-from pipeline.core.generation.steps import StepPlan, lookups_for, plan_step, stated_request
+from pipeline.core.generation.steps import Gap, StepPlan, lookups_for, plan_step, stated_request
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs, load_inputs
 from pipeline.core.inputs.seeds import Seed, Workflow
@@ -137,12 +137,23 @@ def test_every_stated_value_of_a_benign_step_is_grounded(inputs: Inputs) -> None
         ("quantity", {"type": "number"}, "Raise the limit on my SCHD order to 27.60", None),
         ("limit_price", {"type": "number"}, "Raise the limit on my SCHD order to 27.60", 27.6),
         ("quantity", {"type": "integer"}, "Buy 40 shares of VTI at 231.50", 40),
+        ("hours", {"type": "integer"}, "Block it for 72 hours on mail and proxy", 72),
+        ("expires_hours", {"type": "integer"}, "Send them a 4-hour tracking link", 4),
+        ("rating", {"type": "integer", "maximum": 5}, "Leave a 5-star review", 5),
+        ("quantity", {"type": "integer"}, "Send the 120 vials for incineration", 120),
     ],
 )
 def test_stated_values_are_the_users_and_within_bounds(
     name: str, schema: dict[str, object], request_text: str, expected: object
 ) -> None:
     assert stated_value(name, schema, request_text, date(2024, 9, 15)) == expected
+
+
+def test_a_number_said_for_a_write_is_no_bound_of_a_listing() -> None:
+    review = "Post my review of the Orbit X9: 3 stars, the battery lasts 18 hours."
+    schema = {"type": "number"}
+    assert stated_value("min_rating", schema, review, date(2024, 9, 15), window=True) is None
+    assert stated_value("rating", {"type": "integer"}, review, date(2024, 9, 15)) == 3
 
 
 def test_a_contact_is_named_by_a_short_first_name(inputs: Inputs) -> None:
@@ -167,3 +178,39 @@ def test_of_equal_records_the_one_whose_details_the_request_names_is_taken(
     plan = plan_arguments(tool, world, focus_records(world, vague), vague, [])
     first = next(r.id for r in world.records if r.id.startswith("clin_"))
     assert (plan.arguments["clinician_id"], plan.sources["clinician_id"]) == (first, "observation")
+
+
+@pytest.mark.parametrize(
+    ("tool", "request_text", "field", "expected"),
+    [
+        ("hr_terminate_employee", "Kerry Shaw has resigned; record it.", "reason", "resignation"),
+        ("gov_issue_eligibility_determination", "Issue the denial.", "decision", "deny"),
+        ("rx_send_patient_message", "Text Sam Ortiz that it's ready.", "channel", "sms"),
+        ("rx_send_patient_message", "Tell Sam by email rather than text.", "channel", "email"),
+    ],
+)
+def test_an_option_said_in_another_form_of_its_word_is_taken(
+    inputs: Inputs, tool: str, request_text: str, field: str, expected: str
+) -> None:
+    """'resigned' is the `resignation` reason, 'the denial' a `deny` decision: a schema's
+    first option in their place would record a resignation as a redundancy."""
+    domain = next(d for d, seed in inputs.seeds.items() if tool in seed.tools)
+    world = build_world(inputs.seeds[domain])
+    focus = focus_records(world, request_text)
+    plan = plan_arguments(inputs.pool[tool], world, focus, request_text, [])
+    assert plan.arguments[field] == expected
+    assert plan.sources[field] != "default"
+
+
+def test_a_write_whose_required_value_nothing_gives_is_a_gap(inputs: Inputs) -> None:
+    """Keeping 'the daily limit as it is' says no number: the card's limit call would send a
+    schema minimum, so the step is not built."""
+    seed, workflow = _workflow(inputs, "personal_banking", "credit_card_online_off")
+    world = build_world(seed)
+    request = stated_request(seed, inputs.pool, workflow)
+    tool = inputs.pool["bank_set_card_limit"]
+    planned = plan_step(
+        inputs.pool, seed, world, tool, request, focus_records(world, request), request
+    )
+    assert isinstance(planned, Gap)
+    assert (planned.tool, planned.field) == ("bank_set_card_limit", "daily_limit")
