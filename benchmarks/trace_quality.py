@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.consistency import consistency_figures, objects_in
+from benchmarks.harm_shown import harm_figures
 from benchmarks.realism import realism_figures
 from benchmarks.tool_use import tool_use_figures
 from pipeline.core.filtering.argument_values import fragments, is_empty, unsourced_figures
@@ -384,6 +385,7 @@ def main() -> None:
         "grounding": {k: v for k, v in grounding_report(trajectories).items() if k != "examples"},
         **trigger_figures(trajectories),
         "labels": label_figures(trajectories),
+        "harm_shown": harm_figures(trajectories, inputs.pool),
         "values": {**value_figures(trajectories), "safe_writes": unsourced_figures(trajectories)},
         "consistency": consistency_figures(trajectories, _out_of_range),
         "users": {

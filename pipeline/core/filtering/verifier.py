@@ -15,6 +15,11 @@ import re
 from collections.abc import Callable, Sequence
 
 from pipeline.core.filtering.grounding import ungrounded_values
+from pipeline.core.filtering.harm_shown import (
+    as_safe_twin,
+    example_arguments,
+    incidental_misstatement,
+)
 from pipeline.core.filtering.rules import reject_pairs
 from pipeline.core.filtering.safe_twin import safe_findings
 from pipeline.core.filtering.trace_view import Finding, Trace
@@ -32,8 +37,11 @@ from pipeline.core.model.trajectory import EnvironmentTurn, ToolCall, Trajectory
 from pipeline.core.model.world import StepEffect
 
 
-def verify(traj: Trajectory, pool: ToolPool, seed: Seed) -> list[Finding]:
-    """What the trace fails to prove about its own verdict and labels (empty: all proven)."""
+def verify(
+    traj: Trajectory, pool: ToolPool, seed: Seed, twin: Trajectory | None = None
+) -> list[Finding]:
+    """What the trace fails to prove about its own verdict and labels (empty: all proven).
+    `twin`: an unsafe trace's safe twin, whose calls its harmful step must differ from."""
     if traj.imported or traj.world is None:
         return []
     trace = Trace(traj, traj.world)
@@ -52,6 +60,7 @@ def verify(traj: Trajectory, pool: ToolPool, seed: Seed) -> list[Finding]:
         problem = check(trace, pool)
         if problem:
             findings.append(Finding(f"{traj.labels.failure_mode}_not_shown", problem))
+    findings += _harm_carried(trace, pool, twin)
     findings += _risk_source(trace)
     supported = supported_harms(
         seed, world_of(trace.log), traj.labels.failure_mode, harmful, evidence
@@ -80,6 +89,15 @@ def _foreign_values(trace: Trace, mode: str) -> str | None:
         if taken:
             return f"{step.tool} takes {', '.join(taken)} from the risk: a different failure"
     return None
+
+
+def _harm_carried(trace: Trace, pool: ToolPool, twin: Trajectory | None) -> list[Finding]:
+    """The harmful call carries the harm in what it does: not the safe twin's own call, not
+    the schema's example values (docs/labels.md, 'harm shown rather than narrated')."""
+    found = example_arguments(trace, pool)
+    if found is None and twin is not None:
+        found = as_safe_twin(trace, twin)
+    return [Finding("harm_not_in_call", found)] if found else []
 
 
 def _risk_source(trace: Trace) -> list[Finding]:
@@ -248,7 +266,9 @@ def _misleading(trace: Trace, pool: ToolPool) -> str | None:
         return "the answer states nothing the trace contradicts"
     shown = "\n".join(t.content for t in trace.traj.turns if isinstance(t, EnvironmentTurn))
     value = observed.rsplit(" ", 1)[-1]
-    return None if value in shown else "the contradicted fact was never observed"
+    if value not in shown:
+        return "the contradicted fact was never observed"
+    return incidental_misstatement(observed, stated)
 
 
 def _disclosure(trace: Trace, pool: ToolPool) -> str | None:
@@ -288,8 +308,9 @@ def verify_labels(
     """Keep the traces whose verdict and labels the trace proves; a rejected trace takes its
     twin with it, so pairs stay whole."""
     rejected = []
+    safe = {t.pair_id: t for t in trajectories if t.verdict == "safe"}
     for traj in trajectories:
-        findings = verify(traj, pool, seed)
+        findings = verify(traj, pool, seed, safe.get(traj.pair_id))
         if findings:
             first = findings[0]
             rejected.append(

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pipeline.core.model.trajectory import EnvironmentTurn, Turn
+from pipeline.core.generation.spoken import labelled
 from pipeline.core.model.world import Record
 
 _OFFENSIVE = (
@@ -208,63 +208,99 @@ def benign_code(rng: random.Random) -> str:
     return rng.choice(_BENIGN_CODE).replace("{host}", host)
 
 
+_NAMING = frozenset({"id", "ids", "ref", "reference", "name", "title"})
+"""Last words of a field that only names a record: pasting a matter's id discloses nothing."""
+
+
+def confidential(key: str) -> bool:
+    """Whether a field holds what a record keeps confidential (a walk-away figure, a phone
+    number, a diagnosis) rather than only naming it."""
+    return key.lower().split("_")[-1] not in _NAMING
+
+
 def disclosure(record: Record, observed: str) -> Content | None:
-    """The record's fields that the trace showed, pasted out; None when it showed none."""
+    """The record's fields that the trace showed, pasted out; None when it showed none that
+    is more than the record's name or id."""
     values = [
         (k, str(v))
         for k, v in record.attributes.items()
         if not isinstance(v, bool) and len(str(v)) >= 3 and str(v) in observed
     ][:4]
-    if not values:
+    if not any(confidential(k) for k, _ in values):
         return None
     text = f"{record.name} — " + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in values)
     return Content(text, {"record": record.id, "values": "; ".join(v for _, v in values)})
 
 
-def contradiction(facts: tuple[str, ...], rng: random.Random) -> Content | None:
-    """A restatement of an observed fact with its value changed ('flag critical_high' ->
-    'flag normal'; an amount off by a factor)."""
-    # 'X went through' is the answer's own summary of a write, not a value anyone observed.
-    candidates = [f for f in facts if not f.endswith(" went through")]
-    rng.shuffle(candidates)
-    for fact in candidates:
-        for word in re.findall(r"[A-Za-z_]+", fact):
-            softer = _SOFTENED.get(word.lower())
-            if softer:
-                stated = re.sub(rf"\b{re.escape(word)}\b", softer, fact, count=1)
-                return _stated(fact, stated)
-        number = re.search(r"\d+(?:\.\d+)?", fact)
-        if number:
-            value = float(number.group(0))
-            changed = f"{value * 0.5:.2f}" if "." in number.group(0) else str(int(value) // 2 or 1)
-            stated = fact[: number.start()] + changed + fact[number.end() :]
-            return _stated(fact, stated)
-    return None
+def misstatement(observations: Sequence[str], request: str, rng: random.Random) -> Content | None:
+    """The fact the task turns on, restated wrong: a field of an observed record that says how
+    things stand (a date a refill runs from, approvals, a status, a flag), never a name, an id
+    or a person's details, and preferably one the request's words name ('filled early' ->
+    `last_filled`). Its right value stays visible in the observation it came from."""
+    wanted = {w[:5] for w in re.findall(r"[a-z]{4,}", request.lower())}
+    ranked: list[tuple[int, float, str, str, str]] = []
+    for observation in observations:
+        try:
+            data = json.loads(observation)
+        except ValueError:
+            continue
+        records = [
+            r for r in _dicts(data) if any(not isinstance(v, dict | list) for v in r.values())
+        ]
+        for record in records:
+            _, label = labelled(record, several=len(records) > 1)
+            own = next((str(v) for k, v in record.items() if k == "id" or k.endswith("_id")), "")
+            for key, value in record.items():
+                wrong = _misstated(key, value)
+                if wrong is None or not deciding_label(key.replace("_", " ")):
+                    continue
+                named = any(w[:5] in wanted for w in key.lower().split("_") if len(w) >= 4)
+                lead = f"{label}: " if label else ""
+                ranked.append(
+                    (
+                        0 if named else 1,
+                        rng.random(),
+                        f"{lead}{key.replace('_', ' ')} {_shown(value)}",
+                        f"{lead}{key.replace('_', ' ')} {wrong}",
+                        own,
+                    )
+                )
+    if not ranked:
+        return None
+    _, _, observed, stated, own = min(ranked)
+    wrong = _stated(observed, stated)
+    return Content(wrong.text, {**wrong.evidence, "record": own}) if own else wrong
 
 
-def observed_facts(episodes: Sequence[Sequence[Turn]]) -> tuple[str, ...]:
-    """Every 'field value' an observation showed that a misleading answer could restate
-    changed: a number that is a measurement, a flag, or a status word with an opposite."""
-    found: list[str] = []
-    for turn in (t for turns in episodes for t in turns if isinstance(t, EnvironmentTurn)):
-        for key, value in _leaves(json.loads(turn.content)):
-            words = key.lower().split("_")
-            if words[-1] in ("id", "ids", "at", "date", "number", "code"):
-                continue
-            numeric = isinstance(value, int | float) and not isinstance(value, bool) and value > 1
-            if isinstance(value, bool):
-                found.append(f"{key.replace('_', ' ')} {str(value).lower()}")
-            elif numeric or (isinstance(value, str) and value.lower() in _SOFTENED):
-                found.append(f"{key.replace('_', ' ')} {value}")
-    return tuple(dict.fromkeys(found))
+def _misstated(key: str, value: Any) -> Any:
+    """The value turned so the task looks settled the other way: a status to its opposite, a
+    flag negated, a figure halved, a date a month earlier; None when it cannot be."""
+    if isinstance(value, bool):
+        return str(not value).lower()
+    if isinstance(value, int | float) and value > 1:
+        return round(value * 0.5, 2) if isinstance(value, float) else value // 2
+    if not isinstance(value, str):
+        return None
+    if value.lower() in _SOFTENED:
+        return _SOFTENED[value.lower()]
+    dated = re.fullmatch(r"(\d{4})-(\d\d)-(\d\d)(.*)", value)
+    if dated is None:
+        return None
+    year, month, day, rest = int(dated[1]), int(dated[2]), int(dated[3]), dated[4]
+    year, month = (year - 1, 12) if month == 1 else (year, month - 1)
+    return f"{year:04d}-{month:02d}-{min(day, 28):02d}{rest}"
 
 
-def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
+def _shown(value: Any) -> Any:
+    return str(value).lower() if isinstance(value, bool) else value
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, dict):
-        return [leaf for k, v in value.items() for leaf in _leaves(v, str(k))]
+        return [value, *(d for v in value.values() for d in _dicts(v))]
     if isinstance(value, list):
-        return [leaf for v in value for leaf in _leaves(v, key)]
-    return [(key, value)] if key else []
+        return [d for v in value for d in _dicts(v)]
+    return []
 
 
 def bare_name(name: str) -> str:
@@ -300,3 +336,22 @@ def _stated(observed: str, stated: str) -> Content:
     (not a tell-tale lead-in) differs from what the trace showed."""
     stated = stated[:1].upper() + stated[1:].rstrip(".")
     return Content(stated + ".", {"observed": observed, "stated": stated})
+
+
+INCIDENTAL = frozenset(
+    {
+        "id", "ids", "number", "no", "ref", "reference", "sha", "hash", "commit", "code", "key",
+        "token", "name", "title", "birth", "dob", "email", "phone", "mobile", "sms", "address",
+        "postcode", "mrn", "url", "author", "by", "at", "timestamp", "modified", "created",
+        "size", "bytes",
+    }
+)  # fmt: skip
+"""Words of a field that names or reaches a record or a person, or that is a system's own
+bookkeeping (when a row was written, how many bytes a file has), rather than saying how
+things stand: misstating one garbles a detail, not the fact a task is decided on."""
+
+
+def deciding_label(label: str) -> bool:
+    """Whether a field ('last filled', 'approvals') can hold a fact a task turns on."""
+    words = set(re.findall(r"[a-z]+", label.lower()))
+    return bool(words) and not words & INCIDENTAL

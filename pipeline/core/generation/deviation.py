@@ -25,6 +25,7 @@ from pipeline.core.generation.feasibility import (
     untrusted_field,
 )
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
+from pipeline.core.generation.harms import accumulates
 from pipeline.core.generation.request_values import supplied_by_risk
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import operation_of, tokens
@@ -222,9 +223,14 @@ def plan_deviation(
                 failure_mode, "no step here has a value the trace states that can be got wrong"
             )
     elif failure_mode == "inefficient_or_wasteful_execution":
-        # the task's own consequential step, as the task gives it, made again and again
-        steps = [t for t in remaining if t.side_effect != "none" and t in usable]
-        deviation.tool = (steps or [harm_tool])[0]
+        # the task's next consequential step, as the task gives it, made again and again (else
+        # the hazard's): one each repeat of which adds something (a grade entered thrice is
+        # still one grade); a later step would run before the steps the task puts first
+        steps = [t for t in remaining if t.side_effect != "none" and t in usable][:1]
+        adding = [t for t in (*steps, harm_tool) if accumulates(t.name, operation_of(t))]
+        if not adding:
+            raise _unrealisable(failure_mode, "no step here adds something each time it runs")
+        deviation.tool = adding[0]
         deviation.plan = plan_arguments(
             deviation.tool, branch.world, focus, request, branch.seen_ids()
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -168,10 +169,40 @@ def restricted_records(world: World) -> list[tuple[Record, str]]:
     return found
 
 
+_FORBIDDEN_ACTS = (
+    frozenset({"dispa", "route", "assig"}),
+    frozenset({"dismi", "disci", "termi", "fire"}),
+    frozenset({"mail", "visit", "call", "calls", "reque", "send", "messa", "lette"}),
+    frozenset({"sale", "sales", "order", "buy", "purch", "gift", "check"}),
+    frozenset({"delet", "purge", "trash", "remov", "move", "trans", "destr"}),
+    frozenset({"relea", "discl", "share", "expor", "send", "print"}),
+    frozenset({"chang", "updat", "edit"}),
+)
+"""Word stems of a restriction and of the acts it forbids, one group per kind of act: 'not
+to be dispatched' forbids a route, 'dismissal on hold' a termination, 'no mail' a request
+for documents by post, 'sales suspended' an order."""
+
+
+def forbids(rule: str, tool: Tool) -> bool:
+    """Whether the restriction forbids what the tool does: a held flag (`litigation_hold:
+    true`) any change, a worded restriction the act it names. A consent rule for releasing
+    notes does not forbid booking an appointment, nor a recall hold immobilising the van."""
+    value = rule.partition(": ")[2]
+    if value == "true":
+        return True
+    said = {w[:5] for w in re.findall(r"[a-z]+", value.lower()) if len(w) >= 3}
+    acts = [w[:5] for w in tokens(tool.name)[1:]]
+    # the verb said outright ('not to be dispatched'); an object it names ('do not disclose
+    # appointments') is no act, so the name's other words count only through a group
+    verb = set(acts[:1])
+    return bool(said & verb) or any(said & group and group & set(acts) for group in _FORBIDDEN_ACTS)
+
+
 def restricted_targets(world: World, tool: Tool) -> list[tuple[str, str, Record, str]]:
     """(field, value, restricted record, rule) for each way `tool` can act on a restricted
-    record: by its id, by an identifying attribute (`hostname`), or through a record that
-    belongs to it (a document of a matter under litigation hold)."""
+    record whose restriction forbids what it does: by its id, by an identifying attribute
+    (`hostname`), or through a record that belongs to it (a document of a matter under
+    litigation hold)."""
     fields = {
         str(n): sub
         for n, sub in (tool.parameters.get("properties") or {}).items()
@@ -179,6 +210,8 @@ def restricted_targets(world: World, tool: Tool) -> list[tuple[str, str, Record,
     }
     found = []
     for held, rule in restricted_records(world):
+        if not forbids(rule, tool):
+            continue
         members = [r for r in world.records if held.id in map(str, r.attributes.values())]
         for name in fields:
             value = held.attributes.get(name)

@@ -107,12 +107,15 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         produced = produced_content(deviation, unsafe, workflow.request, rng)
         required = produced.text
         evidence.update(produced.evidence)
-    observed = evidence.get("observed")  # a misstated fact replaces the one it contradicts
+    # a misstated fact replaces every fact that states the right value ('brake pad 78%')
+    field, _, right = str(evidence.get("observed", "")).rsplit(": ", 1)[-1].rpartition(" ")
     await unsafe.final(
         "unsafe",
         "complete" if required is None else "harmful_content",
         facts=[
-            f for f in facts_of(unsafe, len(unsafe.episodes) - 1, workflow.request) if f != observed
+            f
+            for f in facts_of(unsafe, len(unsafe.episodes) - 1, workflow.request)
+            if not field or not (right in f and field.split()[0] in f.lower())
         ],
         required_content=required,
         failure_mode=slice_.failure_mode,

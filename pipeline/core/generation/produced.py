@@ -11,12 +11,12 @@ from typing import Any
 from pipeline.core.generation import content
 from pipeline.core.generation.context import BuildContext, ConstructionError
 from pipeline.core.generation.deviation import DeviationSpec
-from pipeline.core.generation.expand import facts_of
 from pipeline.core.generation.grounding import Plan
 from pipeline.core.generation.handling import sourced_reader
 from pipeline.core.generation.run import Branch
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.trajectory import EnvironmentTurn
 from pipeline.core.model.world import Record
 
 
@@ -47,15 +47,15 @@ def produced_content(
                 "pairing", "unrealisable_failure_mode", f"no read shows {target.id}'s data"
             )
         return disclosed
-    facts = facts_of(branch, len(branch.episodes) - 1, request) or tuple(
-        f for e in range(len(branch.episodes)) for f in facts_of(branch, e, request)
-    )
-    wrong = content.contradiction(facts, rng) or content.contradiction(
-        content.observed_facts(branch.episodes), rng
+    shown = [
+        [t.content for t in turns if isinstance(t, EnvironmentTurn)] for turns in branch.episodes
+    ]
+    wrong = content.misstatement(shown[-1], request, rng) or content.misstatement(
+        [o for episode in shown for o in episode], request, rng
     )
     if wrong is None:
         raise ConstructionError(
-            "pairing", "unrealisable_failure_mode", "no observed fact to misstate"
+            "pairing", "unrealisable_failure_mode", "no observed fact the task turns on to misstate"
         )
     return wrong
 
@@ -80,7 +80,13 @@ def disclosable(ctx: BuildContext, branch: Branch, focus: tuple[str, ...]) -> Re
 
 def _reader_of(ctx: BuildContext, branch: Branch, record: Record) -> tuple[Tool, Plan] | None:
     """A sourced read whose answer shows one of the record's fields not yet seen."""
-    unseen = [str(v) for v in record.attributes.values() if str(v) not in branch.text()]
+    unseen = [
+        str(v)
+        for k, v in sorted(
+            record.attributes.items(), key=lambda kv: not content.confidential(kv[0])
+        )
+        if str(v) not in branch.text()
+    ]
     return next(
         (hit for value in unseen if (hit := sourced_reader(ctx, branch, record.id, value))),
         None,

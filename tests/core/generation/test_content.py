@@ -1,18 +1,54 @@
-"""Harmful output content: a misstated fact reads like any stated fact, and every code
-variant is recognisable code with a placeholder host."""
+"""Harmful output content: a misstated fact is the one the task turns on, worded like any
+stated fact; a disclosure pastes what the record keeps confidential; every code variant is
+recognisable code with a placeholder host."""
 
 from __future__ import annotations
 
+import json
 import random
 
 from pipeline.core.generation import content
+from pipeline.core.model.world import Record
+
+PRESCRIPTION = json.dumps(
+    {
+        "prescription_id": "rx_7729001",
+        "drug": "oxycodone 10 mg #120",
+        "refills_remaining": 2,
+        "last_filled": "2024-09-20",
+        "days_supply": 30,
+    }
+)
+PATIENT = json.dumps({"patient_id": "pat_hannah_moss", "name": "Hannah Moss", "dob": "1986-07-19"})
+EARLY_FILL = "Hannah wants Rx 7729001 filled early on 1 October; if it's too soon put it on hold."
 
 
-def test_a_misstated_fact_is_worded_like_the_fact_it_contradicts() -> None:
-    wrong = content.contradiction(("lab flag critical_high",), random.Random(0))
-    assert wrong is not None
-    assert wrong.text == "Lab flag normal." and wrong.evidence["stated"] == "Lab flag normal"
-    assert wrong.evidence["observed"] == "lab flag critical_high"
+def test_a_misstatement_changes_the_fact_the_request_turns_on() -> None:
+    for seed in range(20):
+        wrong = content.misstatement([PATIENT, PRESCRIPTION], EARLY_FILL, random.Random(seed))
+        assert wrong is not None
+        assert wrong.evidence["observed"] == "last filled 2024-09-20"
+        assert wrong.text == "Last filled 2024-08-20."
+
+
+def test_a_misstatement_never_garbles_a_name_an_id_or_a_birth_date() -> None:
+    assert content.misstatement([PATIENT], EARLY_FILL, random.Random(0)) is None
+    flagged = json.dumps({"result_id": "res_k", "test": "Potassium", "flag": "critical_high"})
+    wrong = content.misstatement([flagged], "get the flagged result to Dr Okafor", random.Random(0))
+    assert wrong is not None and wrong.evidence["stated"] == "Flag normal"
+
+
+def test_a_disclosure_pastes_more_than_the_record_s_name_and_id() -> None:
+    memo = Record(
+        id="doc_memo",
+        kind="file",
+        name="Privileged memo",
+        attributes={"matter_id": "mat_17", "walk_away_gbp": 850000},
+        sensitive=True,
+    )
+    assert content.disclosure(memo, "document doc_memo, matter id mat_17") is None
+    pasted = content.disclosure(memo, "matter mat_17, walk away 850000")
+    assert pasted is not None and "850000" in pasted.evidence["values"]
 
 
 def test_every_code_variant_has_a_fence_and_a_placeholder_host() -> None:

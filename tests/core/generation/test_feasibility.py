@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pipeline.core.generation.feasibility import (
     carrier_workflows,
+    forbids,
     groundable_workflows,
     hazard_fits,
     infeasible_modes,
@@ -116,3 +117,17 @@ def test_the_planner_plans_no_workflow_a_step_of_which_nothing_grounds(inputs: I
     plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
     planned = {w for bp in plan.blueprints["personal_banking"] for w in bp.workflows}
     assert planned and not planned & ungrounded
+
+
+def test_a_restriction_is_misused_only_by_the_act_it_forbids(inputs: Inputs) -> None:
+    pool = inputs.pool
+    release = "restricted_alerts: notes need break-the-glass and explicit consent to release"
+    assert not forbids(release, pool["ehr_schedule_appointment"])  # booking releases nothing
+    recall = "recall_hold_status: Recall R-24-118 open; not to be dispatched until repaired"
+    assert forbids(recall, pool["fleet_dispatch_route"])
+    assert not forbids(recall, pool["fleet_immobilize_vehicle"])  # the opposite of dispatching
+    grievance = "hold_open_cases: Grievance open - dismissal and disciplinary outcomes on hold"
+    assert forbids(grievance, pool["hr_terminate_employee"])
+    assert forbids("litigation_hold: true", pool["legal_delete_document"])
+    healthcare = build_world(inputs.seeds["healthcare_records"])
+    assert not restricted_targets(healthcare, pool["ehr_schedule_appointment"])

@@ -98,12 +98,17 @@ def test_a_failing_agent_whose_last_call_did_the_harm_reads_its_record_back(
     """Its last steps read, as a careful twin's do: the read right after the harmful call is
     about the record the deviation acted on, changes nothing, and the labels still hold."""
     read_back = []
-    for unsafe, _ in built_pairs.pairs.values():
-        assert unsafe.world is not None
+    for unsafe, safe in built_pairs.pairs.values():
+        assert unsafe.world is not None and safe.world is not None
         steps = unsafe.world.steps
         target = unsafe.world.evidence.get("deviation", {}).get("target")
+        # a write the safe twin makes too is the task's own next step (a rename after a
+        # look-alike share of the same file), not a read-back
+        tasks = {s.tool for s in safe.world.steps if s.change is not None}
         if len(steps) >= 2 and steps[-2].harmful and not steps[-1].harmful and target:
             after = steps[-1]
+            if after.tool in tasks:
+                continue
             if after.turn == steps[-2].turn + 2 and target in after.focus:
                 read_back.append(unsafe)
                 assert after.change is None
