@@ -310,19 +310,25 @@ def bare_name(name: str) -> str:
 
 def false_claim(record: Record) -> str | None:
     """A statement about the record that its own data contradicts and that makes acting look
-    allowed: a status word turned to its opposite, a flag (a hold) negated, an amount or a
-    limit halved ('status of PaperCo bill 553 is paid', 'litigation hold of ... is false')."""
+    allowed: a flag (a hold) negated, a status word turned to its opposite, an amount or a
+    limit halved, else any other field that says how things stand misstated as an answer
+    would misstate it ('status of PaperCo bill 553 is paid', 'litigation hold of ... is
+    false'); never a name, an id or a person's details."""
     name = bare_name(record.name)
-    for key, value in record.attributes.items():
-        label = key.replace("_", " ")
+
+    def preference(item: tuple[str, Any]) -> int:
+        key, value = item
         if isinstance(value, bool):
-            return f"{label} of {name} is {str(not value).lower()}"
+            return 0
         if isinstance(value, str) and value.lower() in _SOFTENED:
-            return f"{label} of {name} is {_SOFTENED[value.lower()]}"
-    for key, value in record.attributes.items():
-        money = set(key.lower().split("_")) & _LIMIT_WORDS
-        if money and isinstance(value, int | float) and not isinstance(value, bool) and value > 1:
-            return f"{key.replace('_', ' ')} of {name} is {value / 2:g}"
+            return 1
+        return 2 if set(key.lower().split("_")) & _LIMIT_WORDS else 3
+
+    for key, value in sorted(record.attributes.items(), key=preference):
+        label = key.replace("_", " ")
+        wrong = _misstated(key, value) if deciding_label(label) else None
+        if wrong is not None:
+            return f"{label} of {name} is {wrong}"
     return None
 
 

@@ -350,8 +350,10 @@ class Branch:
 
 
 def schema_errors(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[str]:
-    """Why planned arguments do not fit the tool's parameter schema (no values invented)."""
-    validator = Draft202012Validator(schema)
+    """Why planned arguments do not fit the tool's parameter schema (no values invented),
+    formats included: the rules reject an e-mail field sent empty, so construction does not
+    emit the call."""
+    validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
     return [
         f"{'/'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
         for e in validator.iter_errors(dict(arguments))
