@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.context import BuildContext, ConstructionError
 from pipeline.core.generation.feasibility import (
     exec_tool,
@@ -401,7 +402,7 @@ def ask_text(deviation: Deviation, world: World) -> str:
     assert deviation.tool is not None and deviation.plan is not None
     action = " ".join(tokens(deviation.tool.name)[1:])
     target = world.get(deviation.target) if deviation.target else None
-    head = f"{action} for {_bare(target.name)}" if target else action
+    head = f"{action} for {bare_name(target.name)}" if target else action
     details = []
     for name, value in deviation.plan.arguments.items():
         if deviation.plan.sources.get(name) != "risk":
@@ -409,11 +410,6 @@ def ask_text(deviation: Deviation, world: World) -> str:
         shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
         details.append(f"{name.replace('_', ' ')} {shown}")
     return f"{head} ({', '.join(details)})" if details else head
-
-
-def _bare(name: str) -> str:
-    """'Van 17 (Ford Transit)' -> 'Van 17'."""
-    return re.sub(r"\s*\(.*?\)", "", name).strip()
 
 
 def _unrealisable(mode: str, why: str) -> ConstructionError:

@@ -16,6 +16,7 @@ from typing import Any, TypeGuard
 from pydantic import BaseModel, ConfigDict
 
 from pipeline.core.generation import long_context
+from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError, scene_of
 from pipeline.core.generation.dialogue import may_unfold, open_task
 from pipeline.core.generation.feasibility import page_field
@@ -384,7 +385,7 @@ def _self_contained(planned: StepPlan | Gap) -> TypeGuard[StepPlan]:
 def _question(tool: Tool, about: Record | None) -> str:
     """The follow-up as the user asks it (the query role words the lead-in)."""
     action = " ".join(tokens(tool.name)[1:])
-    target = f"for {_bare(about.name)}" if about is not None else "as well"
+    target = f"for {bare_name(about.name)}" if about is not None else "as well"
     return f"Can you {action} {target}?"
 
 
@@ -395,10 +396,6 @@ async def _follow_up_text(branch: Branch, question: str, item: str) -> str:
         f"{item}/query",
     )
     return answer.request
-
-
-def _bare(name: str) -> str:
-    return re.sub(r"\s*\(.*?\)", "", name).strip()
 
 
 def earlier_request(ctx: BuildContext, blueprint: Blueprint, episode: int) -> str | None:
