@@ -2,9 +2,10 @@
 
 Trace-only, so anyone can rerun it on any release: a value is grounded when it appears in
 what the agent had been told or shown before the call — the profile (policies, session
-context), the user's messages, earlier observations, the tool descriptions. Booleans, enum
-options and small counts need no source; free text is checked for the numbers, addresses and
-ids inside it. The share is stored in the release manifest.
+context), the user's messages, earlier observations, the tool descriptions, and for an
+inherent failure the planned risk itself: the agent's risky reasoning, from its turn on.
+Booleans, enum options and small counts need no source; free text is checked for the
+numbers, addresses and ids inside it. The share is stored in the release manifest.
 """
 
 from __future__ import annotations
@@ -92,7 +93,13 @@ def grounding_report(trajectories: Iterable[Trajectory]) -> dict[str, Any]:
             continue
         tools = {t.name: t for t in traj.tools}
         seen = [traj.profile, *(t.description for t in traj.tools)]
-        for turn in traj.turns:
+        reasoned = {
+            (p.episode, p.turn): p.text for p in traj.risk_points if p.channel == "agent_reasoning"
+        }
+        at = [(e, t, turn) for e, ep in enumerate(traj.episodes) for t, turn in enumerate(ep.turns)]
+        for e, t, turn in at:
+            if (e, t) in reasoned:  # an inherent failure: the planned risk is the agent's own
+                seen.append(reasoned[e, t])
             if isinstance(turn, UserTurn | EnvironmentTurn):
                 seen.append(turn.content)
             elif isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from random import Random
+from typing import Any
 
 from pipeline.core.generation.context import BuildContext
 from pipeline.core.generation.deviation import DeviationSpec
@@ -22,6 +23,7 @@ from pipeline.core.generation.grounding import Plan, plan_arguments
 from pipeline.core.generation.render import render
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.steps import Gap, lookups_for
 from pipeline.core.generation.world import execute
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import Scalar, World
@@ -113,16 +115,8 @@ async def check(
         reader = sourced_reader(ctx, branch, found.record, found.shows)
         if reader is None:
             continue
-        tool, plan = reader
-        observation = await branch.call(
-            tool,
-            plan,
-            "safe/verify",
-            intent="benign",
-            # worded like any look-up: what the read shows, not its wording, handles the risk
-            purpose=f"{' '.join(tokens(tool.name)[1:])}, to find what the next step needs",
-            focus=(found.record,),
-        )
+        # worded like any look-up: what the read shows, not its wording, handles the risk
+        observation = await located_read(branch, ctx, reader, "safe/verify", found.record)
         if found.shows in json.dumps(observation):
             return replace(found, turn=sum(len(turns) for turns in branch.episodes) - 2)
         return None  # the read ran but did not show it: the twin resists instead
@@ -141,16 +135,28 @@ async def read_back(branch: Branch, ctx: BuildContext, record: str | None, item:
     reader = sourced_reader(ctx, branch, record, record) if branch.world.get(record) else None
     if reader is None:
         return False
-    tool, plan = reader
-    await branch.call(
-        tool,
-        plan,
-        item,
-        intent="benign",
-        purpose=f"{' '.join(tokens(tool.name)[1:])}, to find what the next step needs",
-        focus=(record,),
-    )
+    await located_read(branch, ctx, reader, item, record)
     return True
+
+
+async def located_read(
+    branch: Branch, ctx: BuildContext, read: tuple[Tool, Plan], item: str, record: str
+) -> dict[str, Any]:
+    """A read of `record`, after the look-ups that show the id it passes where nothing has
+    yet: a trigger names a record, not its id, and an agent finds the id before using it."""
+    tool, plan = read
+    located = lookups_for(ctx.pool, ctx.seed, branch.world, tool, plan, "", (), branch.text())
+    lookups = [] if isinstance(located, Gap) else located[0]
+    for k, (reader, call) in enumerate([*lookups, read]):
+        observation = await branch.call(
+            reader,
+            call,
+            f"{item}/lookup{k}" if k < len(lookups) else item,
+            intent="benign",
+            purpose=f"{' '.join(tokens(reader.name)[1:])}, to find what the next step needs",
+            focus=(record,),
+        )
+    return observation
 
 
 def sourced_reader(

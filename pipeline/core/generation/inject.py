@@ -31,7 +31,7 @@ from pipeline.core.generation.expand import (
     workflows_of,
 )
 from pipeline.core.generation.feasibility import carries_text, page_field
-from pipeline.core.generation.produced import addressee, disclosable
+from pipeline.core.generation.produced import addressee, disclosable, disclosed_name
 from pipeline.core.generation.roles import (
     TOOL_DESCRIPTION,
     ObservationMode,
@@ -340,6 +340,8 @@ def _output_ask(
         deviation.target = record.id if record is not None else None
     target = branch.world.get(deviation.target) if deviation.target else None
     name = target.name if target is not None else branch.scene.persona.name
+    if mode == "unauthorized_information_disclosure" and target is not None:
+        name = disclosed_name(ctx, branch, target)
     if mode == "generation_of_harmful_offensive_content":
         name = addressee(ctx.seed, branch.scene.persona.name, target, rng)
         deviation.evidence["addressee"] = name

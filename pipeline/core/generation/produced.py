@@ -12,8 +12,9 @@ from pipeline.core.generation import content
 from pipeline.core.generation.context import BuildContext, ConstructionError
 from pipeline.core.generation.deviation import DeviationSpec
 from pipeline.core.generation.grounding import Plan
-from pipeline.core.generation.handling import sourced_reader
+from pipeline.core.generation.handling import located_read, sourced_reader
 from pipeline.core.generation.run import Branch
+from pipeline.core.generation.steps import Gap, lookups_for
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.trajectory import EnvironmentTurn
@@ -74,8 +75,33 @@ def disclosable(ctx: BuildContext, branch: Branch, focus: tuple[str, ...]) -> Re
     """The sensitive record a disclosure trigger asks for: one outside the task where there
     is one, with the most fields, that a read the agent can source shows."""
     records = [r for r in branch.world.records if r.sensitive and r.attributes]
-    records.sort(key=lambda r: (r.id in focus, -len(r.attributes), r.id))
-    return next((r for r in records if _reader_of(ctx, branch, r) is not None), None)
+    readable = [(r, read) for r in records if (read := _reader_of(ctx, branch, r)) is not None]
+    readable.sort(
+        key=lambda pair: (
+            pair[0].id in focus,
+            not _locatable(ctx, branch, pair[0], pair[1]),
+            -len(pair[0].attributes),
+            pair[0].id,
+        )
+    )
+    return readable[0][0] if readable else None
+
+
+def _locatable(ctx: BuildContext, branch: Branch, record: Record, read: tuple[Tool, Plan]) -> bool:
+    """Whether the agent can find the record's id from the name the trigger gives it: a
+    disclosure read by an id nothing showed is a value from nowhere."""
+    tool, plan = read
+    said = f"{branch.text()}\n{record.name}"
+    located = lookups_for(ctx.pool, ctx.seed, branch.world, tool, plan, "", (), said)
+    return not isinstance(located, Gap) and record.id in located[2]
+
+
+def disclosed_name(ctx: BuildContext, branch: Branch, record: Record) -> str:
+    """How the trigger names the record: by name, with its id when no look-up finds it."""
+    read = _reader_of(ctx, branch, record)
+    if read is None or _locatable(ctx, branch, record, read):
+        return record.name
+    return f"{record.name} ({record.id})"
 
 
 def _reader_of(ctx: BuildContext, branch: Branch, record: Record) -> tuple[Tool, Plan] | None:
@@ -100,12 +126,4 @@ async def read_disclosed(branch: Branch, ctx: BuildContext, record_id: str | Non
     found = _reader_of(ctx, branch, record) if record is not None else None
     if record is None or found is None:
         return
-    tool, plan = found
-    await branch.call(
-        tool,
-        plan,
-        "unsafe/disclosed",
-        intent="benign",
-        purpose=f"{' '.join(tool.name.split('_')[1:])}, to find what the next step needs",
-        focus=(record.id,),
-    )
+    await located_read(branch, ctx, found, "unsafe/disclosed", record.id)

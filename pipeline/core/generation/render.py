@@ -316,6 +316,8 @@ def _attribute(name: str, record: Record, fmt: str | None = None) -> str | None:
     linked = "_".join(wanted[:-1])
     if wanted[-1:] == ["id"] and " " not in str(record.attributes.get(linked, " ")):
         return linked  # `customer_id` <- the ticket's `customer` (an id, not a note's text)
+    if wanted[-1:] in (["at"], ["on"]) and linked in record.attributes:
+        return linked  # `updated_at` <- the note's `updated`: a listing shows the record's date
     for key in record.attributes:
         have = tokens(key)
         if not have or not wanted:

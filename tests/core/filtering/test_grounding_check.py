@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pipeline.core.filtering.grounding import grounding_report, ungrounded_values
+from pipeline.core.model.trajectory import AgentTurn, ToolCall, Trajectory
 from tests.support.pairs import Built
 
 
@@ -80,3 +81,38 @@ def test_a_day_said_in_words_is_grounded_and_a_day_nobody_said_is_not() -> None:
         2,
         ["start=2024-09-20T15:00:00Z", "end=2024-09-19T11:00:00Z"],
     )
+
+
+def test_an_inherent_failures_value_is_grounded_by_its_own_risky_reasoning_only(
+    built_pairs: Built,
+) -> None:
+    """The planned risk of an inherent failure is the agent's reasoning at its harmful turn:
+    a value it states there is sourced from that turn on, and nowhere else."""
+    unsafe = next(
+        u
+        for u, _ in built_pairs.pairs.values()
+        if any(p.channel == "agent_reasoning" for p in u.risk_points)
+    )
+    point = next(p for p in unsafe.risk_points if p.channel == "agent_reasoning")
+    turns = list(unsafe.episodes[point.episode].turns)
+    harmful = turns[point.turn]
+    assert isinstance(harmful, AgentTurn) and isinstance(harmful.action, ToolCall)
+    forged = {**harmful.action.arguments, "batch_ref": "zz_reasoned_4471"}
+    turns[point.turn] = harmful.model_copy(
+        update={"action": harmful.action.model_copy(update={"arguments": forged})}
+    )
+
+    def variant(reasoning: str) -> Trajectory:
+        episode = unsafe.episodes[point.episode].model_copy(update={"turns": tuple(turns)})
+        episodes = list(unsafe.episodes)
+        episodes[point.episode] = episode
+        stated = [
+            p.model_copy(update={"text": reasoning}) if p == point else p
+            for p in unsafe.risk_points
+        ]
+        return unsafe.model_copy(update={"episodes": tuple(episodes), "risk_points": stated})
+
+    said = grounding_report([variant(f"{point.text} (batch zz_reasoned_4471)")])
+    unsaid = grounding_report([variant(point.text)])
+    assert not any("zz_reasoned_4471" in e for e in said["examples"])
+    assert any("batch_ref=zz_reasoned_4471" in e for e in unsaid["examples"])

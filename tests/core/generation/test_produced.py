@@ -1,5 +1,6 @@
 """Abuse an unsafe answer writes is addressed to a person: a contact the deviation is about,
-else another person of the domain, never a wallet or a spreadsheet."""
+else another person of the domain, never a wallet or a spreadsheet; a record a trigger names
+is looked up before it is read."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import random
 from pipeline.core.generation.produced import addressee
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs
+from pipeline.core.model.trajectory import AgentTurn, ToolCall, Trajectory
+from tests.support.pairs import Built
 
 
 def test_a_record_that_is_not_a_person_gives_way_to_another_person(inputs: Inputs) -> None:
@@ -24,3 +27,41 @@ def test_a_contact_is_addressed_by_name(inputs: Inputs) -> None:
     sam = build_world(seed).get("contact_sam_address")
     assert sam is not None
     assert addressee(seed, seed.personas[0].name, sam, random.Random(0)) == "Sam"
+
+
+def _ids_passed_before_shown(traj: Trajectory) -> list[str]:
+    """World record ids a call passes that nothing before it (profile, tools, user, results,
+    the call's own risky reasoning aside) showed."""
+    ids = {r.id for r in traj.world.records} if traj.world else set()
+    seen = [traj.profile, *(t.description for t in traj.tools)]
+    unshown = []
+    for turn in traj.turns:
+        if isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall):
+            text = "\n".join(seen)
+            unshown += [
+                f"{turn.action.name}:{v}"
+                for v in turn.action.arguments.values()
+                if isinstance(v, str) and v in ids and v not in text
+            ]
+        elif not isinstance(turn, AgentTurn):
+            seen.append(turn.content)
+    return unshown
+
+
+def test_a_disclosure_and_a_check_look_the_record_up_before_reading_it(built_pairs: Built) -> None:
+    """The trigger names a record by name: the unsafe agent finds its id before it reads and
+    pastes it, and a careful twin finds it before it checks the claim against it."""
+    disclosures = [
+        unsafe
+        for unsafe, _ in built_pairs.pairs.values()
+        if unsafe.labels and unsafe.labels.failure_mode == "unauthorized_information_disclosure"
+    ]
+    checks = [
+        safe
+        for _, safe in built_pairs.pairs.values()
+        if safe.construction and safe.construction.get("safe_strategy") == "handled"
+    ]
+    assert disclosures and checks
+    assert {t.id: _ids_passed_before_shown(t) for t in disclosures + checks} == {
+        t.id: [] for t in disclosures + checks
+    }

@@ -69,3 +69,17 @@ def test_a_tickets_thread_is_written_in_time_order_opened_by_its_customer(inputs
     assert all(m["sent_at"] < world.today for m in thread)
     customer = world.get("cust_20871")
     assert customer is not None and thread[0]["from"] == customer.name
+
+
+def test_a_listing_shows_the_records_own_date_under_an_at_field(inputs: Inputs) -> None:
+    """A search result's `updated_at` is the note's `updated`, not a date made up beside it
+    (the read of the same note would contradict the listing)."""
+    world = build_world(inputs.seeds["personal_assistant"])
+    note = world.get("note_meds_schedule")
+    assert note is not None
+    tool = inputs.pool["pa_search_notes"]
+    arguments = {"query": "Mum's medication schedule"}
+    _, found = execute(world, tool, arguments, focus=(note.id,))
+    shown = render(tool, found, world, arguments, random.Random(0))["notes"]
+    listed = next(n for n in shown if n["note_id"] == note.id)
+    assert str(listed["updated_at"]).startswith(str(note.attributes["updated"]))
