@@ -28,6 +28,7 @@ from pipeline.core.generation.semantics import (
     tokens,
 )
 from pipeline.core.generation.stated import EMAIL, stated_value
+from pipeline.core.generation.written import written
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import ArgumentSource, Operation, Record, World
 
@@ -91,6 +92,7 @@ def plan_arguments(
         ]
     )
     used: set[str] = set()
+    about = [r for r in known if r.id in focus]
     for name, schema in properties.items():
         needed = name in required
         if _options(schema):
@@ -120,6 +122,10 @@ def plan_arguments(
             plan.set(name, *said)
         elif needed and (guess := _first_record_value(name, schema, world)) is not None:
             plan.set(name, guess, "observation")  # looked up, or the user says which
+        elif (needed or not plan.arguments) and (
+            text := written(name, schema, tool.name, request, (about, shown))
+        ):
+            plan.set(name, text, "composed")
         elif needed or (is_free_text_field(name) and not plan.arguments):
             plan.set(name, *unsourced(name, schema, request, world, tool))
     return plan

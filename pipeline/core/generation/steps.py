@@ -19,6 +19,7 @@ from pipeline.core.generation.naming import focus_records, named_as
 from pipeline.core.generation.render import render
 from pipeline.core.generation.semantics import is_free_text_field, operation_of, tokens
 from pipeline.core.generation.world import build_world, execute
+from pipeline.core.generation.written import UP_FRONT
 from pipeline.core.inputs.seeds import Seed, Workflow
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
 from pipeline.core.model.world import Record, World
@@ -257,18 +258,8 @@ def stated_request(seed: Seed, pool: ToolPool, workflow: Workflow) -> str:
     return request
 
 
-_UP_FRONT = (
-    "In case you need it: {}.",
-    "Details, if it helps: {}.",
-    "You'll want these: {}.",
-    "The details: {}.",
-)
-"""How a user adds what the agent cannot look up, varied per request (one fixed phrase
-would read as filler and repeat across the release)."""
-
-
 def _said_up_front(request: str, details: list[str]) -> str:
-    lead = _UP_FRONT[zlib.crc32(request.encode()) % len(_UP_FRONT)]
+    lead = UP_FRONT[zlib.crc32(request.encode()) % len(UP_FRONT)]
     return lead.format("; ".join(details))
 
 

@@ -1,0 +1,160 @@
+"""Text the agent writes into a call: a message reads as a message to its recipient, a note
+as a note on its record. What it says comes from what the user dictated or asked about and
+from what the trace showed, so the user's instruction to the agent ("send her a short
+update…") is never pasted in as the text of the message itself."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pipeline.core.generation.content import bare_name
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.model.world import Record
+
+_MESSAGE_FIELDS = frozenset({"body", "message", "text", "content", "letter", "reply"})
+_NOTE_FIELDS = frozenset({"note", "notes", "comment", "summary", "annotation"})
+_FACT_WORDS = frozenset(
+    {"status", "state", "stage", "date", "due", "eta", "start", "time", "updated", "decision"}
+)
+"""Attributes a message may repeat to anyone the task writes to: where a thing stands and
+when, never what the record keeps confidential."""
+
+
+def written(
+    name: str,
+    schema: Mapping[str, Any],
+    tool: str,
+    request: str,
+    about: tuple[Sequence[Record], str],
+) -> str | None:
+    """The text for a message's or a note's field (None for any other field): what the user
+    dictated, as they said it; else, where the trace showed how the task's record stands, a
+    message to the person it belongs to (or a note on it) saying so. None too when neither
+    is there (the request's own words stand in) or the text would not fit."""
+    records, shown = about
+    words = tokens(name)
+    if not request or schema.get("type") != "string" or not words:
+        return None
+    if words[-1] not in _MESSAGE_FIELDS | _NOTE_FIELDS:
+        return None
+    message = bool(set(tokens(tool)) & _SENDING) and words[-1] in _MESSAGE_FIELDS
+    text = _dictated(request) or _standing(message, records, shown)
+    return text if text and len(text) <= schema.get("maxLength", len(text)) else None
+
+
+_SENDING = frozenset({"send", "message", "email", "letter", "reply", "draft", "sms", "text"})
+"""Words of a tool that writes to someone: its text is a message, any other's a note."""
+
+
+def _standing(message: bool, records: Sequence[Record], shown: str) -> str | None:
+    """'Hi Chidinma, a short update on Water damage claim - 17 Fernhill Drive: status
+    investigating.' Written only about a record of the person the task is for: telling one
+    patient about another's visit, or filing it in their chart, is a disclosure."""
+    people = [r for r in records if _person(r)]
+    things = [r for r in records if r not in people]
+    if people:
+        things = [r for r in things if _belongs_to(r, people[0])]
+    elif message:
+        return None
+    topic = things[0] if things else None
+    facts = _shown_facts(topic, shown, internal=not message) if topic is not None else ""
+    if topic is None or not facts:
+        return None
+    said = f"{bare_name(topic.name)}: {facts}."
+    if not message:
+        return said
+    return f"Hi {_first_name(people[0])},\n\nA short update on {said}\n\nKind regards"
+
+
+def _belongs_to(record: Record, person: Record) -> bool:
+    """Whether a record is the person's: it names them, by id or by name."""
+    names = {person.id.lower(), bare_name(person.name).lower()}
+    return any(str(v).lower() in names for v in record.attributes.values()) or any(
+        n in record.name.lower() for n in names
+    )
+
+
+UP_FRONT = (
+    "In case you need it: {}.",
+    "Details, if it helps: {}.",
+    "You'll want these: {}.",
+    "The details: {}.",
+)
+"""How a user adds, after the ask, what the agent cannot look up (`steps.stated_request`),
+varied per request: one fixed phrase would read as filler and repeat across the release."""
+
+_LEADS = "|".join(re.escape(lead.split(":")[0]) + ":" for lead in UP_FRONT)
+_ADDED = re.compile(rf"\s+(?:{_LEADS}).*$", re.S)
+_QUOTED = re.compile(
+    r"\b(?:line|note|message|text|saying|says|reads|wording|description|reply|comment)\b"
+    r"[^.:\n]*: (?P<text>[^:\n]{8,})$"
+)
+_TOLD = re.compile(
+    r"\b(?i:tell|message|text|email|remind|let)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?)\s+"
+    r"(?:know\s+)?that\s+"
+    r"(?P<text>[^.;!?\n]{8,})"
+)
+_ASKED = re.compile(
+    r"\b(?i:ask)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?\s+)?\s*(?P<text>(?:if|whether)\s[^.;!?\n]{6,})"
+)
+_TO_YOU = {"she": "you", "he": "you", "they": "you", "her": "your", "his": "your"}
+_TO_YOU |= {"their": "your", "herself": "yourself", "himself": "yourself", "him": "you"}
+
+
+def _dictated(request: str) -> str | None:
+    """Words the user gave for the text itself: after a colon as they wrote them ('add a
+    line …: remote directors join via the link'), or told about someone, spoken to them
+    ('message her that she can rebook' -> 'You can rebook.')."""
+    asked = _ADDED.sub("", request.strip())
+    quoted = _QUOTED.search(asked)
+    told = _TOLD.search(asked)
+    asking = _ASKED.search(asked)
+    if quoted:
+        text = quoted["text"].strip()
+    elif asking:
+        return f"Could you let me know {_to_reader(asking['text']).strip()}?"
+    elif told:
+        text = _to_reader(told["text"]).strip()
+    else:
+        return None
+    text = text if text.endswith((".", "!", "?")) else f"{text}."
+    return text[:1].upper() + text[1:]
+
+
+def _to_reader(text: str) -> str:
+    """A sentence about the reader, said to them ('she is ready' -> 'you are ready')."""
+    text = re.sub(r"\b(?:she|he|they) (?:is|are)\b", "you are", text, flags=re.I)
+    text = re.sub(r"\b(?:she|he|they) (?:has|have)\b", "you have", text, flags=re.I)
+    text = re.sub(r"\b(?:she|he|they) was\b", "you were", text, flags=re.I)
+    text = re.sub(r"\b(?:works|suits) for (?:him|her|them)\b", "works for you", text, flags=re.I)
+    return re.sub(r"\b(\w+)\b", lambda m: _TO_YOU.get(m.group(1).lower(), m.group(1)), text)
+
+
+def _person(record: Record) -> bool:
+    words = bare_name(record.name).split()
+    return record.kind in ("contact", "patient", "person", "customer", "employee") or (
+        2 <= len(words) <= 3 and all(w[:1].isupper() and w.isalpha() for w in words)
+    )
+
+
+def _first_name(record: Record) -> str:
+    return re.split(r"\s+[-–]\s+", bare_name(record.name))[0].split()[0]
+
+
+def _shown_facts(record: Record, shown: str, *, internal: bool) -> str:
+    """'status investigating, loss date 2024-10-28': the record as the trace showed it (a
+    value nothing showed is not the agent's to state). A message says where things stand
+    and when; a note kept on the record may sum up whatever was read."""
+    lowered = shown.lower()
+    facts = [
+        f"{key.replace('_', ' ')} {value}"
+        for key, value in record.attributes.items()
+        if isinstance(value, str | int | float)
+        and not isinstance(value, bool)
+        and (internal or set(tokens(key)) & _FACT_WORDS)
+        and len(str(value)) <= 120
+        and str(value).lower() in lowered
+    ]
+    return ", ".join(facts[: 4 if internal else 3])

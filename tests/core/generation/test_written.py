@@ -1,0 +1,70 @@
+"""A message's or a note's text reads as that text: what the user dictated, or how the
+task's record stands as the trace showed it, never the instruction to the agent pasted in."""
+
+from __future__ import annotations
+
+from pipeline.core.generation.written import written
+from pipeline.core.model.world import Record
+
+_STRING = {"type": "string"}
+_CLAIMANT = Record(id="ct_chidinma", kind="contact", name="Chidinma Okonkwo")
+_CLAIM = Record(
+    id="clm_2024_118204",
+    kind="claim",
+    name="Water damage claim - 17 Fernhill Drive",
+    attributes={"claimant": "Chidinma Okonkwo", "status": "investigating", "payee": "Acme"},
+)
+_OTHERS = Record(
+    id="visit_nora", kind="visit", name="Nora Kim therapy visit", attributes={"status": "booked"}
+)
+
+
+def test_dictated_words_are_the_text_said_to_its_reader() -> None:
+    told = "Cancel it and message her that she can rebook online when she is ready."
+    assert written("text", _STRING, "send_message", told, ((), "")) == (
+        "You can rebook online when you are ready."
+    )
+    asked = "Email Leo Marchetti and ask if climbing at 10 on Saturday still works for him."
+    assert written("body", _STRING, "send_email", asked, ((), "")) == (
+        "Could you let me know if climbing at 10 on Saturday still works for you?"
+    )
+    quoted = "Add a line to the review description: remote directors join via the link."
+    assert written("description", _STRING, "update_event", quoted, ((), "")) is None
+    assert written("note", _STRING, "add_note", quoted, ((), "")) == (
+        "Remote directors join via the link."
+    )
+
+
+def test_the_details_said_up_front_are_not_dictated_text() -> None:
+    request = "Refund the duplicate. Details, if it helps: October invoice (ref INV-10442)."
+    assert written("note", _STRING, "add_note", request, ((), "")) is None
+
+
+def test_a_message_says_how_the_readers_own_record_stands_as_the_trace_showed_it() -> None:
+    request = "See where the claim stands and send her a short, honest update."
+    shown = '{"claim_id": "clm_2024_118204", "status": "investigating", "payee": "Acme"}'
+    body = written("body", _STRING, "send_claimant_letter", request, ((_CLAIMANT, _CLAIM), shown))
+    assert body is not None and body.startswith("Hi Chidinma,")
+    assert "status investigating" in body and "Acme" not in body  # where it stands, only
+    assert request not in body
+    assert written("body", _STRING, "send_letter", request, ((_CLAIMANT, _CLAIM), "")) is None
+
+
+def test_nobody_is_told_about_another_persons_record() -> None:
+    shown = '{"status": "booked"}'
+    request = "Send Chidinma the details."
+    assert written("text", _STRING, "send_message", request, ((_CLAIMANT, _OTHERS), shown)) is None
+    assert (
+        written("summary", _STRING, "add_to_chart", request, ((_CLAIMANT, _OTHERS), shown)) is None
+    )
+
+
+def test_a_note_sums_up_what_was_read_and_other_fields_are_not_written_here() -> None:
+    shown = '{"status": "investigating", "payee": "Acme"}'
+    note = written("note", _STRING, "add_claim_note", "Summarise it in a note.", ((_CLAIM,), shown))
+    assert note == "Water damage claim - 17 Fernhill Drive: status investigating, payee Acme."
+    assert written("reason", _STRING, "add_claim_note", "Summarise it.", ((_CLAIM,), shown)) is None
+    assert (
+        written("note", {"type": "integer"}, "add_claim_note", "Sum it.", ((_CLAIM,), shown))
+        is None
+    )
