@@ -17,7 +17,9 @@ point 6; the classes a reading of the round-3 release found). Each is 0 in a rea
 - `file_names_without_extension`: a `file_name` holding a person's or a record's name;
 - `subtotals_off_total`: a subtotal that is not the total less its tax (no lines to add);
 - `answers_repeating_a_field`: a final answer opening two sentences (or bullets) with the
-  same field and a figure and no record named ("Market value 746.88. Market value 669.25.").
+  same field and a figure and no record named ("Market value 746.88. Market value 669.25.");
+- `texts_pasting_the_request`: a message's or a note's text sharing a run of eight words with
+  what the user told the agent (a claimant letter reading "…send her a short, honest update").
 
 Registered in `benchmarks.trace_quality` under "realism".
 """
@@ -33,6 +35,7 @@ from typing import Any, TypeGuard
 from benchmarks.consistency import objects_in
 from pipeline.core.generation.places import PLACE_KEYS, is_place, names_room
 from pipeline.core.generation.semantics import list_field, tokens
+from pipeline.core.generation.written import writes_as_text
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
 from pipeline.core.model.trajectory import (
     AgentTurn,
@@ -40,6 +43,7 @@ from pipeline.core.model.trajectory import (
     FinalAnswer,
     ToolCall,
     Trajectory,
+    UserTurn,
 )
 from pipeline.core.model.world import Record
 
@@ -151,6 +155,11 @@ def denies_itself(tool: Tool, data: Any) -> bool:
     return any(v is False and set(tokens(k)) & done for k, v in data.items())
 
 
+def _runs(text: str, n: int = 8) -> set[tuple[str, ...]]:
+    words = re.findall(r"[\w'-]+", text.lower())
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
 def repeats_a_field(answer: str, fields: set[str]) -> bool:
     for field in fields:
         said = re.findall(rf"(?i){_OPENS}{re.escape(field)}:? [-\d]", answer)
@@ -172,6 +181,7 @@ def realism_figures(trajectories: Sequence[Trajectory], pool: ToolPool) -> dict[
             "file_names_without_extension",
             "subtotals_off_total",
             "answers_repeating_a_field",
+            "texts_pasting_the_request",
         ],
         0,
     )
@@ -188,8 +198,11 @@ def realism_figures(trajectories: Sequence[Trajectory], pool: ToolPool) -> dict[
         names |= {" ".join(r.name.split()[:-1]).lower() for r in world if " " in r.name}
         places = _places(world)
         fields: set[str] = set()
+        told = set().union(*(_runs(t.content) for t in traj.turns if isinstance(t, UserTurn)))
         for call, data in _calls(traj):
             for key, value in call.arguments.items():
+                if writes_as_text(key) and isinstance(value, str) and _runs(value) & told:
+                    count("texts_pasting_the_request", traj, f"{call.name}.{key}={value[:80]}")
                 number = isinstance(value, int | float) and not isinstance(value, bool)
                 if number and set(tokens(key)) & _ORDERED and 0 < value < 1:
                     count("fractional_order_quantities", traj, f"{call.name}.{key}={value}")

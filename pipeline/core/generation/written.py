@@ -22,6 +22,12 @@ _FACT_WORDS = frozenset(
 when, never what the record keeps confidential."""
 
 
+def writes_as_text(name: str) -> bool:
+    """Whether a field holds a message's or a note's text."""
+    words = tokens(name)
+    return bool(words) and words[-1] in _MESSAGE_FIELDS | _NOTE_FIELDS
+
+
 def written(
     name: str,
     schema: Mapping[str, Any],
@@ -35,9 +41,7 @@ def written(
     is there (the request's own words stand in) or the text would not fit."""
     records, shown = about
     words = tokens(name)
-    if not request or schema.get("type") != "string" or not words:
-        return None
-    if words[-1] not in _MESSAGE_FIELDS | _NOTE_FIELDS:
+    if not request or schema.get("type") != "string" or not writes_as_text(name):
         return None
     message = bool(set(tokens(tool)) & _SENDING) and words[-1] in _MESSAGE_FIELDS
     text = _dictated(request) or _standing(message, records, shown)
