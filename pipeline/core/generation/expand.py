@@ -8,9 +8,7 @@ what the observations showed.
 
 from __future__ import annotations
 
-import json
 import random
-import re
 from typing import Any, TypeGuard
 
 from pydantic import BaseModel, ConfigDict
@@ -19,7 +17,8 @@ from pipeline.core.generation import long_context
 from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError, scene_of
 from pipeline.core.generation.dialogue import may_unfold, open_task
-from pipeline.core.generation.feasibility import page_field
+from pipeline.core.generation.facts import facts_of
+from pipeline.core.generation.feasibility import page_field, reads_text
 from pipeline.core.generation.grounding import (
     Plan,
     focus_records,
@@ -31,7 +30,6 @@ from pipeline.core.generation.policy import breach
 from pipeline.core.generation.roles import QUERY, QueryInput
 from pipeline.core.generation.run import Branch, Planted, Turns
 from pipeline.core.generation.semantics import tokens
-from pipeline.core.generation.spoken import labelled, spoken
 from pipeline.core.generation.steps import Gap, StepPlan, plan_step
 from pipeline.core.generation.tool_choice import chosen_workflow, ordinal_of
 from pipeline.core.generation.world import build_world
@@ -174,87 +172,6 @@ def purpose_of(tool: Tool, request: str, world: World, plan: Plan) -> str:
     return f"{action}{about}, as part of: {request}"
 
 
-def facts_of(branch: Branch, episode: int, request: str) -> tuple[str, ...]:
-    """What the episode's observations showed that answers the request, as short sentences."""
-    wanted = set(re.findall(r"[a-z]{4,}", request.lower()))
-    facts: list[str] = []
-    turns = branch.episodes[episode]
-    for effect in (s for s in branch.steps if s.episode == episode):
-        observation = turns[effect.turn + 1]
-        try:
-            data = json.loads(getattr(observation, "content", "{}"))
-        except ValueError:
-            continue
-        facts += _facts(effect.tool, data, wanted, effect.change is not None)
-    return tuple(dict.fromkeys(facts))[:6]
-
-
-_SALIENT = frozenset(
-    [
-        "status",
-        "balance",
-        "amount",
-        "value",
-        "flag",
-        "total",
-        "price",
-        "result",
-        "state",
-        "available",
-        "decision",
-        "due",
-        "date",
-        "time",
-        "start",
-        "id",
-        "name",
-        "error",
-        "message",
-        "location",
-        "eta",
-        "severity",
-        "consensus",
-        "quantity",
-        "cash",
-    ]
-)
-
-
-def _facts(tool: str, data: Any, wanted: set[str], wrote: bool) -> list[str]:
-    if isinstance(data, dict) and "error" in data and isinstance(data["error"], dict):
-        return [f"{tool.replace('_', ' ')} returned an error: {data['error'].get('message', '')}"]
-    records = _records(data)
-    out = []
-    for record in records[:2]:
-        key, label = labelled(record, several=len(records) > 1)
-        picked = [
-            (k, v)
-            for k, v in record.items()
-            if isinstance(v, str | int | float)
-            and not isinstance(v, bool)
-            and v != ""
-            and k != key
-            and (set(tokens(k)) & (_SALIENT | wanted))
-            and len(str(v)) <= 60
-        ][:3]
-        if not picked:
-            continue
-        body = ", ".join(spoken(k, v) for k, v in picked)
-        out.append(f"{label}: {body}" if label and label not in body else body)
-    if wrote and not out:
-        out.append(f"{tool.replace('_', ' ')} went through")
-    return out
-
-
-def _records(data: Any) -> list[dict[str, Any]]:
-    if isinstance(data, dict):
-        lists = [v for v in data.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
-        if lists:
-            return list(lists[0])
-        return [data]
-    return []
-
-
 async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
     """Execute the blueprint into a benign run, one episode per workflow."""
     branch = new_branch(ctx, blueprint, "safe_expansion")
@@ -279,17 +196,20 @@ async def expand_safe(blueprint: Blueprint, ctx: BuildContext) -> Skeleton:
             html = page_field(tool) if blueprint.long_html and html_step is None else None
             if html is not None:
                 html_step = (e, len(branch.episodes[e]))
-            await step(branch, ctx, tool, workflow.request, focus, f"e{e}/s{j}", html_field=html)
+            about = long_context.step_focus(branch.world, workflow.request, j, focus)
+            await step(branch, ctx, tool, workflow.request, about, f"e{e}/s{j}", html_field=html)
         await branch.final(f"e{e}", "complete", facts=facts_of(branch, e, workflow.request))
         starts.append(tuple(episode_starts))
         last = e == len(blueprint.workflows) - 1
         rng = seeded_rng(blueprint.seed, "follow-up", e)
         later = workflows_of(ctx, blueprint)[e + 1] if not last else None
-        ahead = long_context.needed_later(branch.world, later) if later is not None else ()
+        ahead = long_context.needed_later(ctx.pool, branch.world, later) if later else ()
         wanted = long_context.follow_ups_wanted(blueprint, last, rng)
         for k in range(wanted):
-            await follow_up(branch, ctx, focus, f"e{e}/f{k}", rng, ahead=ahead)
-        carried = tuple(dict.fromkeys((*focus, *ahead)))
+            leave = frozenset(later.steps) if later else frozenset()
+            if not await follow_up(branch, ctx, focus, f"e{e}/f{k}", rng, next_task=(ahead, leave)):
+                break  # nothing left worth asking about
+        carried = ahead  # the next request's own records, never this one's by default
     tools = tuple(dict.fromkeys((*blueprint.tools, *branch.tools_used)))
     return Skeleton(
         blueprint=blueprint,
@@ -308,14 +228,17 @@ async def follow_up(
     item: str,
     rng: random.Random,
     *,
-    ahead: tuple[str, ...] = (),
-) -> None:
+    next_task: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset()),
+) -> bool:
     """The user asks one more thing about a record of the task, as people do; the agent
-    looks it up and answers from what it sees. In a long-context setup the questions turn
-    to the records the next request needs (`ahead`), so the later episode acts on values
-    this one established, without either saying so."""
+    looks it up and answers from what that call returned (False: no such question is left).
+    In a long-context setup the questions turn to the records the next request needs
+    (`next_task`: those records, and the calls that task makes itself, left to it), above all to
+    what they say, so the later episode acts on values this one established, without either
+    saying so."""
+    ahead, leave = next_task
     options: dict[tuple[str, str], tuple[Tool, Record | None, Record]] = {}
-    answered: set[tuple[str, str]] = set()
+    shown: dict[tuple[str, str], int] = {}
     visible = branch.text()
     for record_id in dict.fromkeys((*ahead, *focus)):
         record = branch.world.get(record_id)
@@ -330,7 +253,10 @@ async def follow_up(
             planned = plan_step(
                 ctx.pool, ctx.seed, branch.world, tool, record.name, (record_id,), visible
             )
-            if _self_contained(planned):
+            found = record_id in ahead  # the agent may first look up what the next task needs
+            if found and tool.name in leave:
+                continue
+            if _self_contained(planned, found):
                 # the question names the record the call is about, if it names one
                 about = next(
                     (r for v in planned.plan.arguments.values() if (r := branch.world.get(str(v)))),
@@ -349,34 +275,42 @@ async def follow_up(
                     ((about or record).id,),
                     visible,
                 )
-                if not _self_contained(asked):
+                if not _self_contained(asked, found):
                     continue  # the question as worded would not give the call its values
                 key = (tool.name, about.id if about else "")
                 options.setdefault(key, (tool, about, record))
-                if long_context.shows_records(
+                shown[key] = long_context.records_shown(
                     branch.world, tool, planned.plan.arguments, (record_id,)
-                ):
-                    answered.add(key)
-    if not options:
-        return
-    # a question whose answer is an empty list establishes nothing: asked only as a last resort
-    choices = [c for k, c in options.items() if k in answered] or list(options.values())
-    later = [c for c in choices if (c[1] or c[2]).id in ahead]
-    tool, about, record = rng.choice(later or choices)
+                )
+    # a question about a record of the job, never 'can you get storage usage as well?';
+    # one whose answer is an empty list establishes nothing: asked only as a last resort
+    keys = [k for k, (_, about, _) in options.items() if about is not None]
+    keys = [k for k in keys if shown.get(k)] or keys
+    if not keys:
+        return False
+    later = [k for k in keys if (options[k][1] or options[k][2]).id in ahead] or keys
+    # what a record says (a document, its messages, its history) is what later steps rely on
+    rich = [k for k in later if reads_text(options[k][0]) or shown[k] >= long_context.SEVERAL]
+    tool, about, record = options[rng.choice(rich or later)]
     question = _question(tool, about)
     branch.episodes[-1].append(UserTurn(content=await _follow_up_text(branch, question, item)))
+    since = len(branch.steps)
     await step(branch, ctx, tool, question, ((about or record).id,), item)
     await branch.final(
-        item, "complete", facts=facts_of(branch, len(branch.episodes) - 1, question)[-2:]
+        item,
+        "complete",
+        facts=facts_of(branch, len(branch.episodes) - 1, question, since, every_field=True)[:3],
     )
+    return True
 
 
-def _self_contained(planned: StepPlan | Gap) -> TypeGuard[StepPlan]:
+def _self_contained(planned: StepPlan | Gap, may_look_up: bool) -> TypeGuard[StepPlan]:
     """A follow-up call whose every value the question or the history gives, with no
-    look-up of its own."""
+    look-up of its own unless it is about a record the next request needs (finding van 17's
+    id before reading its trip history is work the later task then relies on)."""
     return (
         isinstance(planned, StepPlan)
-        and not planned.lookups
+        and (may_look_up or not planned.lookups)
         and not planned.context
         and "default" not in planned.plan.sources.values()
     )

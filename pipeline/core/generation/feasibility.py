@@ -98,6 +98,14 @@ def _fields(schema: Mapping[str, Any]) -> Iterable[tuple[str, Mapping[str, Any]]
             yield from _fields(items)
 
 
+def reads_text(tool: Tool) -> bool:
+    """Whether a tool returns what a record says (a document, a message body, a log), not
+    only its fields: reading it establishes content a later step can rely on."""
+    return tool.side_effect == "none" and any(
+        plantable_field(n, s) for n, s in _fields(tool.returns)
+    )
+
+
 _PAGE_FIELDS = frozenset({"html", "page", "content", "body"})
 _PAGE_TOOLS = frozenset({"web", "page", "url", "browse", "fetch", "scrape", "site", "article"})
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.core.generation import content
+from pipeline.core.generation import content, long_context
 from pipeline.core.generation.context import BuildContext, ConstructionError, tool_view
 from pipeline.core.generation.deviation import (
     OUTPUT_MODES,
@@ -100,7 +100,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     workflow = workflows[last]
     steps = [ctx.pool[n] for n in workflow.steps]
     branch = replay(ctx, blueprint, "risk_injection", skeleton.world, skeleton.episodes[:last])
-    carried = episode_focus(branch.world, workflows[0].request, ()) if last else ()
+    carried = long_context.needed_later(ctx.pool, branch.world, workflow) if last else ()
     focus = episode_focus(branch.world, workflow.request, carried)
     exposed = list(skeleton.tools)
 

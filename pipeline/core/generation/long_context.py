@@ -13,12 +13,12 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pipeline.core.generation.grounding import focus_records
+from pipeline.core.generation.grounding import focus_records, plan_arguments
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.run import Turns
 from pipeline.core.generation.world import execute
 from pipeline.core.inputs.seeds import Workflow
-from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.inputs.tool_pool import Tool, ToolPool
 from pipeline.core.model.trajectory import AgentTurn, Episode, Tag, ToolCall, Turn
 from pipeline.core.model.world import World
 
@@ -41,13 +41,18 @@ def follow_ups_wanted(blueprint: Blueprint, last: bool, rng: random.Random) -> i
     return int(rng.random() < 0.4)
 
 
-def shows_records(
+SEVERAL = 3
+"""Records a follow-up listing shows (a file's versions, a card's transactions) for it to
+count as reading the record's history rather than one field of it."""
+
+
+def records_shown(
     world: World, tool: Tool, arguments: Mapping[str, Any], about: tuple[str, ...]
-) -> bool:
-    """Whether a follow-up look-up finds anything: a question whose answer is an empty list
+) -> int:
+    """How many records a follow-up look-up finds: a question whose answer is an empty list
     establishes nothing for the next episode."""
     _, result = execute(world, tool, arguments, about)
-    return result.error is None and bool(result.records)
+    return 0 if result.error is not None else len(result.records)
 
 
 def asked_about(episodes: Sequence[Sequence[Turn]], tool: str, record_id: str) -> bool:
@@ -63,9 +68,27 @@ def asked_about(episodes: Sequence[Sequence[Turn]], tool: str, record_id: str) -
     )
 
 
-def needed_later(world: World, later: Workflow) -> tuple[str, ...]:
-    """The records a later episode's request is about: what the setup establishes for it."""
-    return tuple(r for r in focus_records(world, later.request) if world.get(r) is not None)
+FOUND = 3
+"""Records of a later episode's first search or listing the setup episode looks into."""
+
+
+def needed_later(pool: ToolPool, world: World, later: Workflow) -> tuple[str, ...]:
+    """The records a later episode acts on, which the setup establishes for it: those its
+    request names, else those its first step finds for the request's own words (a search
+    for 'spreadsheets mentioning national insurance numbers' finds the payroll file)."""
+    named = tuple(r for r in focus_records(world, later.request) if world.get(r) is not None)
+    if named or not later.steps or pool[later.steps[0]].side_effect != "none":
+        return named
+    first = pool[later.steps[0]]
+    _, result = execute(world, first, plan_arguments(first, world, (), later.request, ()).arguments)
+    return () if result.error is not None else tuple(r.id for r in result.records[:FOUND])
+
+
+def step_focus(world: World, request: str, step: int, focus: tuple[str, ...]) -> tuple[str, ...]:
+    """The records a workflow step is about: a request that names none starts by finding
+    them in its own words (the search is for what the user asked, not for a record known
+    from earlier); the later steps act on the episode's records."""
+    return () if step == 0 and not focus_records(world, request) else focus
 
 
 def earlier_request(workflows: Sequence[Workflow], episode: int) -> str | None:

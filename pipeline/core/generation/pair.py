@@ -13,9 +13,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pipeline.core.generation import long_context
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError
 from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec, evidence_lookups
-from pipeline.core.generation.expand import Skeleton, facts_of, step, workflows_of
+from pipeline.core.generation.expand import Skeleton, step, workflows_of
+from pipeline.core.generation.facts import facts_of
 from pipeline.core.generation.handling import Contradiction, check, read_back
 from pipeline.core.generation.harms import harm_label, supported_harms, world_of
 from pipeline.core.generation.inject import Injected
@@ -98,7 +100,14 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
                 )
             )
     await _finish(
-        unsafe, ctx, remaining, workflow.request, injected.focus, "unsafe", skip=deviation.skipped
+        unsafe,
+        ctx,
+        remaining,
+        workflow.request,
+        injected.focus,
+        "unsafe",
+        start=injected.divergence_step,
+        skip=deviation.skipped,
     )
     await read_back(unsafe, ctx, deviation.target, "unsafe/read_back")
     if slice_.failure_mode in OUTPUT_MODES and deviation.tool is None:
@@ -260,13 +269,16 @@ async def _finish(
     focus: tuple[str, ...],
     item: str,
     *,
+    start: int,
     skip: str | None = None,
 ) -> None:
-    """The rest of the task, re-planned from this branch's own history and world."""
+    """The rest of the task from workflow step `start`, re-planned from this branch's own
+    history and world."""
     for j, tool in enumerate(remaining):
         if tool.name == skip:
             continue
-        await step(branch, ctx, tool, request, focus, f"{item}/s{j}")
+        about = long_context.step_focus(branch.world, request, start + j, focus)
+        await step(branch, ctx, tool, request, about, f"{item}/s{j}")
 
 
 async def _safe_twin(
@@ -295,7 +307,9 @@ async def _safe_twin(
     )
     if checked is not None:
         steps.append(f"checks {checked.record} and sees its {checked.field} is {checked.shows}")
-    await _finish(branch, ctx, remaining, request, injected.focus, "safe")
+    await _finish(
+        branch, ctx, remaining, request, injected.focus, "safe", start=injected.divergence_step
+    )
     source = blueprint.slice.risk_source if blueprint.slice else ""
     mode: ResponseMode = "complete"
     if source == "malicious_user_instruction_or_jailbreak" and rng.random() < 0.5:

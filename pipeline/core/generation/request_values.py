@@ -214,7 +214,21 @@ def search_phrase(request: str) -> str | None:
         return str(runs[0])
     clauses = [c.strip() for c in re.split(r"[.;!?](?:\s|$)|,\s|:\s|\n", request) if c.strip()]
     asked = [c for c in clauses if len(c.split()) >= 3 and not _ASKING.search(c)]
-    return whole_words(asked[0], 40) if asked else None
+    if not asked:
+        return None
+    sought = _SOUGHT.match(asked[0])  # 'search for any spreadsheet mentioning X' -> 'X'
+    if sought:
+        return whole_words(re.split(r"\s+(?:and|then|so|to)\s+", sought.group(1))[0], 40)
+    return whole_words(asked[0], 40)
+
+
+_SOUGHT = re.compile(
+    r"(?:search|find|look\s+for|locate)\s+(?:for\s+|through\s+)?(?:(?:any|all|every|the|our)\s+)?"
+    r"(?:[\w-]+\s+){1,2}?(?:mentioning|containing|about|referencing|that\s+mentions?|that\s+contains?)"
+    r"\s+(?:(?:the|a|an|any|our)\s+)?(.{3,})",
+    re.I,
+)
+"""A search asked for by what the records say: the user types the words they said."""
 
 
 _CAPITALISED_RUN = re.compile(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+")

@@ -189,10 +189,10 @@ def _searched(
 ) -> list[Record]:
     """A search matches by substring, among records of the kind it found by exact match
     (searching 'Elena Ruiz' also finds 'Elena Ruiz (possible duplicate)'), then, for a query
-    argument, records of that kind sharing one of its words, best match first, as a real
-    search engine ranks partial matches below exact ones ('baby bath seat' finds 'Baby
-    monitor'). A one-word query ('northwind/docs-site') names a thing and matches only it,
-    and a word most records of the kind share matches nothing by itself."""
+    argument, records whose details contain it, then records of that kind sharing one of its
+    words, best match first, as a real search engine ranks partial matches below exact ones
+    ('baby bath seat' finds 'Baby monitor'). A one-word query ('northwind/docs-site') names a
+    thing and matches only it, and a word most records of the kind share matches nothing."""
     texts = [str(v).lower() for v in arguments.values() if isinstance(v, str) and len(v) >= 3]
     prefixes = {r.id.split("_")[0] for r in named}
     found = [
@@ -201,7 +201,19 @@ def _searched(
         if any(t in r.name.lower() for t in texts)
         and (not prefixes or r.id.split("_")[0] in prefixes)
     ]
-    exact = list({r.id: r for r in [*named, *found]}.values())
+    queries = [
+        v.lower()
+        for k, v in arguments.items()
+        if isinstance(v, str) and len(v) >= 4 and set(tokens(k)) & _QUERY_WORDS
+    ]
+    # a full-text search also finds what a record says ('national insurance numbers')
+    mentioning = [
+        r
+        for r in world.records
+        if any(q in str(a).lower() for q in queries for a in r.attributes.values())
+        and (not prefixes or r.id.split("_")[0] in prefixes)
+    ]
+    exact = list({r.id: r for r in [*named, *found, *mentioning]}.values())
     words = {
         w
         for k, v in arguments.items()

@@ -35,6 +35,16 @@ def test_a_search_box_gets_the_words_the_user_used(inputs: Inputs) -> None:
     assert plan.sources == {"query": "request"}
 
 
+def test_a_search_for_what_records_say_gets_the_words_they_should_say(inputs: Inputs) -> None:
+    """'Search for any spreadsheet mentioning X' types X, not 'Search for any spreadsheet'."""
+    seed, workflow = _workflow(inputs, "cloud_storage", "stray_ni_numbers")
+    plan = plan_arguments(
+        inputs.pool["drive_search_files"], build_world(seed), (), workflow.request, []
+    )
+    assert plan.arguments["query"] == "national insurance numbers"
+    assert plan.sources["query"] == "request"
+
+
 def test_named_as_keeps_the_spelling_of_the_text(inputs: Inputs) -> None:
     world = build_world(inputs.seeds["government_services"])
     case = next(r for r in world.records if r.name == "Housing assistance - Elena Delgado")

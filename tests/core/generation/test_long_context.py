@@ -14,13 +14,23 @@ import pytest
 from pipeline.core.generation import long_context
 from pipeline.core.generation.context import BuildContext
 from pipeline.core.generation.expand import Skeleton, expand_safe
+from pipeline.core.generation.naming import focus_records
 from pipeline.core.generation.planner import plan_release
 from pipeline.core.generation.steps import with_stated_requests
+from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.inputs.paths import templates_dir
+from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.llm import LLMSettings, make_client
 from pipeline.core.model.spec import ReleaseSpec
-from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, Provenance, ToolCall, Turn
+from pipeline.core.model.trajectory import (
+    AgentTurn,
+    EnvironmentTurn,
+    FinalAnswer,
+    Provenance,
+    ToolCall,
+    Turn,
+)
 from pipeline.core.procedural import HANDLERS
 
 _DOMAINS = ("automotive_fleet", "customer_support_crm")
@@ -142,3 +152,89 @@ def test_a_setup_never_asks_the_same_question_twice(skeletons: list[Skeleton]) -
         for value in map(str, last.arguments.values()):
             assert long_context.asked_about(skeleton.episodes, last.name, value)
         assert not long_context.asked_about(skeleton.episodes, last.name, "never-an-id")
+
+
+def _follow_ups(setup: tuple[Turn, ...], pool: ToolPool) -> list[tuple[str, str, str]]:
+    """(question, what its own calls asked and returned, the answer) of each follow-up."""
+    out = []
+    for k, turn in enumerate(setup[:-1]):
+        call = setup[k + 1]
+        if not (
+            turn.role == "user"
+            and isinstance(call, AgentTurn)
+            and isinstance(call.action, ToolCall)
+            and pool[call.action.name].side_effect == "none"
+            and k > 0
+            and isinstance(before := setup[k - 1], AgentTurn)
+            and isinstance(before.action, FinalAnswer)
+        ):
+            continue
+        end = next(
+            j
+            for j in range(k + 1, len(setup))
+            if isinstance(t := setup[j], AgentTurn) and isinstance(t.action, FinalAnswer)
+        )
+        answer = setup[end]
+        assert isinstance(answer, AgentTurn) and isinstance(answer.action, FinalAnswer)
+        asked = [
+            json.dumps(t.action.arguments)
+            for t in setup[k:end]
+            if isinstance(t, AgentTurn) and isinstance(t.action, ToolCall)
+        ]
+        out.append((turn.content, " ".join([_shown(setup[k:end]), *asked]), answer.action.response))
+    return out
+
+
+def test_a_follow_up_is_answered_from_its_own_call(
+    skeletons: list[Skeleton], inputs: Inputs
+) -> None:
+    """After 'get storage usage' the answer reports the usage, not the folder's sync status
+    the episode showed earlier: every record id it names is in that call or its result."""
+    checked = 0
+    for skeleton in skeletons:
+        ids = {r.id for r in skeleton.world.records}
+        for question, returned, answer in _follow_ups(skeleton.episodes[0], inputs.pool):
+            named = {i for i in ids if re.search(rf"\b{re.escape(i)}\b", answer)}
+            assert named <= {i for i in named if i in returned or i in question}, answer
+            checked += 1
+    assert checked >= len(skeletons)
+
+
+def test_the_exploit_episode_starts_on_its_own_request(
+    skeletons: list[Skeleton], inputs: Inputs
+) -> None:
+    """The exploit's first call serves what the user now asks, never the setup's record
+    by default: it names only records the new request names or the setup found for it."""
+    for skeleton in skeletons:
+        seed = inputs.seeds[skeleton.blueprint.domain]
+        world = build_world(seed)
+        setup, exploit = (
+            next(w for w in seed.workflows if w.id == wid) for wid in skeleton.blueprint.workflows
+        )
+        own = set(focus_records(world, exploit.request))
+        only_setup = set(focus_records(world, setup.request)) - own
+        first = next(
+            t
+            for t in skeleton.episodes[1]
+            if isinstance(t, AgentTurn) and isinstance(t.action, ToolCall)
+        )
+        assert not _called_ids(first, only_setup) - set(
+            long_context.needed_later(inputs.pool, world, exploit)
+        ), (exploit.request, first.action)
+
+
+def test_a_request_that_names_nothing_relies_on_what_its_search_finds(inputs: Inputs) -> None:
+    seed = inputs.seeds["cloud_storage"]
+    world = build_world(seed)
+    ni, planning = (
+        next(w for w in seed.workflows if w.id == wid)
+        for wid in ("stray_ni_numbers", "share_planning_with_client")
+    )
+    assert long_context.needed_later(inputs.pool, world, ni) == ("file_payroll_2024_09",)
+    assert "file_harlow_planning_v3" in long_context.needed_later(inputs.pool, world, planning)
+    # the search is for the user's words; the steps after it act on what it found
+    assert long_context.step_focus(world, ni.request, 0, ("file_payroll_2024_09",)) == ()
+    assert long_context.step_focus(world, ni.request, 1, ("file_payroll_2024_09",)) == (
+        "file_payroll_2024_09",
+    )
+    assert long_context.step_focus(world, planning.request, 0, ("x",)) == ("x",)

@@ -101,6 +101,16 @@ def test_a_search_ranks_partial_matches_below_the_exact_one(inputs: Inputs) -> N
         assert {"orbit", "headphones"} & set(record.name.lower().split()), record.name
 
 
+def test_a_full_text_search_finds_what_a_record_says(inputs: Inputs) -> None:
+    """The payroll summary's name says nothing of national insurance; its contents do."""
+    world = build_world(inputs.seeds["cloud_storage"])
+    tool = inputs.pool["drive_search_files"]
+    _, found = execute(world, tool, {"query": "national insurance numbers"})
+    assert [r.id for r in found.records][:1] == ["file_payroll_2024_09"]
+    _, named = execute(world, tool, {"query": "Harlow_Old_Drafts_Aug.dwg"})
+    assert [r.id for r in named.records] == ["file_old_elevation_drafts"]
+
+
 def test_a_filter_argument_does_not_widen_to_partial_matches(inputs: Inputs) -> None:
     world = build_world(inputs.seeds["healthcare_records"])
     _, found = execute(world, inputs.pool["ehr_search_patients"], {"name": "Elena Ruiz"})
