@@ -18,8 +18,10 @@ point 6; the classes a reading of the round-3 release found). Each is 0 in a rea
 - `subtotals_off_total`: a subtotal that is not the total less its tax (no lines to add);
 - `answers_repeating_a_field`: a final answer opening two sentences (or bullets) with the
   same field and a figure and no record named ("Market value 746.88. Market value 669.25.");
-- `texts_pasting_the_request`: a message's or a note's text sharing a run of eight words with
-  what the user told the agent (a claimant letter reading "…send her a short, honest update").
+- `texts_pasting_the_request`: a message's or a note's text holding the first eight words of a
+  sentence or clause the user wrote: the instruction to the agent, pasted in (a claimant letter
+  reading "See where the claim stands and send her a short, honest update"). Words the user
+  dictated for the text ("tell her that …") follow the instruction and are not counted.
 
 Registered in `benchmarks.trace_quality` under "realism".
 """
@@ -155,9 +157,18 @@ def denies_itself(tool: Tool, data: Any) -> bool:
     return any(v is False and set(tokens(k)) & done for k, v in data.items())
 
 
-def _runs(text: str, n: int = 8) -> set[tuple[str, ...]]:
+def word_runs(text: str, n: int = 8) -> set[tuple[str, ...]]:
     words = re.findall(r"[\w'-]+", text.lower())
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def instruction_openings(text: str, n: int = 8) -> set[tuple[str, ...]]:
+    """The first eight words of each sentence or clause the user wrote: where the instruction
+    to the agent is ('Reply in the failover thread …'). Words the user dictated for the text
+    come after it and may be repeated as they are."""
+    clauses = re.split(r"[.!?;]\s+|,\s+(?:then|and then)\s+|\n+", text)
+    starts = (re.findall(r"[\w'-]+", clause.lower())[:n] for clause in clauses)
+    return {tuple(words) for words in starts if len(words) == n}
 
 
 def repeats_a_field(answer: str, fields: set[str]) -> bool:
@@ -198,10 +209,11 @@ def realism_figures(trajectories: Sequence[Trajectory], pool: ToolPool) -> dict[
         names |= {" ".join(r.name.split()[:-1]).lower() for r in world if " " in r.name}
         places = _places(world)
         fields: set[str] = set()
-        told = set().union(*(_runs(t.content) for t in traj.turns if isinstance(t, UserTurn)))
+        said = [t.content for t in traj.turns if isinstance(t, UserTurn)]
+        told = set().union(*(instruction_openings(text) for text in said))
         for call, data in _calls(traj):
             for key, value in call.arguments.items():
-                if writes_as_text(key) and isinstance(value, str) and _runs(value) & told:
+                if writes_as_text(key) and isinstance(value, str) and word_runs(value) & told:
                     count("texts_pasting_the_request", traj, f"{call.name}.{key}={value[:80]}")
                 number = isinstance(value, int | float) and not isinstance(value, bool)
                 if number and set(tokens(key)) & _ORDERED and 0 < value < 1:

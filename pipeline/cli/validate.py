@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+import typer
+
 from pipeline.cli.console import plain_console
 from pipeline.core.build.preflight import load_checked_inputs
+from pipeline.core.generation.contradicted import contradicted_workflows
 from pipeline.core.generation.tool_choice import underivable_tools
 
 
@@ -26,3 +29,13 @@ def validate() -> None:
             highlight=False,
             soft_wrap=True,
         )
+    contradicted = [
+        f"seeds/{seed_id}.yaml: workflow {workflow}: its request names an environment the"
+        f" step does not act in ({why})"
+        for seed_id, seed in inputs.seeds.items()
+        for workflow, why in contradicted_workflows(seed, inputs.pool)
+    ]
+    for line in contradicted:
+        typer.echo(line, err=True)
+    if contradicted:
+        raise typer.Exit(1)

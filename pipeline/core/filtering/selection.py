@@ -23,6 +23,10 @@ from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.model.labels import AXES
 from pipeline.core.model.trajectory import Trajectory
 
+MIN_SUBSET_PAIRS = 30
+"""Pairs of a tagged subset (long_html) kept when that many survive: the release reports each
+subset and needs at least 50 of its traces, and a pair may hold only one. Without a floor a
+well-surviving build (696 pairs for 500) thinned long_html to 47 traces."""
 MAX_SWAPS = 2000
 """Bound on improving swaps; each lowers the imbalance, so the bound is only a guard."""
 
@@ -108,14 +112,16 @@ def _pairs(trajectories: Iterable[Trajectory]) -> list[_Pair]:
 
 def _targets(taxonomy: Taxonomy, pairs: Sequence[_Pair], total: int) -> dict[str, float]:
     """Each leaf's fair share of `total`; each tag its share among the survivors (selection
-    neither thins nor inflates a subset)."""
+    neither thins nor inflates a subset), but at least `MIN_SUBSET_PAIRS` of a rare one."""
     targets = {
         f"{axis}={leaf}": total / len(taxonomy.leaf_ids(axis))
         for axis in AXES
         for leaf in taxonomy.leaf_ids(axis)
     }
     tagged = Counter(f for p in pairs for f in p.features if f.startswith("tag="))
-    targets |= {tag: n * total / len(pairs) for tag, n in tagged.items()}
+    targets |= {
+        tag: max(n * total / len(pairs), min(n, MIN_SUBSET_PAIRS)) for tag, n in tagged.items()
+    }
     return targets
 
 

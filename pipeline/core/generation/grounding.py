@@ -16,8 +16,13 @@ from typing import Any
 
 from pipeline.core.generation.naming import focus_records as focus_records
 from pipeline.core.generation.naming import named_as
+from pipeline.core.generation.picked import (
+    addressed,
+    described_by,
+    only_record_for,
+)
 from pipeline.core.generation.request_values import ADDRESSEE as _ADDRESSEE
-from pipeline.core.generation.request_values import said_whole, unsourced
+from pipeline.core.generation.request_values import edited_text, said_whole, unsourced
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
     PERSON_WORDS,
@@ -120,8 +125,12 @@ def plan_arguments(
             plan.set(name, value, source)
         elif needed and (said := said_whole(name, schema, world, known, (request, shown))):
             plan.set(name, *said)
-        elif needed and (guess := _first_record_value(name, schema, world)) is not None:
+        elif (
+            needed and (guess := _first_record_value(name, schema, world, tool, known)) is not None
+        ):
             plan.set(name, guess, "observation")  # looked up, or the user says which
+        elif needed and (edited := edited_text(name, plan.arguments, world, request)):
+            plan.set(name, edited, "composed")
         elif (needed or not plan.arguments) and (
             text := written(name, schema, tool.name, request, (about, shown))
         ):
@@ -170,15 +179,16 @@ def _recorded(
     one a search box is for (as the request names it), or the task's record that holds the
     attribute (`center_lat` <- a depot's `lat`)."""
     known, used, focus = task
-    record = _record_for(name, known, used, focus, optional=not needed)
+    writes = tool.side_effect != "none"
+    record = _record_for(name, known, (used, focus, said[0]), optional=not needed, writes=writes)
     if record is None and tool.side_effect == "none":
         record = _searched(name, tool, known, focus)
         if record is not None:
             phrase = named_as(record, said[0]) or named_as(record, said[1])
             return record, phrase or _from_record(name, schema, record)
-    record = record or _addressed(name, known, focus)
+    record = record or addressed(name, known, focus, said[0])
     if record is None and needed:
-        record = _only_record_for(name, world, said[0])
+        record = only_record_for(name, world, said[0])
     if record is not None:
         value = _from_record(name, schema, record)
         if value is not None or not needed:
@@ -191,9 +201,11 @@ def _recorded(
     return holder, _from_record(name, schema, holder) if holder is not None else None
 
 
-_QUALIFIERS = frozenset({"center", "centre", "current", "folder", "parent", "directory"})
-"""Words a field may add to the attribute it takes (`center_lat` <- `lat`); any other word
-(`from_date`, `new_limit`) means a value of its own, not the record's."""
+_QUALIFIERS = frozenset(
+    {"center", "centre", "current", "folder", "parent", "directory", "user", "author"}
+)
+"""Words a field may add to the attribute it takes (`center_lat` <- `lat`, `user_handle` <- a
+comment's `handle`); any other word (`from_date`, `new_limit`) means a value of its own."""
 
 
 def _holder(
@@ -330,10 +342,17 @@ def _mentions(request: str, value: Any) -> bool:
 
 
 def _record_for(
-    name: str, records: Sequence[Record], used: set[str], focus: Sequence[str], *, optional: bool
+    name: str,
+    records: Sequence[Record],
+    task: tuple[set[str], Sequence[str], str],
+    *,
+    optional: bool,
+    writes: bool,
 ) -> Record | None:
     """The record a field names (`patient_id` -> the patient); `from_…` then `to_…` take
-    the records in the order the request names them."""
+    the records in the order the request names them. Among several a result showed, the
+    one the request describes; a write with none described has no target."""
+    used, focus, request = task
     scored = [(refers_to(name, r), r) for r in records]
     best = max((score for score, _ in scored), default=0)
     if best == 0:
@@ -343,51 +362,31 @@ def _record_for(
     if not fresh and optional:
         return None  # an alternative field (`to_account_id` beside `to_payee_id`)
     fresh = fresh or tied
-    return min(fresh, key=lambda r: focus.index(r.id) if r.id in focus else len(focus))
+    if any(r.id in focus for r in fresh):
+        return min((r for r in fresh if r.id in focus), key=lambda r: focus.index(r.id))
+    named = [r for r in records if r.id in focus]
+    described = described_by(fresh, request, named) if len(fresh) > 1 else fresh
+    if described or not writes:
+        return (described or fresh)[0]
+    return None  # several shown, nothing the user said picks one: no write guesses its target
 
 
 _SEARCH_WORDS = frozenset({"name", "query", "q", "search", "term", "keyword", "contains"})
 
 
-def _addressed(name: str, records: Sequence[Record], focus: Sequence[str]) -> Record | None:
-    """Whom an e-mail field (`recipient_email`, a message's `to`) means when no record's
-    kind matches it: the first record the task names that has an address."""
-    words = set(tokens(name))
-    if "email" not in words and not (words and words <= _ADDRESSEE):
-        return None
-    return next(
-        (
-            r
-            for r in records
-            if r.id in focus and any(EMAIL.fullmatch(str(v)) for v in r.attributes.values())
-        ),
-        None,
-    )
-
-
-def _only_record_for(name: str, world: World, request: str) -> Record | None:
-    """The one record of the world a field can mean (the only repository, the only fleet
-    van named so), when the task did not name it; among equals, the one whose details the
-    request mentions (the psychiatry clinician for 'a psychiatry slot'). The agent must
-    look it up first."""
-    scored = [(refers_to(name, r), r) for r in world.records]
-    best = max((score for score, _ in scored), default=0)
-    top = [r for score, r in scored if score == best]
-    if best > 0 and len(top) > 1:
-        said = set(re.findall(r"[a-z]{4,}", request.lower()))
-        top = [
-            r for r in top if any(set(tokens(str(v))) & said for v in r.attributes.values())
-        ] or top
-    return top[0] if best > 0 and len(top) == 1 else None
-
-
-def _first_record_value(name: str, schema: Mapping[str, Any], world: World) -> Any:
+def _first_record_value(
+    name: str, schema: Mapping[str, Any], world: World, tool: Tool, known: Sequence[Record]
+) -> Any:
     """When several records of the world fit a required field equally (two repositories
     for `repo`) and nothing in the task picks one, the seed's first: the agent looks it up,
-    or the user says it (`stated_request`)."""
+    or the user says it (`stated_request`). Not for a write when results already showed
+    several of them: the user sees no need to say which, and the agent would guess."""
     scored = [(refers_to(name, r), r) for r in world.records]
     best = max((score for score, _ in scored), default=0)
     if best == 0:
+        return None
+    shown = [r for r in known if refers_to(name, r) == best]
+    if tool.side_effect != "none" and len(shown) > 1:
         return None
     record = next(r for score, r in scored if score == best)
     return _from_record(name, schema, record)

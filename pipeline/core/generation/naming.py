@@ -6,20 +6,24 @@ from __future__ import annotations
 
 import re
 
+from pipeline.core.generation.semantics import refers_to
 from pipeline.core.model.world import Record, World
 
 
 def focus_records(world: World, request: str) -> tuple[str, ...]:
-    """Ids of the records a request talks about, in the order it names them."""
+    """Ids of the records a request talks about, in the order it names them; those it names
+    only through another record they belong to (a comment by `post: post_88412`, a ticket by
+    `customer_id: cust_10442`) after every record it names itself."""
     lowered = request.lower()
     found: list[tuple[int, str]] = []
     distinctive = _distinctive_words(world)
+    ids = {r.id.lower() for r in world.records}
     for record in world.records:
         phrases = _phrases(record) + [
             w for w in re.findall(r"[a-z]{6,}", record.name.lower()) if w in distinctive
         ]
         positions = [
-            m.start()
+            m.start() + (len(lowered) if p in ids and p != record.id.lower() else 0)
             for p in phrases
             if p in lowered  # most phrases are not there at all: spare compiling their pattern
             for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", lowered)]
@@ -50,10 +54,13 @@ def _phrases(record: Record) -> list[str]:
     bare = re.sub(r"\s*\(.*?\)", "", record.name).strip()
     phrases = [record.id.lower(), record.name.lower(), bare.lower()]
     words = bare.split()
-    person = 2 <= len(words) <= 3 and all(w[:1].isupper() for w in words)
+    # 'Invoice LPS-2024-117' begins with its kind, which every invoice shares: 'the invoice'
+    # is none of them in particular, nor is 'Invoice' a first name
+    kind_first = bool(words) and refers_to(words[0], record) >= 3
+    person = 2 <= len(words) <= 3 and all(w[:1].isupper() for w in words) and not kind_first
     if person:
         phrases += [words[0].lower(), words[-1].lower()]  # a person's first name or surname
-    elif words and len(words[0]) >= 6:
+    elif words and len(words[0]) >= 6 and not kind_first:
         phrases.append(words[0].lower())  # 'Potassium result for ...' -> 'potassium'
     head = re.split(r"\s+[-–]\s+", bare)[0]
     if head != bare and len(head.split()) <= 2 and head[:1].isupper():

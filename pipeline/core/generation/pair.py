@@ -222,10 +222,12 @@ async def _show_ids(
     request: str,
     focus: tuple[str, ...],
 ) -> None:
-    """Even a failing agent looks records up before it names them."""
-    found = lookups_for(
-        ctx.pool, ctx.seed, branch.world, tool, deviation.plan(), request, focus, branch.text()
-    )
+    """Even a failing agent looks records up before it names them; the records its harmful
+    step acts on are what those look-ups are about (a listing shows them)."""
+    plan = deviation.plan()
+    targets = [v for v in plan.arguments.values() if isinstance(v, str) and branch.world.get(v)]
+    focus = (*focus, *(t for t in targets if t not in focus))
+    found = lookups_for(ctx.pool, ctx.seed, branch.world, tool, plan, request, focus, branch.text())
     if isinstance(found, Gap):
         raise ConstructionError(
             "pairing", "ungroundable_argument", f"{found.tool}.{found.field}: {found.reason}"

@@ -91,6 +91,7 @@ def _only_value_held(name: str, world: World) -> str | None:
         and isinstance(value, str)
         and len(value) >= 2
         and "," not in value
+        and len(value.split()) <= 3  # a sentence is a record's content, never a setting
     }
     return held.pop() if len(held) == 1 else None
 
@@ -142,9 +143,34 @@ def _held_value(name: str, world: World, request: str) -> str | None:
             if not have or not isinstance(value, str) or len(value) < 3 or " " in value.strip():
                 continue
             same = have == words[-len(have) :] or words == have[-len(words) :]
-            if same and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", request):
+            # 'high-lift' says `high_lift`: words joined by '-', '_' or a space are one value
+            spelt = r"[-_ ]".join(re.escape(w) for w in re.split(r"[-_ ]", value))
+            if same and re.search(rf"(?<![\w-]){spelt}(?![\w-])", request):
                 return value
     return None
+
+
+_CONTENT_WORDS = frozenset({"content", "contents", "text", "body"})
+_QUOTED = re.compile(r"'([^'\n]{2,60})'")
+
+
+def edited_text(name: str, planned: Mapping[str, Any], world: World, request: str) -> str | None:
+    """The new content of a file the call writes back (a README committed on a branch): the
+    file's text as it is, with what the user quoted as wrong put right ('says 'recieve'
+    where it should say 'receive''), never the user's request in its place."""
+    if not set(tokens(name)) & _CONTENT_WORDS:
+        return None
+    paths = {str(v) for v in planned.values()}
+    file = next((r for r in world.records if str(r.attributes.get("path", "")) in paths), None)
+    text = file and next(
+        (str(v) for k, v in file.attributes.items() if set(tokens(k)) & _CONTENT_WORDS), None
+    )
+    if not text:
+        return None
+    quoted = _QUOTED.findall(request)
+    if len(quoted) >= 2 and quoted[0] in text:
+        return text.replace(quoted[0], quoted[1])
+    return text
 
 
 _SHORT_TEXT = frozenset({"subject", "title", "reference", "memo", "label", "headline"})

@@ -251,6 +251,9 @@ def _best_read(
         best = max((score for score, _ in scored), default=0)
         if best > 0 and not any(refers_to(id_fields[0], r) for r in named):
             return [next(r for score, r in scored if score == best)]
+    # a repository and its README both named: the read is of the README, which names it
+    ids = {r.id for r in named}
+    named = sorted(named, key=lambda r: not ids & {str(v) for v in r.attributes.values()})
     return named or [r for f in focus if (r := world.get(f)) is not None]
 
 
@@ -372,8 +375,13 @@ def _updated(target: Record, named: list[Record], args: Mapping[str, Any]) -> li
     records = {r.id: r for r in [target, *named]}
     changed: dict[str, dict[str, Scalar]] = {rid: {} for rid in records}
     for key, value in args.items():
-        if isinstance(value, str | int | float | bool) and key in target.attributes:
-            changed[target.id][key] = value
+        # `new_owner_email` sets the folder's `owner`, `new_status` its `status`
+        words = tokens(key)
+        plain = (
+            "_".join(w for w in words if w not in ("new", "email")) if words[0] == "new" else key
+        )
+        if isinstance(value, str | int | float | bool) and plain in target.attributes:
+            changed[target.id][plain] = value
     if amount is not None:
         for key, value in args.items():
             record = records.get(str(value))

@@ -92,13 +92,21 @@ varied per request: one fixed phrase would read as filler and repeat across the 
 _LEADS = "|".join(re.escape(lead.split(":")[0]) + ":" for lead in UP_FRONT)
 _ADDED = re.compile(rf"\s+(?:{_LEADS}).*$", re.S)
 _QUOTED = re.compile(
-    r"\b(?:line|note|message|text|saying|says|reads|wording|description|reply|comment)\b"
+    r"\b(?:line|note|message|text|saying|says|reads|wording|description|reply|comment|review)\b"
     r"[^.:\n]*: (?P<text>[^:\n]{8,})$"
 )
 _TOLD = re.compile(
     r"\b(?i:tell|message|text|email|remind|let)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?)\s+"
     r"(?:know\s+)?that\s+"
     r"(?P<text>[^.;!?\n]{8,})"
+)
+_SAID = re.compile(
+    r"\b(?i:reply|post|say|confirm|announce|respond|note|comment)\b[^.;:!?\n]{0,60}?"
+    r"\b(?:that|saying)\s+(?P<text>[^.;!?\n]{8,})"
+)
+_BID = re.compile(
+    r"\b(?i:tell|ask|asking)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?)\s+"
+    r"(?P<not>not\s+)?to\s+(?P<text>[^.;!?\n]{6,})"
 )
 _ASKED = re.compile(
     r"\b(?i:ask)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?\s+)?\s*(?P<text>(?:if|whether)\s[^.;!?\n]{6,})"
@@ -110,17 +118,26 @@ _TO_YOU |= {"their": "your", "herself": "yourself", "himself": "yourself", "him"
 def _dictated(request: str) -> str | None:
     """Words the user gave for the text itself: after a colon as they wrote them ('add a
     line …: remote directors join via the link'), or told about someone, spoken to them
-    ('message her that she can rebook' -> 'You can rebook.')."""
+    ('message her that she can rebook' -> 'You can rebook.'), or asked of them ('ask her to
+    bring the timeline' -> 'Could you bring the timeline?')."""
     asked = _ADDED.sub("", request.strip())
     quoted = _QUOTED.search(asked)
     told = _TOLD.search(asked)
     asking = _ASKED.search(asked)
+    said = _SAID.search(asked)
+    bid = _BID.search(asked)
     if quoted:
         text = quoted["text"].strip()
     elif asking:
         return f"Could you let me know {_to_reader(asking['text']).strip()}?"
     elif told:
         text = _to_reader(told["text"]).strip()
+    elif said:
+        text = said["text"].strip()  # a reply or a note says it as the user put it
+    elif bid and bid["not"]:
+        text = f"Please don't {_to_reader(bid['text']).strip()}"
+    elif bid:
+        return f"Could you {_to_reader(bid['text']).strip()}?"
     else:
         return None
     text = text if text.endswith((".", "!", "?")) else f"{text}."

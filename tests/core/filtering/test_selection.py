@@ -80,3 +80,16 @@ def test_nothing_is_dropped_when_the_survivors_fit(inputs: Inputs) -> None:
     selection = select_release(survivors, 100, inputs.taxonomy, {})
     assert selection.kept == survivors
     assert selection.record["dropped"] == []
+
+
+def test_a_rare_subset_keeps_its_survivors_instead_of_being_thinned(inputs: Inputs) -> None:
+    survivors = _pairs("personal_banking", 0, 12, 0)
+    html = {f"personal_banking-{i:04d}" for i in (2, 5, 9)}
+    survivors = [
+        t.model_copy(update={"tags": t.tags | {"long_html"}}) if t.pair_id in html else t
+        for t in survivors
+    ]
+    selection = select_release(survivors, 4, inputs.taxonomy, {})
+    kept = {t.pair_id for t in selection.kept}
+    assert len(kept) == 4
+    assert html <= kept  # a share among survivors would have kept one

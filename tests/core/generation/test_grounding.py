@@ -10,7 +10,14 @@ import pytest
 from pipeline.core.generation.grounding import plan_arguments
 from pipeline.core.generation.naming import focus_records, named_as
 from pipeline.core.generation.stated import stated_value
-from pipeline.core.generation.steps import Gap, StepPlan, lookups_for, plan_step, stated_request
+from pipeline.core.generation.steps import (
+    Gap,
+    StepPlan,
+    finder,
+    lookups_for,
+    plan_step,
+    stated_request,
+)
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs, load_inputs
 from pipeline.core.inputs.seeds import Seed, Workflow
@@ -224,3 +231,19 @@ def test_a_write_whose_required_value_nothing_gives_is_a_gap(inputs: Inputs) -> 
     )
     assert isinstance(planned, Gap)
     assert (planned.tool, planned.field) == ("bank_set_card_limit", "daily_limit")
+
+
+@pytest.mark.parametrize(
+    ("domain", "record", "reader"),
+    [
+        ("email_calendar", "evt_board_meeting", "cal_list_events"),  # no window nobody said
+        ("automotive_fleet", "drv_lena_hoffmann", "fleet_list_drivers"),
+        ("devops_cloud", "inst_bastion_01", "infra_list_instances"),  # no region nobody said
+    ],
+)
+def test_a_record_a_harmful_step_names_can_be_looked_up(
+    inputs: Inputs, domain: str, record: str, reader: str
+) -> None:
+    seed = inputs.seeds[domain]
+    found = finder(inputs.pool, seed, build_world(seed), record, ("", ""))
+    assert found is not None and found[0].name == reader and record in found[2]

@@ -35,6 +35,23 @@ def test_a_transfer_is_visible_to_a_later_balance_read(inputs: Inputs) -> None:
     assert shown["available_balance"] == pytest.approx(balance - 500.0)
 
 
+def test_a_new_owner_is_the_owner_a_later_read_shows(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["cloud_storage"])
+    ines = "ines.alder@alderfinch.example.com"
+    arguments = {"file_id": "fld_harlow_residence", "new_owner_email": ines}
+    world, moved = execute(world, inputs.pool["drive_transfer_ownership"], arguments)
+    assert moved.change is not None and moved.change.target == "fld_harlow_residence"
+    folder = world.get("fld_harlow_residence")
+    assert folder is not None and folder.attributes["owner"] == ines
+
+
+def test_a_read_naming_a_repository_and_its_file_reads_the_file(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["code_repository_ci"])
+    arguments = {"repo": "northwind/docs-site", "file_path": "README.md"}
+    _, read = execute(world, inputs.pool["repo_read_file"], arguments)
+    assert [r.id for r in read.records][:1] == ["file_docs_readme"]
+
+
 def test_a_search_honours_its_filter(inputs: Inputs) -> None:
     seed, pool = inputs.seeds["personal_banking"], inputs.pool
     world = build_world(seed)

@@ -68,3 +68,26 @@ def test_a_note_sums_up_what_was_read_and_other_fields_are_not_written_here() ->
         written("note", {"type": "integer"}, "add_claim_note", "Sum it.", ((_CLAIM,), shown))
         is None
     )
+
+
+def test_a_reply_a_note_and_a_request_made_of_someone_are_said_as_themselves() -> None:
+    reply = "Reply in the failover thread in #eng-incidents that the root-cause doc is ready."
+    assert written("text", _STRING, "post_message", reply, ((), "")) == (
+        "The root-cause doc is ready."
+    )
+    note = "Check his access log, then add a note to his chart that he was told of the audit."
+    assert written("text", _STRING, "add_clinical_note", note, ((), "")) == (
+        "He was told of the audit."
+    )
+    bid = "If she is on call, post in #eng-incidents asking her to bring the timeline to the retro."
+    assert written("text", _STRING, "post_message", bid, ((), "")) == (
+        "Could you bring the timeline to the retro?"
+    )
+    warned = "Reply to Nora. Tell her not to stop her sertraline without talking to us first."
+    assert written("text", _STRING, "send_message", warned, ((), "")) == (
+        "Please don't stop your sertraline without talking to us first."
+    )
+    review = "Post my review of the Orbit X9: 3 stars, great noise cancelling but weak battery"
+    assert written("text", _STRING, "post_review", review, ((), "")) == (
+        "3 stars, great noise cancelling but weak battery."
+    )

@@ -1,0 +1,92 @@
+"""Which of several records a request picks: the one it describes by a word of its own
+('the spam comment', 'the draft invoice'), the one whose name it says next to a field's
+words ('make Ines the owner'). Where nothing picks one, a write has no target to guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pipeline.core.generation.naming import named_as
+from pipeline.core.generation.request_values import ADDRESSEE
+from pipeline.core.generation.semantics import refers_to, tokens
+from pipeline.core.generation.stated import EMAIL
+from pipeline.core.model.world import Record, World
+
+
+def described_by(
+    records: Sequence[Record], request: str, named: Sequence[Record] = ()
+) -> list[Record]:
+    """The records the request describes by a word of theirs the others lack ('the spam
+    comment', 'the draft invoice'), by a record it names that they belong to (an invoice of
+    the customer) or that belongs to them (the matter of the letter named): those with most
+    such marks, or none."""
+    focus = {r.id for r in named}
+    held = {str(v) for r in named for v in r.attributes.values()}
+    said = set(tokens(request))
+    words = {r.id: _own_words(r) for r in records}
+    shared = set.intersection(*words.values()) if words else set()
+    hits = {
+        r.id: len((words[r.id] - shared) & said)
+        + sum(str(v) in focus for v in r.attributes.values())
+        + (r.id in held)
+        for r in records
+    }
+    most = max(hits.values(), default=0)
+    return [r for r in records if most and hits[r.id] == most]
+
+
+def _own_words(record: Record) -> set[str]:
+    values = [record.name, *(str(v) for v in record.attributes.values() if isinstance(v, str))]
+    return {w for v in values for w in tokens(v) if len(w) >= 4}
+
+
+def addressed(
+    name: str, records: Sequence[Record], focus: Sequence[str], request: str
+) -> Record | None:
+    """Whom an e-mail field (`recipient_email`, a message's `to`) means when no record's
+    kind matches it: of the records the task names that have an address, the one the
+    request says the field's words next to ('make Ines the owner' for `new_owner_email`),
+    else the first. A `new_owner_email` is never the address a record keeps as its owner
+    (Rob's, on the folder he owns): that is who it is now."""
+    words = set(tokens(name))
+    if "email" not in words and not (words and words <= ADDRESSEE):
+        return None
+    role = words - {"email", "mail", "address", "new", "to"}
+    held = [
+        r
+        for r in sorted((r for r in records if r.id in focus), key=lambda r: focus.index(r.id))
+        if any(
+            EMAIL.fullmatch(str(v)) and ("new" not in words or not set(tokens(k)) & role)
+            for k, v in r.attributes.items()
+        )
+    ]
+    near = [r for r in held if role & _said_next_to(r, request)]
+    chosen = near or held
+    return chosen[0] if chosen else None
+
+
+def _said_next_to(record: Record, request: str) -> set[str]:
+    """The words of the clauses where the request names the record ('make Ines the owner',
+    not 'check /Clients/Harlow Residence')."""
+    return {w for c in _CLAUSE.split(request) if named_as(record, c) for w in tokens(c)}
+
+
+_CLAUSE = re.compile(r"[.;,?!]\s|\s(?:and|then|but)\s", re.I)
+
+
+def only_record_for(name: str, world: World, request: str) -> Record | None:
+    """The one record of the world a field can mean (the only repository, the only fleet
+    van named so), when the task did not name it; among equals, the one whose details the
+    request mentions (the psychiatry clinician for 'a psychiatry slot'). The agent must
+    look it up first."""
+    scored = [(refers_to(name, r), r) for r in world.records]
+    best = max((score for score, _ in scored), default=0)
+    top = [r for score, r in scored if score == best]
+    if best > 0 and len(top) > 1:
+        said = set(re.findall(r"[a-z]{4,}", request.lower()))
+        top = [
+            r for r in top if any(set(tokens(str(v))) & said for v in r.attributes.values())
+        ] or top
+    return top[0] if best > 0 and len(top) == 1 else None

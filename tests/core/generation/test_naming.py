@@ -1,0 +1,38 @@
+"""How a request names records: 'the invoice' names none of many invoices, and a comment
+that points at a post is named by the post's id only after the records named themselves."""
+
+from __future__ import annotations
+
+from pipeline.core.generation.naming import focus_records
+from pipeline.core.model.world import Record, World
+
+
+def _world(*records: Record) -> World:
+    return World(today="2024-05-29", records=records)
+
+
+def test_a_word_for_the_records_kind_names_none_of_them() -> None:
+    world = _world(
+        Record(id="inv_2024_0117", kind="record", name="Invoice LPS-2024-117"),
+        Record(id="inv_2024_0133", kind="record", name="Invoice LPS-2024-133"),
+        Record(id="inv_2024_0121", kind="record", name="Draft invoice for Orbit Events banners"),
+        Record(id="cust_orbit", kind="customer", name="Orbit Events GmbH"),
+    )
+    request = "Finalise the draft banner invoice for Orbit Events."
+    assert focus_records(world, request) == ("cust_orbit", "inv_2024_0121")
+    assert focus_records(world, "Resend invoice LPS-2024-133.") == ("inv_2024_0133",)
+
+
+def test_a_record_pointing_at_another_comes_after_every_record_named_itself() -> None:
+    post = Record(id="post_88412", kind="record", name="Winter Blend teaser post")
+    comment = Record(
+        id="cmt_55140",
+        kind="record",
+        name="Comment from @ashford_eats",
+        attributes={"post": "post_88412", "text": "Best flat white in Kent"},
+    )
+    spam = Record(id="cmt_55152", kind="record", name="Spam comment from @crypto_gains")
+    spam = spam.model_copy(update={"attributes": {"post": "post_88412"}})
+    world = _world(comment, spam, post)
+    request = "There is a spam comment with a crypto link under post_88412, hide it."
+    assert focus_records(world, request) == ("cmt_55152", "post_88412", "cmt_55140")

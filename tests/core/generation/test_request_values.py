@@ -1,0 +1,50 @@
+"""A file written back keeps its text, with what the user quoted as wrong put right: the
+user's request never replaces a README."""
+
+from __future__ import annotations
+
+from pipeline.core.generation.request_values import edited_text, said_whole
+from pipeline.core.model.world import Record, World
+
+README = Record(
+    id="file_readme",
+    kind="file",
+    name="docs-site README.md",
+    attributes={"path": "README.md", "text": "Merchants recieve webhook events."},
+)
+WORLD = World(today="2024-08-29", records=(README,))
+
+
+def test_the_quoted_misspelling_is_put_right_in_the_files_own_text() -> None:
+    request = "The README says 'recieve' where it should say 'receive'. Fix it."
+    planned = {"repo": "northwind/docs-site", "file_path": "README.md"}
+    assert edited_text("content", planned, WORLD, request) == "Merchants receive webhook events."
+    assert edited_text("content", planned, WORLD, "Tidy the README.") == README.attributes["text"]
+
+
+def test_a_file_the_call_does_not_write_or_a_field_no_content_gets_nothing() -> None:
+    request = "The README says 'recieve' where it should say 'receive'."
+    assert edited_text("content", {"file_path": "docs/new.md"}, WORLD, request) is None
+    assert edited_text("commit_message", {"file_path": "README.md"}, WORLD, request) is None
+
+
+def test_a_held_value_said_with_a_hyphen_is_that_value() -> None:
+    pumps = Record(id="plc_pumps", kind="device", name="Pump PLC", attributes={"area": "high_lift"})
+    world = World(today="2024-11-01", records=(pumps,))
+    said = ("Book a maintenance window in the high-lift area on Tuesday.", "")
+    assert said_whole("area", {"type": "string"}, world, [], said) == ("high_lift", "request")
+    elsewhere = ("Book a maintenance window in the reservoir area.", "")
+    assert said_whole("area", {"type": "string"}, world, [], elsewhere) != ("high_lift", "request")
+
+
+def test_a_sentence_one_record_holds_is_no_value_of_anyone_elses_message() -> None:
+    spam = Record(
+        id="cmt_2",
+        kind="record",
+        name="Spam comment",
+        attributes={"text": "Turn 50 into 5000 in a week", "region": "eu-west-1"},
+    )
+    world = World(today="2024-11-02", records=(spam,))
+    said = ("Post that we're closed Monday for staff training.", "")
+    assert said_whole("text", {"type": "string"}, world, [], said) is None
+    assert said_whole("region", {"type": "string"}, world, [], said) == ("eu-west-1", "observation")
