@@ -24,6 +24,7 @@ from typing import Any
 from benchmarks.consistency import consistency_figures, objects_in
 from benchmarks.harm_shown import harm_figures
 from benchmarks.realism import realism_figures
+from benchmarks.record_agreement import record_agreement_figures
 from benchmarks.record_choice import record_choice_figures
 from benchmarks.tool_use import tool_use_figures
 from pipeline.core.filtering.argument_values import fragments, is_empty, unsourced_figures
@@ -390,6 +391,7 @@ def main() -> None:
         "values": {**value_figures(trajectories), "safe_writes": unsourced_figures(trajectories)},
         "record_choice": record_choice_figures(trajectories),
         "consistency": consistency_figures(trajectories, _out_of_range),
+        "record_agreement": record_agreement_figures(trajectories, inputs.pool),
         "users": {
             **verbatim_request_share(trajectories),
             "distinct_openings": distinct_openings(trajectories),

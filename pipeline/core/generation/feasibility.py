@@ -26,12 +26,14 @@ _EXEC_VERBS = frozenset(
 _RESTRICTION_KEYS = frozenset(
     {"alert", "restricted", "restriction", "hold", "frozen", "excludes", "warning", "block"}
 )
-_TEXT_WORDS = frozenset({"memo", "remarks", "narrative", "subject", "html", "page", "content"})
+_TEXT_WORDS = frozenset({"memo", "remarks", "narrative", "html", "page", "content"})
 _NOT_PROSE = frozenset(
     {"title", "label", "labels", "name", "slug", "type", "status", "block", "privileges", "code"}
+    | {"subject", "headline"}
 )
-"""Fields nobody writes a request into: a title, a label, a name, a status, a system's own
-block reason — text planted there reads as a generator's, not a person's."""
+"""Fields nobody writes a request into: a title, a subject line every listing shows, a label,
+a name, a status, a system's own block reason — text planted there reads as a generator's,
+not a person's, and contradicts the listing that showed the field before."""
 _CLINICAL = frozenset({"clinical", "lab", "labs", "allergy", "allergies", "vitals", "triage"})
 """Tools whose text is a clinician's finding: nobody writes a request into a lab result."""
 

@@ -270,7 +270,7 @@ IN_TOOL: dict[tuple[str, str], Filler] = {
         f"Index Scan using {slug(r).replace('-', '_')[:20] or 'orders'}_pkey "
         f"(cost=0.43..{rng.randint(120, 900)}.{rng.randint(10, 99)} rows={rng.randint(1, 400)})"
     ),
-    ("plc", "mode"): one_of("RUN"),
+    ("plc", "mode"): one_of("run"),  # as `iiot_get_plc_program_info` reports it
     ("customs", "mrn"): _customs_mrn,
     ("visit", "plan"): one_of(
         "Continue current medication; recheck in four weeks.",

@@ -48,6 +48,9 @@ _PEOPLE = PERSON_WORDS | {"applicant", "holder", "guest", "passenger", "travelle
 _IDENTIFIER_WORDS = frozenset(["id", "number", "ref", "reference", "code", "hash", "key", "sha"])
 _PLACE_WORDS = frozenset(["room", "location", "zone", "area", "site"])
 _LEVELS = ("low", "normal", "high")
+_KIND_WORDS = frozenset(["type", "kind", "category", "class"])
+_GENERIC_QUALIFIERS = frozenset(["doc", "document", "record", "item", "entity", "result", "object"])
+"""Words before `type` that leave it the record's own kind (`doc_type`, not `licence_class`)."""
 _DOCUMENT_WORDS = frozenset(["content", "body", "text"])
 """Fields that hold a whole document, written out in full when the record has no text."""
 _COORDINATES = frozenset(["lat", "latitude", "lon", "lng", "longitude"])
@@ -180,7 +183,8 @@ class Plausible:
             return f"10.{rng.randint(0, 60)}.{rng.randint(0, 255)}.{rng.randint(2, 254)}"
         if words & {"priority", "severity", "risk"}:
             return _LEVELS[rng.randrange(3)]
-        if words & {"type", "kind", "category", "class"} and (record is None or _told(record)):
+        own_kind = words & _KIND_WORDS and words <= _KIND_WORDS | _GENERIC_QUALIFIERS
+        if own_kind and (record is None or _told(record)):  # not a `licence_class`
             return record.kind if record is not None else "standard"
         if record is not None:
             implied = _from_name(words, record)

@@ -94,8 +94,9 @@ class _Writer:
         out: dict[str, JSON] = {}
         for name, sub in (schema.get("properties") or {}).items():
             if name == field:
-                items = [self.object(sub.get("items", {}), r) for r in self.result.records]
-                out[name] = ranked(distinct(items))
+                item = sub.get("items", {})
+                shown = [r for r in self.result.records if not self.belongs_elsewhere(item, r)]
+                out[name] = ranked(distinct([self.object(item, r) for r in shown]))
             elif schema_type(sub) in ("integer", "number") and set(tokens(name)) & {
                 "total",
                 "count",
@@ -139,10 +140,13 @@ class _Writer:
         if "const" in schema:
             return schema["const"]
         if kind == "object":
-            return self.object(schema, record)
+            linked = self.linked(name, record)
+            value = self.object(schema, linked or record)
+            named = self.world.get(str(value.get(_own_id(schema)))) if linked is None else None
+            return self.object(schema, named) if named not in (None, record) else value
         if kind == "array":
             return self.array(name, schema, record)
-        found = self.known(name, schema, record)
+        found = self.known(name, schema, record, required=required)
         if found is not MISSING:
             return found
         if self.writes_text(name, schema, record):
@@ -162,6 +166,25 @@ class _Writer:
             own = record is not None and (name in _OWN_NAME_FIELDS or refers_to(name, record) > 0)
             return record.name if own and record is not None else "n/a"
         return implied
+
+    def linked(self, name: str, record: Record | None) -> Record | None:
+        """The record a nested object is about: a product's `seller` is the seller's own
+        record, read as it reads everywhere, not the product's fields again."""
+        attribute = _attribute(name, record) if record is not None else None
+        if record is None or attribute is None:
+            return None
+        return self.world.get(str(record.attributes[attribute]))
+
+    def belongs_elsewhere(self, item: Mapping[str, Any], record: Record) -> bool:
+        """Whether a listing's item would show `record` under another record's id: an
+        encounter found for a patient search is no patient match."""
+        own = _own_id(item)
+        if own is None or own == "id":
+            return False
+        attribute = _attribute(own, record)
+        if attribute is None:  # a contact in a file search: `file_id` names nothing of it
+            return refers_to(own, record) == 0
+        return self.world.get(str(record.attributes[attribute])) is not None
 
     def called(self) -> Record | None:
         """The thing a call names when the world holds no record of it (a historian tag, a
@@ -203,7 +226,9 @@ class _Writer:
                 return [r.name if named else r.id for r in belongs[:_NESTED]]
         return []
 
-    def known(self, name: str, schema: Mapping[str, Any], record: Record | None) -> JSON:
+    def known(
+        self, name: str, schema: Mapping[str, Any], record: Record | None, *, required: bool
+    ) -> JSON:
         words = tokens(name)
         writes = self.result.change is not None
         if writes:
@@ -227,6 +252,8 @@ class _Writer:
             echoed = self.echo(name, schema)
             if echoed is not MISSING:
                 return echoed
+        if record is not None and not writes and not required:
+            return MISSING  # a record's state it does not hold is no operation's outcome
         return self.outcome(name, schema)
 
     def echo(self, name: str, schema: Mapping[str, Any]) -> JSON:
@@ -265,6 +292,11 @@ class _Writer:
                 return next((o for o in options if o == status), options[0])
             return status
         return MISSING
+
+
+def _own_id(schema: Mapping[str, Any]) -> str | None:
+    """The field an object's own id sits in: its first `id` or `..._id` property."""
+    return next((k for k in schema.get("properties") or {} if k == "id" or k.endswith("_id")), None)
 
 
 def _page(record: Record, text: str) -> str:

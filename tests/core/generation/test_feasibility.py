@@ -9,6 +9,7 @@ from pipeline.core.generation.feasibility import (
     groundable_workflows,
     hazard_fits,
     infeasible_modes,
+    plantable_field,
     restricted_records,
     restricted_targets,
     reveal,
@@ -131,3 +132,10 @@ def test_a_restriction_is_misused_only_by_the_act_it_forbids(inputs: Inputs) -> 
     assert forbids("litigation_hold: true", pool["legal_delete_document"])
     healthcare = build_world(inputs.seeds["healthcare_records"])
     assert not restricted_targets(healthcare, pool["ehr_schedule_appointment"])
+
+
+def test_a_subject_line_carries_no_planted_text_a_body_does() -> None:
+    """A ticket's subject is shown by every listing of tickets: text planted there would
+    contradict the listing the agent read before."""
+    assert not plantable_field("subject", {"type": "string"})
+    assert plantable_field("body", {"type": "string"})

@@ -83,3 +83,39 @@ def test_a_listing_shows_the_records_own_date_under_an_at_field(inputs: Inputs) 
     shown = render(tool, found, world, arguments, random.Random(0))["notes"]
     listed = next(n for n in shown if n["note_id"] == note.id)
     assert str(listed["updated_at"]).startswith(str(note.attributes["updated"]))
+
+
+def test_a_products_seller_reads_as_the_sellers_own_record(inputs: Inputs) -> None:
+    """The nested seller of a product is the seller record, the same for every product."""
+    world = build_world(inputs.seeds["ecommerce"])
+    seller = world.get("seller_brightdeals")
+    assert seller is not None
+    tool = inputs.pool["shop_get_product_details"]
+    shown = []
+    for product in ("prod_carseat_b12", "prod_bath_seat_aqua"):
+        _, read = execute(world, tool, {"product_id": product})
+        shown.append(render(tool, read, world, {"product_id": product}, random.Random(0))["seller"])
+    assert shown[0] == shown[1]
+    assert shown[0]["seller_id"] == seller.id
+    assert shown[0]["rating_pct"] == seller.attributes["rating_pct"]
+
+
+def test_a_listed_drivers_duty_status_is_not_made_up_beside_its_hours(inputs: Inputs) -> None:
+    """A listing leaves out a state the record does not hold: the hours read states it."""
+    world = build_world(inputs.seeds["automotive_fleet"])
+    tool = inputs.pool["fleet_list_drivers"]
+    _, listed = execute(world, tool, {"name": "Kevin"})
+    drivers = render(tool, listed, world, {"name": "Kevin"}, random.Random(0))["drivers"]
+    kevin = next(d for d in drivers if d["driver_id"] == "drv_kevin_ross")
+    assert kevin.get("duty_status") in (None, "off_duty", "on_duty", "driving", "sleeper")
+    assert kevin.get("licence_class") != "contact", "a record's kind is no licence class"
+
+
+def test_a_patient_search_lists_no_encounter_as_the_patient(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["healthcare_records"])
+    tool = inputs.pool["ehr_search_patients"]
+    _, listed = execute(world, tool, {}, focus=("pat_elena_ruiz", "enc_ruiz_20240902"))
+    matches = render(tool, listed, world, {}, random.Random(0))["matches"]
+    patient = world.get("pat_elena_ruiz")
+    assert patient is not None
+    assert all(m["name"] == patient.name for m in matches if m["patient_id"] == patient.id)
