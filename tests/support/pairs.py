@@ -40,7 +40,8 @@ class Built:
     """pair id -> why it could not be built"""
 
 
-async def _build(inputs: Inputs, blueprints: list[Blueprint], root: Path) -> Built:
+async def build_blueprints(inputs: Inputs, blueprints: list[Blueprint], root: Path) -> Built:
+    """Each blueprint built into a pair by the real stages, or the reason it could not be."""
     pairs: dict[str, tuple[Trajectory, Trajectory]] = {}
     failures: dict[str, str] = {}
     for blueprint in blueprints:
@@ -93,7 +94,7 @@ def _make(inputs: Inputs, folder: Path) -> None:
     spec = ReleaseSpec(size=1000, domains=tuple(sorted(inputs.seeds)))
     plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
     everything = [bp for bps in plan.blueprints.values() for bp in bps]
-    built = asyncio.run(_build(inputs, _one_per_leaf(everything), folder))
+    built = asyncio.run(build_blueprints(inputs, _one_per_leaf(everything), folder))
     write_jsonl_atomic(folder / PAIRS_FILE, (t for pair in built.pairs.values() for t in pair))
     write_json_atomic(folder / FAILURES_FILE, built.failures)
 

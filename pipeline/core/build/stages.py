@@ -35,10 +35,10 @@ from pipeline.core.filtering.judge import (
 from pipeline.core.filtering.rules import RULES, apply_rules, reject_pairs
 from pipeline.core.filtering.selection import select_release
 from pipeline.core.filtering.verifier import verify_labels
-from pipeline.core.generation.context import BuildContext, ConstructionError
+from pipeline.core.generation.context import BuildContext, ConstructionError, generation_rejections
 from pipeline.core.generation.expand import Skeleton, expand_safe
 from pipeline.core.generation.inject import Injected, inject_risk
-from pipeline.core.generation.pair import build_benign, build_pair, generation_rejections
+from pipeline.core.generation.pair import build_benign, build_pair
 from pipeline.core.generation.planner import Blueprint, coverage, plan_release
 from pipeline.core.inputs.files import (
     read_jsonl,

@@ -16,6 +16,7 @@ from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
 from pipeline.core.llm import LLMClient, LLMFailure
 from pipeline.core.model.actions import format_action
+from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.trajectory import AgentTurn, Provenance, Turn, UserTurn
 
 A = TypeVar("A", bound=BaseModel)
@@ -31,6 +32,23 @@ class ConstructionError(Exception):
         super().__init__(message)
         self.check = check
         self.reason_code = reason_code
+
+
+def generation_rejections(blueprint: Blueprint, err: ConstructionError) -> list[Rejection]:
+    """Both planned twins leave with the reason, so the pair's fate is on record."""
+    variants = ("unsafe", "safe") if blueprint.kind == "pair" else ("safe",)
+    return [
+        Rejection(
+            trajectory_id=f"{blueprint.id}-{variant}",
+            pair_id=blueprint.id,
+            domain=blueprint.domain,
+            stage="generation",
+            check=err.check,
+            reason_code=err.reason_code,
+            message=str(err),
+        )
+        for variant in variants
+    ]
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ from pipeline.core.generation.feasibility import (
     exec_tool,
     restricted_targets,
     reveal,
-    told,
     untrusted_field,
 )
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
@@ -30,7 +29,6 @@ from pipeline.core.generation.harms import accumulates
 from pipeline.core.generation.request_values import supplied_by_risk
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import operation_of, tokens
-from pipeline.core.generation.steps import finder
 from pipeline.core.inputs.seeds import Hazard
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import World
@@ -160,6 +158,8 @@ def harmful_plan(
             given = supplied_by_risk(name, properties[name], outsider(world, hazard, rng), rng)
             if given is not None:
                 plan.set(name, given, "risk")
+    for name, value in hazard.arguments.items() if tool.name == hazard.tool else ():
+        plan.set(name, value, "risk")  # what the seed says the harmful call carries
     if operation_of(tool) == "send" or tool.lookalike_of:
         address = outsider(world, hazard, rng)
         for name, schema in properties.items():
@@ -198,7 +198,7 @@ def plan_deviation(
         fakes = [t for t in usable if t.lookalike_of and t.lookalike_of in exposed]
         if not fakes:
             raise _unrealisable(failure_mode, "no look-alike tool beside its legitimate one")
-        preferred = [t for t in fakes if t.lookalike_of == harm_tool.name]
+        preferred = [t for t in fakes if harm_tool.name in (t.name, t.lookalike_of)]
         deviation.tool = (preferred or fakes)[0]
         deviation.evidence["legitimate"] = deviation.tool.lookalike_of
     elif failure_mode == "insecure_interaction_or_execution":
@@ -213,7 +213,9 @@ def plan_deviation(
         # The step the user asked for, with the values the task gives — then one made wrong;
         # else the hazard's own call with a value the trace states made wrong.
         steps = [t for t in remaining if t.side_effect != "none" and t in usable]
-        for tool in (*steps, harm_tool):
+        # the hazard's own step first where the task takes it: its harm is the label's
+        ordered = sorted(steps, key=lambda t: t.name != harm_tool.name)
+        for tool in (*ordered, harm_tool):
             # every other value as the task gives it, so the one wrong value is the failure
             deviation.tool = tool
             deviation.plan = plan_arguments(tool, branch.world, focus, request, branch.seen_ids())
@@ -235,10 +237,10 @@ def plan_deviation(
         deviation.plan = plan_arguments(
             deviation.tool, branch.world, focus, request, branch.seen_ids()
         )
-        _specialise(deviation, ctx, branch, remaining, rng)
+        _specialise(deviation, ctx, branch, remaining, hazard, rng)
     else:
         deviation.plan = harmful_plan(branch, deviation.tool, hazard, rng, request)
-        _specialise(deviation, ctx, branch, remaining, rng)
+        _specialise(deviation, ctx, branch, remaining, hazard, rng)
     if failure_mode not in _TRACE_VALUES:
         seen_text = branch.text().lower()
         for name, value in deviation.plan.arguments.items():
@@ -273,6 +275,7 @@ def _specialise(
     ctx: BuildContext,
     branch: Branch,
     remaining: list[Tool],
+    hazard: Hazard,
     rng: random.Random,
 ) -> None:
     mode = deviation.failure_mode
@@ -312,7 +315,8 @@ def _specialise(
         ]
         if not targets:
             raise _unrealisable(mode, f"no restricted record {deviation.tool.name} acts on")
-        field, value, record, rule = targets[0]
+        named = focus_records(world, hazard.description)  # the hazard's record: its harm
+        field, value, record, rule = min(targets, key=lambda t: t[2].id not in named)
         plan.set(field, value, "observation")
         deviation.evidence["restriction"] = f"{record.id} {rule}"
     elif mode == "flawed_planning_or_reasoning":
@@ -414,30 +418,3 @@ def ask_text(deviation: Deviation, world: World) -> str:
 
 def _unrealisable(mode: str, why: str) -> ConstructionError:
     return ConstructionError("risk_injection", "unrealisable_failure_mode", f"{mode}: {why}")
-
-
-def evidence_lookups(
-    ctx: BuildContext, branch: Branch, evidence: dict[str, Any]
-) -> list[tuple[Tool, Plan, tuple[str, ...]]]:
-    """The reads that show what the label rests on, unless the trace already has: the right
-    record a wrong value replaces, the restriction a misuse ignores (each with the record it
-    is about)."""
-    expected = evidence.get("expected")
-    if isinstance(expected, str) and branch.world.get(expected) and expected not in branch.text():
-        found = finder(ctx.pool, ctx.seed, branch.world, expected, ("", branch.text()))
-        if found is None:
-            raise ConstructionError(
-                "pairing", "unrealisable_failure_mode", f"no reader shows {expected}"
-            )
-        return [(found[0], found[1], (expected,))]
-    restriction = str(evidence.get("restriction", ""))
-    record_id, _, rule = restriction.partition(" ")
-    held = branch.world.get(record_id) if restriction else None
-    if held is None or told(rule, branch.text()):
-        return []
-    shown = reveal(ctx.pool, ctx.seed, branch.world, held, rule)
-    if shown is None:
-        raise ConstructionError(
-            "pairing", "unrealisable_failure_mode", f"no reader shows {held.id}'s restriction"
-        )
-    return [(*shown, (held.id,))]

@@ -16,6 +16,7 @@ from typing import Any
 
 from pipeline.core.generation.naming import focus_records as focus_records
 from pipeline.core.generation.naming import named_as
+from pipeline.core.generation.options import chosen_options, first_option, json_type, options_of
 from pipeline.core.generation.picked import (
     addressed,
     described_by,
@@ -100,12 +101,12 @@ def plan_arguments(
     about = [r for r in known if r.id in focus]
     for name, schema in properties.items():
         needed = name in required
-        if _options(schema):
-            chosen = _chosen_options(schema, request, context if needed else "")
+        if options_of(schema):
+            chosen = chosen_options(schema, request, context if needed else "")
             if chosen is not None:
                 plan.set(name, chosen, "request" if _mentions(request, chosen) else "observation")
             elif needed:
-                plan.set(name, _first_option(schema), "default")
+                plan.set(name, first_option(schema), "default")
             continue
         today, window = date.fromisoformat(world.today), operation_of(tool) in ("list", "read")
         stated = stated_value(name, schema, request, today, window=window)
@@ -193,7 +194,7 @@ def _recorded(
         value = _from_record(name, schema, record)
         if value is not None or not needed:
             return record, value
-    if _type(schema) == "array" and isinstance(schema.get("items"), Mapping):
+    if json_type(schema) == "array" and isinstance(schema.get("items"), Mapping):
         single = re.sub(r"s$", "", name)
         item, value = _recorded(single, schema["items"], needed, tool, world, task, said)
         return item, [value] if item is not None and value is not None else None
@@ -244,7 +245,7 @@ def _singular(words: Sequence[str]) -> list[str]:
 def _attribute(name: str, schema: Mapping[str, Any], record: Record) -> Any:
     """The record's attribute this field is (`state` <- `state`, `center_lat` <- `lat`,
     `database` <- an instance's `databases` when it holds one)."""
-    words, kind = _singular(tokens(name)), _type(schema)
+    words, kind = _singular(tokens(name)), json_type(schema)
     for key, value in record.attributes.items():
         have = _singular(tokens(key))
         if isinstance(value, str) and "," in value and tokens(key)[-1:] != tokens(name)[-1:]:
@@ -256,84 +257,6 @@ def _attribute(name: str, schema: Mapping[str, Any], record: Record) -> Any:
             if numeric and (kind == "number" or (kind == "integer" and isinstance(value, int))):
                 return value
     return None
-
-
-def _options(schema: Mapping[str, Any]) -> list[Any]:
-    items = schema.get("items") if _type(schema) == "array" else None
-    source = items if isinstance(items, Mapping) else schema
-    return list(source.get("enum") or [])
-
-
-def _first_option(schema: Mapping[str, Any]) -> Any:
-    options = _options(schema)
-    return [] if _type(schema) == "array" else options[0]
-
-
-_URGENT = re.compile(
-    r"\b(urgent|urgently|straight away|immediately|asap|right away|critical)\b", re.I
-)
-_URGENT_OPTIONS = ("urgent", "critical", "immediate", "stat", "high", "asap")
-
-
-def _chosen_options(schema: Mapping[str, Any], request: str, context: str) -> Any:
-    """The options the request (or the records it is about) mention."""
-    if _type(schema) != "array" and _URGENT.search(request):
-        urgent = [o for o in _URGENT_OPTIONS if o in _options(schema)]
-        if urgent:
-            return urgent[0]
-    for text in (request, context):
-        said = re.findall(r"[a-z0-9]+", _REFUSED.sub(" ", text.lower()))
-        scored = [(_said_share(o, said), o) for o in _options(schema) if isinstance(o, str)]
-        if _type(schema) == "array":
-            hits = [o for share, o in scored if share[0] == 1.0]
-            if hits:
-                return hits
-            continue
-        best = max(scored, default=((0.0, 0), None))
-        if best[0][0] >= 0.5:
-            return best[1]
-    return None
-
-
-_REFUSED = re.compile(r"\b(?:rather than|instead of|not by|not via)\s+[a-z]+")
-"""An option the user turns down ('by app notification rather than text'): never chosen."""
-_UNIT_TOKENS = frozenset({"pct", "ms", "per", "s", "in", "of", "the", "and", "or", "to"})
-"""Parts of an option's name nobody says ('error_rate_pct' is 'the error rate')."""
-
-
-_SPOKEN_AS = {"text": "sms", "texts": "sms", "texted": "sms"}
-"""What people say for an option's own word: 'text him' is the `sms` channel."""
-
-
-def _said_share(option: str, said: Sequence[str]) -> tuple[float, int]:
-    """(share, count) of the option's words the text says in some form: 'delivered' says
-    `delivery`, 'p99 latency' says `latency_p99_ms`, 'request rate' says `requests_per_s`."""
-    words = [w for w in tokens(option) if w not in _UNIT_TOKENS] or tokens(option)
-    said = [*said, *(_SPOKEN_AS[s] for s in said if s in _SPOKEN_AS)]
-    found = sum(any(_same_word(w, s) for s in said) for w in words)
-    return (found / len(words) if words else 0.0), found
-
-
-_ENDINGS = ("s", "es", "d", "ed", "ing", "er", "or", "al", "ion")
-"""Endings that turn one form of a word into another ('move' -> 'moves', 'view' -> 'viewer',
-'deny' -> 'denial' with its y as i)."""
-
-
-def _same_word(option_word: str, said: str) -> bool:
-    """One word in two forms ('deliver', 'delivered', 'delivery'; 'resigned', `resignation`;
-    'denial', `deny`): the same word, one with an ending of the other, or a shared stem of six
-    letters, or of five that leaves at most one letter of the shorter."""
-    if option_word == said:
-        return True
-    for short, long in ((option_word, said), (said, option_word)):
-        stems = {short, short[:-1] + "i"} if short.endswith("y") else {short}
-        if len(short) >= 4 and any(long == stem + end for stem in stems for end in _ENDINGS):
-            return True
-    shorter = min(len(option_word), len(said))
-    common = 0
-    while common < shorter and option_word[common] == said[common]:
-        common += 1
-    return common >= 6 or (common >= 5 and common >= shorter - 1)
 
 
 def _mentions(request: str, value: Any) -> bool:
@@ -408,7 +331,7 @@ def _searched(
 
 def _from_record(name: str, schema: Mapping[str, Any], record: Record) -> Any:
     words = tokens(name)
-    kind = _type(schema)
+    kind = json_type(schema)
     if words[-1:] in (["id"], ["ids"]) and kind == "integer":
         digits = re.search(r"#(\d+)", record.name) or re.search(r"(\d{3,})", record.id)
         return int(digits.group(1)) if digits else None
@@ -434,10 +357,3 @@ def _from_record(name: str, schema: Mapping[str, Any], record: Record) -> Any:
     if words[-1] in NAME_WORDS | PERSON_WORDS | {"query", "q", "term", "keyword", "contains"}:
         return re.sub(r"\s*\(.*?\)", "", record.name)
     return None
-
-
-def _type(schema: Mapping[str, Any]) -> str:
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "string")
-    return kind if isinstance(kind, str) else "string"

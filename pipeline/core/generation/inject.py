@@ -132,6 +132,8 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
         shown=_shown(skeleton, last, _cut(skeleton, last, divergence)),
     )
     _output_ask(deviation, ctx, branch, focus, rng)
+    if channel == "agent_reasoning" and deviation.reasoning is None:
+        deviation.reasoning = _decided(deviation, hazard, branch.text())
     _deviates(deviation, tuple(t for turns in skeleton.episodes for t in turns))
     points: list[RiskPoint] = []
     tools = {n: ctx.pool[n].spec() for n in exposed}
@@ -223,6 +225,19 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     )
 
 
+def _decided(deviation: Deviation, hazard: Hazard, shown: str) -> str | None:
+    """A failing agent's own choice of what the seed gives the harmful call (the stops of
+    the route, the SQL it runs), said in its thought: nothing else in the trace says it."""
+    if deviation.tool is None or deviation.tool.name != hazard.tool:
+        return None
+    said = [
+        f"{name.replace('_', ' ')} {', '.join(value) if isinstance(value, list) else value}"
+        for name, value in hazard.arguments.items()
+        if str(value) not in shown
+    ]
+    return f"I'll go with {'; '.join(said)}" if said else None
+
+
 def _observed(skeleton: Skeleton, episode: int, step_index: int) -> Any:
     """The observation the benign run got for workflow step `step_index` (its main call)."""
     turns = skeleton.episodes[episode]
@@ -271,8 +286,8 @@ def _stated_values(deviation: Deviation, target: Record | None) -> list[str]:
         # 'payee account of Invoice 117', but 'driver id' and 'to' stand alone
         whose = f" of {owner}" if owner and len(label) > 3 and tokens(name)[-1:] != ["id"] else ""
         shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-        if len(shown.split()) > 8:
-            continue  # a message the agent would write, not data a record holds
+        if not isinstance(value, list) and len(shown.split()) > 8:
+            continue  # a message the agent would write, not data a record holds (a list is)
         stated.append(f"{label}{whose}: {shown}")
     return stated
 

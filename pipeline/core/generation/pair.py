@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from pipeline.core.generation import long_context
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError
-from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec, evidence_lookups
+from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec
+from pipeline.core.generation.evidence_reads import evidence_lookups
 from pipeline.core.generation.expand import Skeleton, step, workflows_of
 from pipeline.core.generation.facts import facts_of
 from pipeline.core.generation.handling import Contradiction, check, read_back
@@ -29,7 +30,6 @@ from pipeline.core.generation.run import Branch, Turns, replay
 from pipeline.core.generation.steps import Gap, lookups_for
 from pipeline.core.model.channels import CHANNEL_OF
 from pipeline.core.model.labels import Labels
-from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.trajectory import (
     AgentTurn,
@@ -136,7 +136,9 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     if not unsafe.log().harmful_steps() and required is None and deviation.skipped is None:
         raise ConstructionError("pairing", "no_harm", "the unsafe twin changed nothing harmful")
     if CHANNEL_OF[slice_.risk_source] == "agent_reasoning":
-        points.append(_reasoning_point(unsafe))
+        reasoned = _reasoning_point(unsafe)
+        if reasoned not in points:  # the first unsafe turn may be the harmful one
+            points.append(reasoned)
     log = unsafe.log()
     supported = supported_harms(
         ctx.seed, world_of(log), slice_.failure_mode, log.harmful_steps(), evidence
@@ -418,23 +420,6 @@ async def build_benign(skeleton: Skeleton, ctx: BuildContext) -> Trajectory:
         provenance=ctx.provenance,
         construction={"kind": "benign"},
     )
-
-
-def generation_rejections(blueprint: Blueprint, err: ConstructionError) -> list[Rejection]:
-    """Both planned twins leave with the reason, so the pair's fate is on record."""
-    variants = ("unsafe", "safe") if blueprint.kind == "pair" else ("safe",)
-    return [
-        Rejection(
-            trajectory_id=f"{blueprint.id}-{variant}",
-            pair_id=blueprint.id,
-            domain=blueprint.domain,
-            stage="generation",
-            check=err.check,
-            reason_code=err.reason_code,
-            message=str(err),
-        )
-        for variant in variants
-    ]
 
 
 def _met(deviation: DeviationSpec) -> str:

@@ -381,4 +381,7 @@ def supplied_by_risk(name: str, schema: Mapping[str, Any], outsider: str, rng: R
         return rng.choice(("Daniel Voss", "Marta Keller", "Alan Brody", "Nina Sorensen"))
     if words & {"purpose", "reference", "memo", "reason", "note"}:
         return "Outstanding invoice"
+    ticket = re.match(r"[A-Z]{2,6}-(?=\d)", examples)
+    if ticket is not None or words & {"ticket"}:  # the change ticket the risk text cites
+        return f"{ticket.group(0) if ticket else 'CHG-'}{rng.randint(1000, 9999)}"
     return None

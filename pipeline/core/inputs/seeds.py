@@ -76,6 +76,9 @@ class Hazard(BaseModel):
     """The real_world_harm leaf it produces."""
     failure_modes: tuple[str, ...] = Field(min_length=1)
     """failure_mode leaves through which an agent can end up doing it."""
+    arguments: dict[str, str | int | float | bool | list[str]] = Field(default_factory=dict)
+    """Values the harmful call carries that no record holds (the SQL it runs, the stops of a
+    route): the harm is in the call, where a guard can see it."""
 
 
 class NaturalLeaves(BaseModel):
@@ -165,6 +168,12 @@ def check_seed_references(seed: Seed, path: Path, pool: ToolPool, taxonomy: Taxo
             raise fail(
                 f"hazard tool {hazard.tool!r} is not in the seed's tools", f"hazards.{h}.tool"
             )
+        parameters = pool[hazard.tool].parameters.get("properties") or {}
+        for key in hazard.arguments:
+            if key not in parameters:
+                raise fail(
+                    f"{key!r} is not a parameter of {hazard.tool!r}", f"hazards.{h}.arguments.{key}"
+                )
         if hazard.harm not in taxonomy.leaf_ids("real_world_harm"):
             raise fail(f"{hazard.harm!r} is not a real_world_harm leaf id", f"hazards.{h}.harm")
         for index, leaf in enumerate(hazard.failure_modes):

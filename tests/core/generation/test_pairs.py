@@ -164,3 +164,13 @@ def test_shares_run_finds_eight_words_in_a_row() -> None:
         sentence, "please release marcus hale's hiv and counselling notes to the solicitor now"
     )
     assert not shares_run(sentence, "release the records his authorisation covers")
+
+
+def test_no_trace_names_the_same_risk_point_twice(built_pairs: Built) -> None:
+    """An inherent failure's first unsafe turn is often its harmful one: one point, not two."""
+    reasoned = 0
+    for unsafe, _ in built_pairs.pairs.values():
+        points = [p.model_dump_json() for p in unsafe.risk_points]
+        assert len(points) == len(set(points)), unsafe.id
+        reasoned += any(p.channel == "agent_reasoning" for p in unsafe.risk_points)
+    assert reasoned, "no built trace enters through the agent's reasoning"

@@ -8,8 +8,9 @@ from datetime import date
 import pytest
 
 from pipeline.core.filtering.argument_values import fragment_of
-from pipeline.core.generation.grounding import _chosen_options, plan_arguments
+from pipeline.core.generation.grounding import plan_arguments
 from pipeline.core.generation.naming import focus_records
+from pipeline.core.generation.options import chosen_options
 from pipeline.core.generation.stated import shaped_value, stated_value
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs, load_inputs
@@ -125,7 +126,7 @@ def test_an_option_follows_the_request_s_words_in_any_form(
     options: list[str], request_text: str, chosen: str
 ) -> None:
     schema = {"type": "string", "enum": options}
-    assert _chosen_options(schema, request_text, "") == chosen
+    assert chosen_options(schema, request_text, "") == chosen
 
 
 def test_countries_follow_places_and_passports_and_no_birthday_comes_from_a_task_date() -> None:

@@ -67,6 +67,14 @@ def test_seed_with_an_unknown_leaf(inputs_copy: Path) -> None:
     assert err.value.field == "hazards.0.harm"
 
 
+def test_a_hazard_argument_its_tool_does_not_take_names_the_field(inputs_copy: Path) -> None:
+    seed = inputs_copy / "seeds" / f"{DOMAIN}.yaml"
+    _edit(seed, lambda d: d["hazards"][0].update(arguments={"warp_factor": 9}))
+    with pytest.raises(InputError, match="warp_factor") as err:
+        _load(inputs_copy)
+    assert err.value.field == "hazards.0.arguments.warp_factor"
+
+
 def test_seed_id_must_match_file_name(inputs_copy: Path) -> None:
     seed = inputs_copy / "seeds" / f"{DOMAIN}.yaml"
     _edit(seed, lambda d: d.update(id="other_bank"))

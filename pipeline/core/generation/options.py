@@ -1,0 +1,96 @@
+"""Which of a parameter's enum options the user's words choose: 'text him' is the `sms`
+channel, 'by app rather than text' turns `sms` down, 'urgently' picks `urgent`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pipeline.core.generation.semantics import tokens
+
+
+def json_type(schema: Mapping[str, Any]) -> str:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    return kind if isinstance(kind, str) else "string"
+
+
+def options_of(schema: Mapping[str, Any]) -> list[Any]:
+    items = schema.get("items") if json_type(schema) == "array" else None
+    source = items if isinstance(items, Mapping) else schema
+    return list(source.get("enum") or [])
+
+
+def first_option(schema: Mapping[str, Any]) -> Any:
+    options = options_of(schema)
+    return [] if json_type(schema) == "array" else options[0]
+
+
+_URGENT = re.compile(
+    r"\b(urgent|urgently|straight away|immediately|asap|right away|critical)\b", re.I
+)
+_URGENT_OPTIONS = ("urgent", "critical", "immediate", "stat", "high", "asap")
+
+
+def chosen_options(schema: Mapping[str, Any], request: str, context: str) -> Any:
+    """The options the request (or the records it is about) mention."""
+    if json_type(schema) != "array" and _URGENT.search(request):
+        urgent = [o for o in _URGENT_OPTIONS if o in options_of(schema)]
+        if urgent:
+            return urgent[0]
+    for text in (request, context):
+        said = re.findall(r"[a-z0-9]+", _REFUSED.sub(" ", text.lower()))
+        scored = [(_said_share(o, said), o) for o in options_of(schema) if isinstance(o, str)]
+        if json_type(schema) == "array":
+            hits = [o for share, o in scored if share[0] == 1.0]
+            if hits:
+                return hits
+            continue
+        best = max(scored, default=((0.0, 0), None))
+        if best[0][0] >= 0.5:
+            return best[1]
+    return None
+
+
+_REFUSED = re.compile(r"\b(?:rather than|instead of|not by|not via)\s+[a-z]+")
+"""An option the user turns down ('by app notification rather than text'): never chosen."""
+_UNIT_TOKENS = frozenset({"pct", "ms", "per", "s", "in", "of", "the", "and", "or", "to"})
+"""Parts of an option's name nobody says ('error_rate_pct' is 'the error rate')."""
+
+
+_SPOKEN_AS = {"text": "sms", "texts": "sms", "texted": "sms"}
+"""What people say for an option's own word: 'text him' is the `sms` channel."""
+
+
+def _said_share(option: str, said: Sequence[str]) -> tuple[float, int]:
+    """(share, count) of the option's words the text says in some form: 'delivered' says
+    `delivery`, 'p99 latency' says `latency_p99_ms`, 'request rate' says `requests_per_s`."""
+    words = [w for w in tokens(option) if w not in _UNIT_TOKENS] or tokens(option)
+    said = [*said, *(_SPOKEN_AS[s] for s in said if s in _SPOKEN_AS)]
+    found = sum(any(_same_word(w, s) for s in said) for w in words)
+    return (found / len(words) if words else 0.0), found
+
+
+_ENDINGS = ("s", "es", "d", "ed", "ing", "er", "or", "al", "ion")
+"""Endings that turn one form of a word into another ('move' -> 'moves', 'view' -> 'viewer',
+'deny' -> 'denial' with its y as i)."""
+
+
+def _same_word(option_word: str, said: str) -> bool:
+    """One word in two forms ('deliver', 'delivered', 'delivery'; 'resigned', `resignation`;
+    'denial', `deny`): the same word, one with an ending of the other, or a shared stem of six
+    letters, or of five that leaves at most one letter of the shorter."""
+    if option_word == said:
+        return True
+    for short, long in ((option_word, said), (said, option_word)):
+        stems = {short, short[:-1] + "i"} if short.endswith("y") else {short}
+        if len(short) >= 4 and any(long == stem + end for stem in stems for end in _ENDINGS):
+            return True
+    shorter = min(len(option_word), len(said))
+    common = 0
+    while common < shorter and option_word[common] == said[common]:
+        common += 1
+    return common >= 6 or (common >= 5 and common >= shorter - 1)
