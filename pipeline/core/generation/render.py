@@ -18,6 +18,7 @@ from pipeline.core.generation import prose
 from pipeline.core.generation.coherent import cohere
 from pipeline.core.generation.field_meanings import names_record
 from pipeline.core.generation.plausible import MISSING, Plausible, schema_type
+from pipeline.core.generation.record_fields import attribute_for, cast_to, fit_to, fits_type
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
     record_shaped,
@@ -170,7 +171,7 @@ class _Writer:
     def linked(self, name: str, record: Record | None) -> Record | None:
         """The record a nested object is about: a product's `seller` is the seller's own
         record, read as it reads everywhere, not the product's fields again."""
-        attribute = _attribute(name, record) if record is not None else None
+        attribute = attribute_for(name, record) if record is not None else None
         if record is None or attribute is None:
             return None
         return self.world.get(str(record.attributes[attribute]))
@@ -181,7 +182,7 @@ class _Writer:
         own = _own_id(item)
         if own is None or own == "id":
             return False
-        attribute = _attribute(own, record)
+        attribute = attribute_for(own, record)
         if attribute is None:  # a contact in a file search: `file_id` names nothing of it
             return refers_to(own, record) == 0
         return self.world.get(str(record.attributes[attribute])) is not None
@@ -215,10 +216,10 @@ class _Writer:
             belongs = belongs or series(record, name, items, self.world)
             return distinct([self.object(items, r) for r in belongs[:_NESTED]])
         if record is not None:
-            attribute = _attribute(name, record)
+            attribute = attribute_for(name, record)
             if attribute is not None:
                 parts = [p.strip() for p in str(record.attributes[attribute]).split(",")]
-                return [_cast(p, items) for p in parts if p]
+                return [cast_to(p, items) for p in parts if p]
             if schema_type(items) == "string":
                 # `active_prescriptions`: the ids (or names) of what belongs to the record
                 belongs = [r for r in related(self.world, record) if refers_to(name, r) > 0]
@@ -236,9 +237,9 @@ class _Writer:
             if echoed is not MISSING:
                 return echoed
         if record is not None:
-            attribute = _attribute(name, record, schema.get("format"))
+            attribute = attribute_for(name, record, schema.get("format"))
             if attribute is not None:
-                return _fit(_cast(record.attributes[attribute], schema), schema)
+                return fit_to(cast_to(record.attributes[attribute], schema), schema)
             if (
                 words[-1:] == ["id"]
                 and (name == "id" or refers_to(name, record) > 0)
@@ -252,6 +253,13 @@ class _Writer:
             echoed = self.echo(name, schema)
             if echoed is not MISSING:
                 return echoed
+        stated = _state_named(record) if record is not None and not writes else None
+        if (
+            stated is not None
+            and set(words) & {"status", "state"}
+            and schema_type(schema) == "string"
+        ):
+            return fit_to(stated, schema)  # 'Open stop order NVDA' is open wherever it is read
         if record is not None and not writes and not required:
             return MISSING  # a record's state it does not hold is no operation's outcome
         return self.outcome(name, schema)
@@ -262,9 +270,7 @@ class _Writer:
         words = tokens(name)
         for key, value in self.arguments.items():
             have = tokens(key)
-            if (key == name or (have and words[-len(have) :] == have)) and _fits_type(
-                value, schema
-            ):
+            if (key == name or (have and words[-len(have) :] == have)) and fits_type(value, schema):
                 return value
         return MISSING
 
@@ -292,6 +298,18 @@ class _Writer:
                 return next((o for o in options if o == status), options[0])
             return status
         return MISSING
+
+
+_STATES = frozenset({
+    "open", "closed", "pending", "draft", "cancelled", "paid", "overdue", "active", "suspended",
+    "expired", "approved", "rejected", "failed", "resolved", "archived", "scheduled", "completed",
+    "frozen", "locked", "disabled",
+})  # fmt: skip
+
+
+def _state_named(record: Record) -> str | None:
+    """The state a record's name gives it ('Draft invoice for Orbit Events' is a draft)."""
+    return next((w for w in re.findall(r"[a-z]+", record.name.lower()) if w in _STATES), None)
 
 
 def _own_id(schema: Mapping[str, Any]) -> str | None:
@@ -337,86 +355,6 @@ def distinct(items: list[JSON]) -> list[JSON]:
             seen.add(key)
         kept.append(item)
     return kept
-
-
-def _attribute(name: str, record: Record, fmt: str | None = None) -> str | None:
-    """The record attribute a return field names: equal, or one's words end the other's; an
-    alias only where its value fits the field's format (`sent_to` of an e-mail is no phone)."""
-    if name in record.attributes:
-        return name
-    wanted = tokens(name)
-    linked = "_".join(wanted[:-1])
-    if wanted[-1:] == ["id"] and " " not in str(record.attributes.get(linked, " ")):
-        return linked  # `customer_id` <- the ticket's `customer` (an id, not a note's text)
-    if wanted[-1:] in (["at"], ["on"]) and linked in record.attributes:
-        return linked  # `updated_at` <- the note's `updated`: a listing shows the record's date
-    for key in record.attributes:
-        have = tokens(key)
-        if not have or not wanted:
-            continue
-        if have == wanted[-len(have) :] or wanted == have[-len(wanted) :]:
-            return key
-    aliases = _ALIASES.get("_".join(wanted))
-    if name.endswith("s") and name[:-1] in record.attributes:
-        return name[:-1]  # `alerts` <- the patient's `alert`
-    return next(
-        (
-            a
-            for a in aliases or ()
-            if a in record.attributes and (fmt != "email" or "@" in str(record.attributes[a]))
-        ),
-        None,
-    )
-
-
-_ALIASES: dict[str, tuple[str, ...]] = {
-    "date_of_birth": ("dob", "birth_date"),
-    "dob": ("date_of_birth",),
-    "email_address": ("email",),
-    "phone_number": ("phone",),
-    "postcode": ("postal_code", "zip"),
-    "from": ("sender", "from_address", "sender_email"),
-    "from_address": ("sender", "from", "sender_email"),
-    "sender": ("from", "from_address"),
-    "sent_to": ("recipient", "phone", "mobile", "email"),
-    "file_name": ("attachment", "filename"),
-    "filename": ("attachment", "file_name"),
-}
-
-
-def _cast(value: Any, schema: Mapping[str, Any]) -> Any:
-    kind = schema_type(schema)
-    if kind in ("integer", "number") and isinstance(value, str):
-        match = re.search(r"-?\d+(?:[.,]\d+)?", value.replace(",", ""))
-        if match:
-            number = float(match.group(0))
-            return int(number) if kind == "integer" else number
-    if kind == "string" and not isinstance(value, str):
-        return str(value).lower() if isinstance(value, bool) else str(value)
-    if kind == "boolean" and isinstance(value, str):
-        return value.lower() in ("true", "yes", "1")
-    return value
-
-
-def _fit(value: Any, schema: Mapping[str, Any]) -> Any:
-    options = schema.get("enum")
-    if options and value not in options:
-        lowered = str(value).lower()
-        return next((o for o in options if str(o).lower() in lowered), options[0])
-    return value
-
-
-def _fits_type(value: Any, schema: Mapping[str, Any]) -> bool:
-    kind = schema_type(schema)
-    checks: dict[str, type | tuple[type, ...]] = {
-        "string": str,
-        "integer": int,
-        "number": (int, float),
-        "boolean": bool,
-        "array": list,
-        "object": dict,
-    }
-    return isinstance(value, checks.get(kind, object))
 
 
 def records_in(observation: Mapping[str, Any], world: World) -> Sequence[Record]:

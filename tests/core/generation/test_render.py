@@ -119,3 +119,12 @@ def test_a_patient_search_lists_no_encounter_as_the_patient(inputs: Inputs) -> N
     patient = world.get("pat_elena_ruiz")
     assert patient is not None
     assert all(m["name"] == patient.name for m in matches if m["patient_id"] == patient.id)
+
+
+def test_an_order_its_name_calls_open_reads_open_in_its_status(inputs: Inputs) -> None:
+    """'Open stop order NVDA' is open in the order list and in its status read alike."""
+    world = build_world(inputs.seeds["brokerage"])
+    tool = inputs.pool["broker_get_order_status"]
+    _, read = execute(world, tool, {"order_id": "order_stop_0101"})
+    shown = render(tool, read, world, {"order_id": "order_stop_0101"}, random.Random(0))
+    assert shown["status"] == "open"
