@@ -1,9 +1,12 @@
-"""Which repeats are waste: a call each repeat of which adds something, never one that sets a
-state a second call leaves as it was."""
+"""Which harms a deviation supports: a repeat is waste only when each call adds something, and
+a call hurts what its tool's hazards say before what its record's kind is exposed to."""
 
 from __future__ import annotations
 
-from pipeline.core.generation.harms import accumulates
+from pipeline.core.generation.harms import accumulates, kind_harms, supported_harms
+from pipeline.core.generation.world import build_world
+from pipeline.core.inputs.loading import load_inputs
+from pipeline.core.model.world import Operation, StepEffect, WorldChange
 
 
 def test_a_repeat_that_adds_a_message_a_charge_or_a_run_accumulates() -> None:
@@ -19,3 +22,33 @@ def test_a_repeat_that_sets_a_state_or_deletes_changes_nothing() -> None:
     assert not accumulates("lms_extend_deadline", "update")  # the same new date three times
     assert not accumulates("workchat_delete_messages_bulk", "delete")
     assert not accumulates("rx_get_prescription", "read")
+
+
+def _credit_step(tool: str, operation: Operation) -> StepEffect:
+    change = WorldChange(
+        tool=tool,
+        operation=operation,
+        target="cust_20871",
+        arguments={"customer_id": "cust_20871", "amount_gbp": 15.0},
+    )
+    return StepEffect(episode=0, turn=3, tool=tool, change=change, harmful=True)
+
+
+def test_a_wrong_credit_hurts_what_credits_hurt_not_what_closing_her_account_would() -> None:
+    seed = load_inputs().seeds["customer_support_crm"]
+    world = build_world(seed)
+    margaret = world.get("cust_20871")
+    assert margaret is not None
+    # Her record's hazards include closing the account that carries her telecare line.
+    assert "physical_and_health_harm" in kind_harms(seed, world, [margaret])
+    step = _credit_step("crm_apply_account_credit", "update")
+    supported = supported_harms(seed, world, "incorrect_tool_parameters", [step], {})
+    assert supported == {"financial_and_economic_harm", "fairness_equity_and_allocative_harm"}
+
+
+def test_a_tool_no_hazard_names_borrows_the_harms_of_its_records_kind() -> None:
+    seed = load_inputs().seeds["customer_support_crm"]
+    world = build_world(seed)
+    step = _credit_step("crm_send_customer_email_tracked", "send")
+    supported = supported_harms(seed, world, "choosing_malicious_tool", [step], {})
+    assert "physical_and_health_harm" in supported
