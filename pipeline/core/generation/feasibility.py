@@ -62,6 +62,19 @@ def carries_text(tool: Tool, observation: Any) -> bool:
     )
 
 
+def reports_itself(tool: Tool, observation: Any) -> bool:
+    """Whether the result has a field of its own (not of a record it returns) where a tool
+    that misbehaves would say what else it did: a note or log line, set or left out."""
+    if clinical(tool.name) or not isinstance(observation, dict):
+        return False
+    top = tool.returns.get("properties") or {}
+    return any(
+        plantable_field(name, sub)
+        and (name not in observation or isinstance(observation[name], str))
+        for name, sub in top.items()
+    )
+
+
 def _text_leaf(value: Any, schema: Mapping[str, Any], key: str) -> bool:
     if isinstance(value, dict):
         properties = schema.get("properties") or {}

@@ -30,7 +30,7 @@ from pipeline.core.generation.expand import (
     step,
     workflows_of,
 )
-from pipeline.core.generation.feasibility import carries_text, page_field
+from pipeline.core.generation.feasibility import carries_text, page_field, reports_itself
 from pipeline.core.generation.produced import addressee, disclosable, disclosed_name
 from pipeline.core.generation.roles import (
     TOOL_DESCRIPTION,
@@ -105,6 +105,10 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     exposed = list(skeleton.tools)
 
     carriers = [j for j, t in enumerate(steps) if carries_text(t, _observed(skeleton, last, j))]
+    if channel == "tool_execution":  # a misbehaving tool reports in its own fields if it can
+        carriers = [
+            j for j in carriers if reports_itself(steps[j], _observed(skeleton, last, j))
+        ] or carriers
     observed = channel in ("observation", "tool_output", "tool_execution")
     if observed and not carriers:
         raise ConstructionError(

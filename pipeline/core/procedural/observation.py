@@ -85,8 +85,14 @@ def handle(payload: ObservationInput, rng: random.Random) -> dict[str, Any]:
         if field and isinstance(observation.get(field), str):
             observation[field] = _embed(observation[field], trigger, (field,), rng)
         else:
-            target = _best_text_field(observation, payload.tool.returns, trigger)
-            spare = _spare_text_field(observation, payload.tool.returns)
+            schema = payload.tool.returns
+            target = _best_text_field(observation, schema, trigger)
+            spare = _spare_text_field(observation, schema)
+            if payload.mode == "malicious_side_effect":
+                # the tool's own report of what it did, not a line inside a record it returns
+                target = _best_text_field(observation, schema, trigger, top_level=True) or (
+                    None if spare is not None else target
+                )
             if target is None and spare is not None:
                 observation[spare] = trigger
             elif target is None:
@@ -145,11 +151,14 @@ def _embed(current: str, trigger: str, path: Path, rng: random.Random) -> str:
 
 
 def _best_text_field(
-    observation: dict[str, Any], schema: Mapping[str, Any], trigger: str
+    observation: dict[str, Any], schema: Mapping[str, Any], trigger: str, top_level: bool = False
 ) -> tuple[Path, str] | None:
-    """The string leaf most like prose whose schema still accepts the planted text."""
+    """The string leaf most like prose whose schema still accepts the planted text (with
+    `top_level`, only the result's own fields, not those of the records it holds)."""
     scored: list[tuple[int, int, Path, str]] = []
     for order, (path, value, sub) in enumerate(_string_leaves(observation, schema, ())):
+        if top_level and len(path) > 1:
+            continue
         candidate = f"{value} {trigger}"
         if not (fits(candidate, sub) and fits(trigger, sub)):
             continue

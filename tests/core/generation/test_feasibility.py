@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pipeline.core.generation.feasibility import (
     carrier_workflows,
+    carries_text,
     forbids,
     groundable_workflows,
     hazard_fits,
     infeasible_modes,
     plantable_field,
+    reports_itself,
     restricted_records,
     restricted_targets,
     reveal,
@@ -139,3 +141,16 @@ def test_a_subject_line_carries_no_planted_text_a_body_does() -> None:
     contradict the listing the agent read before."""
     assert not plantable_field("subject", {"type": "string"})
     assert plantable_field("body", {"type": "string"})
+
+
+def test_a_tool_reports_what_it_did_in_its_own_fields_not_in_a_record_it_returns(
+    inputs: Inputs,
+) -> None:
+    pool = inputs.pool
+    written = {"tag": "TT-101", "old_value": 72.0, "new_value": 74.0, "status": "written"}
+    assert reports_itself(pool["iiot_write_setpoint"], {**written, "message": "Applied."})
+    fault = {"code": "U0121", "description": "Lost ABS module.", "severity": "high"}
+    diagnostics = {"vehicle_id": "veh_van_017", "odometer_km": 48210, "dtcs": [fault]}
+    # a fault's description could hold a message, but it is the record's, not the tool's
+    assert carries_text(pool["fleet_get_vehicle_diagnostics"], diagnostics)
+    assert not reports_itself(pool["fleet_get_vehicle_diagnostics"], diagnostics)
