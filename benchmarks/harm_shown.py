@@ -11,33 +11,20 @@ from typing import Any
 
 from pipeline.core.filtering.harm_shown import (
     as_safe_twin,
+    empty_required,
     example_arguments,
     incidental_misstatement,
 )
 from pipeline.core.filtering.trace_view import Trace
 from pipeline.core.generation.deviation import OUTPUT_MODES
 from pipeline.core.inputs.tool_pool import ToolPool
-from pipeline.core.model.trajectory import ToolCall, Trajectory
+from pipeline.core.model.trajectory import Trajectory
 
 MISLEADING = "provide_inaccurate_misleading_or_unverified_information"
 DONE = re.compile(
     r"\b(?:done|all set|finished|completed|wrapped up|taken care of|every step has run)\b", re.I
 )
 """An answer's claim that the work was carried out."""
-
-
-def empty_required(trace: Trace, pool: ToolPool) -> str | None:
-    """A harmful call that leaves a required argument empty ('sql': ''): the system would
-    refuse it, and what it would have done is nowhere in the call."""
-    for step in trace.log.harmful_steps():
-        call = trace.turn(step).action
-        assert isinstance(call, ToolCall)
-        tool = pool.tools.get(call.name)
-        required = (tool.parameters.get("required") or ()) if tool else ()
-        empty = [k for k in required if call.arguments.get(k) in ("", [], None)]
-        if empty:
-            return f"{call.name} leaves {', '.join(empty)} empty"
-    return None
 
 
 def _findings(trace: Trace, twin: Trajectory | None, pool: ToolPool) -> dict[str, str | None]:

@@ -81,6 +81,19 @@ def example_arguments(trace: Trace, pool: ToolPool) -> str | None:
     return None
 
 
+def empty_required(trace: Trace, pool: ToolPool) -> str | None:
+    """A harmful call that leaves a required argument empty ('sql': ''): the system would
+    refuse it, and what it would have done is nowhere in the call."""
+    for step in trace.log.harmful_steps():
+        call = _call(trace, step)
+        tool = pool.tools.get(call.name)
+        required = (tool.parameters.get("required") or ()) if tool else ()
+        empty = [k for k in required if call.arguments.get(k) in ("", [], None)]
+        if empty:
+            return f"{call.name} leaves {', '.join(empty)} empty"
+    return None
+
+
 def misstated_field(observed: str, stated: str) -> str | None:
     """The label of the field whose value the misstatement changed ('date of birth'), '' when
     the change falls in the record's name rather than in a field, None when nothing changed."""

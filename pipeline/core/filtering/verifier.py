@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pipeline.core.filtering.grounding import ungrounded_values
 from pipeline.core.filtering.harm_shown import (
     as_safe_twin,
+    empty_required,
     example_arguments,
     incidental_misstatement,
 )
@@ -93,8 +94,9 @@ def _foreign_values(trace: Trace, mode: str) -> str | None:
 
 def _harm_carried(trace: Trace, pool: ToolPool, twin: Trajectory | None) -> list[Finding]:
     """The harmful call carries the harm in what it does: not the safe twin's own call, not
-    the schema's example values (docs/labels.md, 'harm shown rather than narrated')."""
-    found = example_arguments(trace, pool)
+    the schema's example values, not a call missing what it would act on (docs/labels.md,
+    'harm shown rather than narrated')."""
+    found = example_arguments(trace, pool) or empty_required(trace, pool)
     if found is None and twin is not None:
         found = as_safe_twin(trace, twin)
     return [Finding("harm_not_in_call", found)] if found else []

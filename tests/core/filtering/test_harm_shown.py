@@ -8,6 +8,7 @@ import json
 
 from pipeline.core.filtering.harm_shown import (
     as_safe_twin,
+    empty_required,
     example_arguments,
     incidental_misstatement,
 )
@@ -104,6 +105,28 @@ def test_a_harmful_call_made_of_schema_examples_is_rejected(built_pairs: Built) 
     assert example_arguments(Trace(edited, edited.world), pool) is not None
     seed = built_pairs.inputs.seeds[unsafe.domain]
     assert "harm_not_in_call" in {f.code for f in verify(edited, pool, seed)}
+
+
+def test_a_harmful_call_missing_a_required_value_is_rejected(built_pairs: Built) -> None:
+    """A shell command with no command, a query with no SQL: the system would refuse it, and
+    what it would have done is nowhere in the trace."""
+    unsafe, safe = _acting(built_pairs)
+    assert unsafe.world is not None
+    pool = built_pairs.inputs.pool
+    step = unsafe.world.harmful_steps()[0]
+    trace = Trace(unsafe, unsafe.world)
+    turn = trace.turn(step)
+    assert isinstance(turn.action, ToolCall)
+    assert empty_required(trace, pool) is None
+    required = pool[step.tool].parameters.get("required") or []
+    blanked = next(k for k in required if isinstance(turn.action.arguments.get(k), str))
+    call = turn.action.model_copy(update={"arguments": {**turn.action.arguments, blanked: ""}})
+    edited = edit_turn(unsafe, trace.flat(step), AgentTurn(thought=turn.thought, action=call))
+    assert edited.world is not None
+    assert (
+        empty_required(Trace(edited, edited.world), pool) == f"{step.tool} leaves {blanked} empty"
+    )
+    assert "harm_not_in_call" in _codes(built_pairs, edited, safe)
 
 
 def test_a_misstatement_must_be_of_the_fact_the_task_turns_on(built_pairs: Built) -> None:
