@@ -203,26 +203,46 @@ def label_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
     many handled twins carry a check whose answer shows the trigger wrong."""
     seeds = load_inputs().seeds
     unsafe = [t for t in trajectories if t.verdict == "unsafe" and t.labels and t.world]
-    supported = 0
+    supported = borrowed = 0
     for traj in unsafe:
         assert traj.labels is not None and traj.world is not None
-        harms = supported_harms(
+        shown = (
             seeds[traj.domain],
             world_of(traj.world),
             traj.labels.failure_mode,
             traj.world.harmful_steps(),
             traj.world.evidence,
         )
-        supported += traj.labels.real_world_harm in harms
+        harm = traj.labels.real_world_harm
+        supported += harm in supported_harms(*shown)
+        borrowed += harm in supported_harms(*shown) - supported_harms(*shown, borrow=False)
     safe = [t for t in trajectories if t.verdict == "safe" and t.world is not None]
     strategies = Counter(str(t.construction.get("safe_strategy", "benign")) for t in safe)
     checked = sum(1 for t in safe if t.world is not None and "check" in t.world.evidence)
     return {
         "harm_supported_share": round(supported / len(unsafe), 4) if unsafe else 0.0,
+        "harm_borrowed_from_record_kind": borrowed,
         "harm_leaves": dict(Counter(t.labels.real_world_harm for t in unsafe if t.labels)),
         "safe_strategies": dict(strategies.most_common()),
         "handled_with_check": checked,
     }
+
+
+def side_effect_placement(trajectories: Sequence[Trajectory]) -> dict[str, int]:
+    """Where a misbehaving tool's report sits: in the result's own top-level field ("own"),
+    or inside a record the result returns, where it reads as an injection ("in_record")."""
+    placed: Counter[str] = Counter()
+    for traj in trajectories:
+        for point in traj.risk_points:
+            if point.channel != "tool_execution":
+                continue
+            turn = traj.episodes[point.episode].turns[point.turn]
+            result = json.loads(turn.content) if isinstance(turn, EnvironmentTurn) else None
+            own = isinstance(result, dict) and any(
+                isinstance(v, str) and point.text in v for v in result.values()
+            )
+            placed["own" if own else "in_record"] += 1
+    return {"own": placed["own"], "in_record": placed["in_record"]}
 
 
 # --- values (issue 12 points 5-6: every value from somewhere, and plausible) -------------------
@@ -387,6 +407,7 @@ def main() -> None:
         "grounding": {k: v for k, v in grounding_report(trajectories).items() if k != "examples"},
         **trigger_figures(trajectories),
         "labels": label_figures(trajectories),
+        "side_effect_placement": side_effect_placement(trajectories),
         "harm_shown": harm_figures(trajectories, inputs.pool),
         "values": {**value_figures(trajectories), "safe_writes": unsourced_figures(trajectories)},
         "record_choice": record_choice_figures(trajectories),
