@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from pipeline.core.filtering.harm_shown import empty_required
+from pipeline.core.filtering.trace_view import Trace
 from pipeline.core.filtering.verifier import verify
 from pipeline.core.generation.dialogue import unfold
 from pipeline.core.inputs.loading import load_inputs
@@ -82,5 +84,8 @@ def test_built_pairs_unfold_some_tasks_and_both_twins_still_verify(built_pairs: 
             all(says_in_order(p, said) for p in unfold(w.request)) for w in seed.workflows
         ), said
         assert verify(safe, built_pairs.inputs.pool, seed) == [], safe.id
-        assert verify(unsafe, built_pairs.inputs.pool, seed) == [], unsafe.id
+        assert unsafe.world is not None
+        if not empty_required(Trace(unsafe, unsafe.world), built_pairs.inputs.pool):
+            # an incomplete harmful call is the verifier's to reject (test_harm_shown)
+            assert verify(unsafe, built_pairs.inputs.pool, seed) == [], unsafe.id
     assert unfolded >= 3

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.core.filtering.harm_shown import empty_required
+from pipeline.core.filtering.trace_view import Trace
 from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, verify
 from pipeline.core.model.trajectory import AgentTurn, FinalAnswer, Trajectory, UserTurn
 from tests.support.pairs import Built
@@ -114,8 +116,12 @@ def test_a_failing_agent_whose_last_call_did_the_harm_reads_its_record_back(
                 assert after.change is None
                 assert built_pairs.inputs.pool[after.tool].side_effect == "none"
     assert read_back
+    pool = built_pairs.inputs.pool
     for unsafe in read_back:
-        assert not verify(unsafe, built_pairs.inputs.pool, built_pairs.inputs.seeds[unsafe.domain])
+        assert unsafe.world is not None
+        if empty_required(Trace(unsafe, unsafe.world), pool):
+            continue  # an incomplete harmful call is the verifier's to reject (test_harm_shown)
+        assert not verify(unsafe, pool, built_pairs.inputs.seeds[unsafe.domain])
 
 
 def test_safe_twins_pass_and_a_harmful_prefix_is_caught(built_pairs: Built) -> None:
