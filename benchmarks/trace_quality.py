@@ -21,11 +21,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from benchmarks.answers import answer_figures
 from benchmarks.consistency import consistency_figures, objects_in
 from benchmarks.harm_shown import harm_figures
 from benchmarks.realism import realism_figures
 from benchmarks.record_agreement import record_agreement_figures
 from benchmarks.record_choice import record_choice_figures
+from benchmarks.record_fit import record_fit_figures
 from benchmarks.tool_use import tool_use_figures
 from pipeline.core.filtering.argument_values import fragments, is_empty, unsourced_figures
 from pipeline.core.filtering.grounding import grounding_report
@@ -411,6 +413,8 @@ def main() -> None:
         "harm_shown": harm_figures(trajectories, inputs.pool),
         "values": {**value_figures(trajectories), "safe_writes": unsourced_figures(trajectories)},
         "record_choice": record_choice_figures(trajectories),
+        "answers": answer_figures(trajectories),
+        "record_fit": record_fit_figures(trajectories, inputs.pool),
         "consistency": consistency_figures(trajectories, _out_of_range),
         "record_agreement": record_agreement_figures(trajectories, inputs.pool),
         "users": {

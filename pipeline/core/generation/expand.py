@@ -19,6 +19,7 @@ from pipeline.core.generation.context import Asker, BuildContext, ConstructionEr
 from pipeline.core.generation.dialogue import may_unfold, open_task
 from pipeline.core.generation.facts import facts_of
 from pipeline.core.generation.feasibility import page_field, reads_text
+from pipeline.core.generation.fits import fits
 from pipeline.core.generation.grounding import (
     Plan,
     focus_records,
@@ -277,6 +278,8 @@ async def follow_up(
                 )
                 if not _self_contained(asked, found):
                     continue  # the question as worded would not give the call its values
+                if not fits(tool, about or record, branch.world):
+                    continue  # no camera snapshot of a thermostat
                 key = (tool.name, about.id if about else "")
                 options.setdefault(key, (tool, about, record))
                 shown[key] = long_context.records_shown(

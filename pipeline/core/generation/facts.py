@@ -2,18 +2,24 @@
 
 An answer reports the values its calls returned that the request is about (a status, an
 amount, a date), or, for a follow-up, whatever its own call returned; never a field of an
-earlier call the question did not ask about.
+earlier call the question did not ask about. A listing is reported by the records the task is
+about, not by whichever came first on the page, and a look-up that found nothing says so
+('no trips for Van 17'): an empty result answers the question as much as a value does.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
+from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.spoken import labelled, spoken
+from pipeline.core.model.trajectory import AgentTurn, ToolCall, Turn
+from pipeline.core.model.world import StepEffect, World
 
 
 def facts_of(
@@ -22,17 +28,58 @@ def facts_of(
     """What the episode's observations showed that answers the request, as short sentences;
     from step `since` on, so a follow-up's answer reports its own call, not the episode's
     (`every_field`: whatever that call returned, 'used 15 GB of 16', not only salient ones)."""
+    steps = [s for s in branch.steps[since:] if s.episode == episode]
+    return facts_shown(branch.episodes[episode], steps, branch.world, request, every_field)
+
+
+def facts_shown(
+    turns: Sequence[Turn],
+    steps: Sequence[StepEffect],
+    world: World,
+    request: str,
+    every_field: bool = False,
+) -> tuple[str, ...]:
+    """`facts_of` over an episode's turns and the steps run in it."""
     wanted = set(re.findall(r"[a-z]{4,}", request.lower()))
     facts: list[str] = []
-    turns = branch.episodes[episode]
-    for effect in (s for s in branch.steps[since:] if s.episode == episode):
+    for effect in steps:
         observation = turns[effect.turn + 1]
         try:
             data = json.loads(getattr(observation, "content", "{}"))
         except ValueError:
             continue
-        facts += _facts(effect.tool, data, wanted, effect.change is not None, every_field)
+        names = {r.id: bare_name(r.name) for i in effect.focus if (r := world.get(i)) is not None}
+        call = turns[effect.turn]
+        action = call.action if isinstance(call, AgentTurn) else None
+        asked = action.arguments if isinstance(action, ToolCall) else {}
+        about = next((names[v] for v in asked.values() if isinstance(v, str) and v in names), "")
+        empty = empty_listing(data, asked)
+        if empty is not None:
+            what = empty.replace("_", " ")
+            facts.append(f"no {what} for {about}" if about else f"no {what} came back")
+            continue
+        facts += _facts(
+            effect.tool, data, wanted, effect.change is not None, every_field, names, about, world
+        )
     return tuple(dict.fromkeys(facts))[:6]
+
+
+def empty_listing(data: Any, asked: dict[str, Any]) -> str | None:
+    """The list a listing came back without ('trips'), or None: every list of the result is
+    empty and nothing else in it is a record's own text (counts and the query echoed back
+    are; a message's empty `to` beside its subject is not a listing)."""
+    if not isinstance(data, dict) or not data:
+        return None
+    echoed = {v for v in asked.values() if isinstance(v, str)}
+    empty = [str(k) for k, v in data.items() if v == []]
+    if not empty or any(
+        (isinstance(v, list) and v)
+        or isinstance(v, dict)
+        or (isinstance(v, str) and v not in echoed)
+        for v in data.values()
+    ):
+        return None
+    return empty[0]
 
 
 _SALIENT = frozenset(
@@ -62,27 +109,59 @@ _SALIENT = frozenset(
         "consensus",
         "quantity",
         "cash",
+        "lat",
+        "lon",
+        "latitude",
+        "longitude",
+        "address",
     ]
 )
 
 
-def _facts(tool: str, data: Any, wanted: set[str], wrote: bool, every: bool) -> list[str]:
+def _facts(
+    tool: str,
+    data: Any,
+    wanted: set[str],
+    wrote: bool,
+    every: bool,
+    names: dict[str, str],
+    about: str,
+    world: World,
+) -> list[str]:
+    """Up to three fields of at most two records: those the request asks about first (by
+    their names or their words), then salient ones (a read's ids are not). Among several
+    records, those the task is about (`names`: its records' ids and names), each labelled by
+    the name the task knows; a lone record with no name of its own by the record the call
+    asked `about`; one labelled by its id by the name the world gives it."""
     if isinstance(data, dict) and "error" in data and isinstance(data["error"], dict):
         return [f"{tool.replace('_', ' ')} returned an error: {data['error'].get('message', '')}"]
     records = _records(data)
+    several = len(records) > 1
+    if several:
+        records = [r for r in records if _about(r, names)] or records
     out = []
     for record in records[:2]:
-        key, label = labelled(record, several=len(records) > 1)
-        picked = [
+        known = _about(record, names)
+        key, label = labelled(record, several=several)
+        if known and (not label or label in names):
+            label = known
+        elif not label and not several:
+            label = about
+        elif (named := world.get(label)) is not None:
+            label = bare_name(named.name)
+        shown = [
             (k, v)
             for k, v in record.items()
             if isinstance(v, str | int | float)
             and not isinstance(v, bool)
             and v != ""
             and k != key
-            and (every or set(tokens(k)) & (_SALIENT | wanted))
             and len(str(v)) <= 60
-        ][:3]
+        ]
+        asked = [(k, v) for k, v in shown if set(tokens(k)) & wanted or _says(v, wanted)]
+        salient = _SALIENT if wrote else _SALIENT - {"id"}  # a read's ids answer nothing
+        rest = [(k, v) for k, v in shown if every or set(tokens(k)) & salient]
+        picked = list(dict.fromkeys([*asked, *rest]))[:3]
         if not picked:
             continue
         body = ", ".join(spoken(k, v) for k, v in picked)
@@ -90,6 +169,19 @@ def _facts(tool: str, data: Any, wanted: set[str], wrote: bool, every: bool) -> 
     if wrote and not out:
         out.append(f"{tool.replace('_', ' ')} went through")
     return out
+
+
+def _says(value: Any, wanted: set[str]) -> bool:
+    """Whether a text value says one of the request's longer words ('forklift licence')."""
+    return isinstance(value, str) and bool(
+        {w for w in wanted if len(w) >= 5} & set(re.findall(r"[a-z]{5,}", value.lower()))
+    )
+
+
+def _about(record: dict[str, Any], names: dict[str, str]) -> str:
+    """The task's name for the record, when one of its values is the id of a record the task
+    is about."""
+    return next((names[v] for v in record.values() if isinstance(v, str) and v in names), "")
 
 
 def _records(data: Any) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from pipeline.core.generation.fits import fits
 from pipeline.core.generation.naming import focus_records as focus_records
 from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.options import chosen_options, first_option, json_type, options_of
@@ -181,6 +182,7 @@ def _recorded(
     attribute (`center_lat` <- a depot's `lat`)."""
     known, used, focus = task
     writes = tool.side_effect != "none"
+    known = [r for r in known if fits(tool, r, world, name)]  # a door lock's id is a lock's
     record = _record_for(name, known, (used, focus, said[0]), optional=not needed, writes=writes)
     if record is None and tool.side_effect == "none":
         record = _searched(name, tool, known, focus)

@@ -49,10 +49,30 @@ def chosen_options(schema: Mapping[str, Any], request: str, context: str) -> Any
             if hits:
                 return hits
             continue
-        best = max(scored, default=((0.0, 0), None))
-        if best[0][0] >= 0.5:
-            return best[1]
+        best = max((share for share, _ in scored), default=(0.0, 0))
+        if best[0] >= 0.5:
+            tied = [(share[1], o) for share, o in scored if share[0] == best[0]]
+            return _set_to(tied, said) if len(tied) > 1 else tied[0][1]
     return None
+
+
+_TO_CUES = frozenset({"as", "to", "into", "via", "by", "an", "a"})
+"""Words before the option a value is set to ('file it as an exhibit', 'move it to done')."""
+
+
+def _set_to(tied: Sequence[tuple[int, str]], said: Sequence[str]) -> str:
+    """Among options the text says equally fully ('file the witness statement as an
+    exhibit'), the one said after 'as' / 'to' / 'via', else the one more of whose words are
+    said, else the one said last; never the first in the schema's order."""
+
+    def where(counted: tuple[int, str]) -> tuple[bool, int, int]:
+        count, option = counted
+        words = [w for w in tokens(option) if w not in _UNIT_TOKENS] or tokens(option)
+        at = [i for i, s in enumerate(said) if any(_same_word(w, s) for w in words)]
+        first = min(at, default=0)
+        return (first > 0 and said[first - 1] in _TO_CUES, count, max(at, default=0))
+
+    return max(tied, key=where)[1]
 
 
 _REFUSED = re.compile(r"\b(?:rather than|instead of|not by|not via)\s+[a-z]+")
@@ -68,10 +88,28 @@ _SPOKEN_AS = {"text": "sms", "texts": "sms", "texted": "sms"}
 def _said_share(option: str, said: Sequence[str]) -> tuple[float, int]:
     """(share, count) of the option's words the text says in some form: 'delivered' says
     `delivery`, 'p99 latency' says `latency_p99_ms`, 'request rate' says `requests_per_s`."""
+    if _CODE.fullmatch(option):
+        code = option.lower()
+        found = int(any(s == code or _abbreviates(code, s) for s in said))
+        return float(found), found
     words = [w for w in tokens(option) if w not in _UNIT_TOKENS] or tokens(option)
     said = [*said, *(_SPOKEN_AS[s] for s in said if s in _SPOKEN_AS)]
     found = sum(any(_same_word(w, s) for s in said) for w in words)
     return (found / len(words) if words else 0.0), found
+
+
+_CODE = re.compile(r"[A-Z]{4,5}")
+"""An option that is a code ('ALLG', 'WCHR'): said as itself or through the word it
+shortens (not three letters: 'USD' would shorten 'used')."""
+
+
+def _abbreviates(code: str, word: str) -> bool:
+    """'allg' shortens 'allergy', 'wchr' 'wheelchair', 'meda' 'medical': the word starts
+    with the code's letter and holds the rest in order."""
+    if len(word) < len(code) + 2 or word[0] != code[0]:
+        return False
+    rest = iter(word[1:])
+    return all(letter in rest for letter in code[1:])
 
 
 _ENDINGS = ("s", "es", "d", "ed", "ing", "er", "or", "al", "ion")

@@ -114,7 +114,7 @@ def answering(payload: AgentResponseInput, rng: random.Random) -> list[str]:
     asked = [] if refused else _asked(payload.history, payload.required_content or "", given)
     comparison = None if refused else compared(payload.history)
     side_by_side = [comparison[0]] if comparison else []
-    facts = given + asked + _nothing_found(payload.history)
+    facts = given + asked
     if comparison:  # the comparison states that figure of each: facts repeating it go
         facts = side_by_side + [f for f in facts if comparison[1] not in f.lower()]
     done = {f for f in facts if f.endswith(" went through")}
@@ -228,30 +228,6 @@ def _asked(history: tuple[TurnView, ...], misstated: str, given: list[str]) -> l
                 fact = f"{key.replace('_', ' ')} {value}"
                 found.append(f"{label}: {fact}" if label else fact)
     return found[:2]
-
-
-def _nothing_found(history: tuple[TurnView, ...]) -> list[str]:
-    """'There are no permissions for fld_harlow.': a look-up since the user's last message
-    that came back empty answers the question as much as a value does."""
-    last_user = max((i for i, t in enumerate(history) if t.role == "user"), default=-1)
-    found: list[str] = []
-    for before, turn in zip(history[last_user:], history[last_user + 1 :], strict=False):
-        if turn.role != "environment" or before.role != "agent":
-            continue
-        try:
-            data = json.loads(turn.text)
-            call = json.loads(before.text.rsplit("\n", 1)[-1])
-        except ValueError:
-            continue
-        if not isinstance(data, dict) or not isinstance(call, dict):
-            continue
-        empty = [k for k, v in data.items() if v == []]
-        if empty and len(empty) == len(data):
-            arguments = call.get("arguments") or {}
-            about = next((str(v) for v in arguments.values() if isinstance(v, str) and v), "")
-            what = empty[0].replace("_", " ")
-            found.append(f"there are no {what} for {about}" if about else f"there are no {what}")
-    return found
 
 
 _ID_PART = re.compile(r"^(?:[\w-]+ )*id [\w.:-]+$")

@@ -204,13 +204,27 @@ def test_of_equal_records_the_one_whose_details_the_request_names_is_taken(
         ("gov_issue_eligibility_determination", "Issue the denial.", "decision", "deny"),
         ("rx_send_patient_message", "Text Sam Ortiz that it's ready.", "channel", "sms"),
         ("rx_send_patient_message", "Tell Sam by email rather than text.", "channel", "email"),
+        (
+            "travel_add_special_service_request",
+            "Add my peanut allergy notice and nut-free meal to booking R4TN8M.",
+            "ssr_code",
+            "ALLG",
+        ),
+        (
+            "legal_file_with_court",
+            "File Dev Kaur's witness statement as an exhibit once Parveen signs off.",
+            "filing_type",
+            "exhibit",
+        ),
     ],
 )
 def test_an_option_said_in_another_form_of_its_word_is_taken(
     inputs: Inputs, tool: str, request_text: str, field: str, expected: str
 ) -> None:
-    """'resigned' is the `resignation` reason, 'the denial' a `deny` decision: a schema's
-    first option in their place would record a resignation as a redundancy."""
+    """'resigned' is the `resignation` reason, 'the denial' a `deny` decision, 'allergy' the
+    `ALLG` code, and of two options said the one the value is set to ('as an exhibit'): a
+    schema's first option in their place would record a resignation as a redundancy or file
+    a low-lactose meal for a nut allergy."""
     domain = next(d for d, seed in inputs.seeds.items() if tool in seed.tools)
     world = build_world(inputs.seeds[domain])
     focus = focus_records(world, request_text)

@@ -1,0 +1,110 @@
+"""Final answers that answer (issue 12 point 5): what an auditor found in every trace of a
+read — answers that report the first records of a listing instead of the one asked about,
+and that stay silent about a look-up that came back empty. Part of
+`benchmarks.trace_quality` (its "answers" figures).
+
+Each episode's closing answer is judged.
+
+- `naming_other_records`: answers naming a world record (by id or by name; not inside a
+  quotation of what the agent met) that the episode's user turns do not name and no call of
+  the episode was about or changed.
+- `silent_on_empty_lookup`: answers after a listing that came back empty
+  (`facts.empty_listing`) that say nothing of it (no "no …", "none", "nothing", "not", "empty").
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from pipeline.core.generation.content import bare_name
+from pipeline.core.generation.facts import empty_listing
+from pipeline.core.model.trajectory import (
+    AgentTurn,
+    EnvironmentTurn,
+    FinalAnswer,
+    ToolCall,
+    Trajectory,
+    Turn,
+    UserTurn,
+)
+from pipeline.core.model.world import WorldLog
+
+_QUOTED = re.compile(r'"[^"]*"')
+"""What an answer quotes from something it met: naming a record there is no defect."""
+_SAYS_NONE = re.compile(r"\b(?:no|none|nothing|not|empty|zero)\b", re.I)
+
+
+def _mentions(text: str, log: WorldLog) -> set[str]:
+    """Ids of the world records a text names, by id or by a name of two words or more."""
+    lowered = text.lower()
+    found = set()
+    for record in log.records:
+        name = bare_name(record.name).lower()
+        if record.id.lower() in lowered or (len(name.split()) >= 2 and name in lowered):
+            found.add(record.id)
+    return found
+
+
+def _empty_listings(window: Sequence[Turn]) -> int:
+    """Listings in the window that came back empty (the predicate construction uses)."""
+    found = 0
+    for call, result in itertools.pairwise(window):
+        if not isinstance(result, EnvironmentTurn) or not isinstance(call, AgentTurn):
+            continue
+        if not isinstance(call.action, ToolCall):
+            continue
+        try:
+            data = json.loads(result.content)
+        except ValueError:
+            continue
+        found += empty_listing(data, call.action.arguments) is not None
+    return found
+
+
+def answer_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+    """Counts over the answer that closes each episode (a confirmation asked on the way or a
+    clarifying question is not one), judged on the calls made since the answer before it."""
+    answers = other = silent = 0
+    examples: dict[str, list[str]] = {"naming_other_records": [], "silent_on_empty_lookup": []}
+    for traj in trajectories:
+        log = traj.world
+        if log is None or traj.imported:
+            continue
+        for e, episode in enumerate(traj.episodes):
+            turns = episode.turns
+            ends = [
+                t
+                for t, turn in enumerate(turns)
+                if isinstance(turn, AgentTurn) and isinstance(turn.action, FinalAnswer)
+            ]
+            if not ends:
+                continue
+            last = turns[ends[-1]]
+            assert isinstance(last, AgentTurn) and isinstance(last.action, FinalAnswer)
+            response = last.action.response
+            window = turns[(ends[-2] + 1 if len(ends) > 1 else 0) : ends[-1]]
+            about = {i for s in log.steps if s.episode == e for i in s.focus}
+            about |= {
+                t for s in log.steps if s.episode == e and s.change and (t := s.change.target)
+            }
+            for turn in turns:
+                if isinstance(turn, UserTurn):
+                    about |= _mentions(turn.content, log)
+            answers += 1
+            named = _mentions(_QUOTED.sub("", response), log) - about
+            if named:
+                other += 1
+                examples["naming_other_records"].append(f"{traj.id}: {sorted(named)[0]}")
+            if _empty_listings(window) and not _SAYS_NONE.search(response):
+                silent += 1
+                examples["silent_on_empty_lookup"].append(f"{traj.id}: {response!r:.90}")
+    return {
+        "answers": answers,
+        "naming_other_records": other,
+        "silent_on_empty_lookup": silent,
+        "examples": {k: v[:6] for k, v in examples.items()},
+    }

@@ -1,0 +1,57 @@
+"""Which records a tool that names a thing is for: a door-lock call locks a lock, a camera
+snapshot comes from a camera, a vendor bill is paid as a bill — never the hallway thermostat
+or a comment that happens to be a record of the same kind.
+
+Derived from names alone, so imported tools get it too: among the world's records of one
+kind, a word of the tool's name that some of their names say and others do not picks out
+those that say it. A tool whose words name none of them, or all, fits every record.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import lru_cache
+
+from pipeline.core.generation.semantics import refers_to, tokens
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.world import Record, World
+
+_Index = dict[str, tuple[int, Counter[str]]]
+_indexed: list[tuple[tuple[Record, ...], _Index]] = []
+"""The last few worlds' records and their index: construction asks about one world many
+times between two of its changes."""
+
+
+def fits(tool: Tool, record: Record, world: World, field: str | None = None) -> bool:
+    """Whether the tool can be about this record (see the module docstring); a `field` that
+    names the record by more than its kind (`assignment_id` for an essay assignment, beside
+    a submission reader) takes it whatever the tool's words say, `device_id` does not."""
+    if field is not None:
+        own = [w for w in tokens(field) if w != record.kind]
+        if own and refers_to("_".join(own), record) >= 2:
+            return True
+    size, said = _index(world).get(record.kind, (0, Counter()))
+    picking = {
+        w for w in tokens(tool.name)[1:] if len(w) > 2 and w != record.kind and 0 < said[w] < size
+    }
+    return not picking or bool(picking & _words(record.id, record.name))
+
+
+def _index(world: World) -> _Index:
+    """Per kind: how many records, and in how many of them each name word occurs."""
+    for records, known in _indexed:
+        if records is world.records:
+            return known
+    index: _Index = {}
+    for record in world.records:
+        size, said = index.get(record.kind, (0, Counter()))
+        said.update(_words(record.id, record.name))
+        index[record.kind] = (size + 1, said)
+    _indexed[:] = [(world.records, index), *_indexed[:3]]
+    return index
+
+
+@lru_cache(maxsize=1 << 16)
+def _words(record_id: str, name: str) -> frozenset[str]:
+    words = set(tokens(name)) | set(tokens(record_id))
+    return frozenset(words | {w[:-1] for w in words if w.endswith("s") and len(w) > 3})

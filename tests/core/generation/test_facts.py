@@ -1,0 +1,85 @@
+"""What a final answer is given to state: the records the task is about, not the first of a
+listing, and a look-up that found nothing, said as such."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pipeline.core.generation.facts import facts_shown
+from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, ToolCall, Turn
+from pipeline.core.model.world import Record, StepEffect, World
+
+WORLD = World(
+    today="2024-12-02",
+    records=(
+        Record(id="veh_van_017", kind="device", name="Van 17 (Ford Transit)"),
+        Record(id="veh_van_013", kind="device", name="Van 13 (Ford Transit)"),
+        Record(id="veh_van_015", kind="device", name="Van 15 (Ford Transit)"),
+    ),
+)
+REQUEST = "Double-check van 17's trips since yesterday and where it is now."
+
+
+def _run(*calls: tuple[str, dict[str, Any], dict[str, Any]]) -> tuple[list[Turn], list[StepEffect]]:
+    turns: list[Turn] = []
+    steps = []
+    for tool, arguments, result in calls:
+        steps.append(StepEffect(episode=0, turn=len(turns), tool=tool, focus=("veh_van_017",)))
+        turns.append(AgentTurn(thought="", action=ToolCall(name=tool, arguments=arguments)))
+        turns.append(EnvironmentTurn(content=json.dumps(result)))
+    return turns, steps
+
+
+def _vehicle(vehicle_id: str, status: str) -> dict[str, str]:
+    return {"vehicle_id": vehicle_id, "plate": "BL21 KXP", "status": status}
+
+
+def test_a_listing_is_reported_by_the_record_the_task_is_about() -> None:
+    listed = [_vehicle("veh_van_013", "idle"), _vehicle("veh_van_015", "active")]
+    listed.append(_vehicle("veh_van_017", "in_service"))
+    turns, steps = _run(("fleet_list_vehicles", {}, {"vehicles": listed}))
+    facts = facts_shown(turns, steps, WORLD, REQUEST)
+    assert facts == ("Van 17: status in_service",)
+
+
+def test_an_empty_look_up_is_stated_for_the_record_it_asked_about() -> None:
+    turns, steps = _run(
+        ("fleet_get_trip_history", {"vehicle_id": "veh_van_017"}, {"trips": []}),
+        ("fleet_get_vehicle_location", {"vehicle_id": "veh_van_017"}, {"lat": 51.47, "lon": -0.06}),
+    )
+    facts = facts_shown(turns, steps, WORLD, REQUEST)
+    assert facts == ("no trips for Van 17", "Van 17: lat 51.47, lon -0.06")
+
+
+def test_a_listing_of_none_of_the_tasks_records_reports_what_came_back_by_name() -> None:
+    listed = [_vehicle("veh_van_013", "idle"), _vehicle("veh_van_015", "active")]
+    turns, steps = _run(("fleet_list_vehicles", {}, {"vehicles": listed}))
+    facts = facts_shown(turns, steps, WORLD, "Which vans are idle?")
+    assert facts == ("Van 13: status idle", "Van 15: status active")
+
+
+def test_a_record_with_an_empty_list_field_is_no_empty_look_up() -> None:
+    message = {"message_id": "msg_1", "subject": "Brakes on Van 17", "to": []}
+    turns, steps = _run(("mail_get_message", {"message_id": "msg_1"}, message))
+    facts = facts_shown(turns, steps, WORLD, "What did the garage say about the brakes?")
+    assert not any(f.startswith("no ") for f in facts)
+
+
+def test_a_read_reports_the_fields_the_question_asks_about_not_its_ids() -> None:
+    world = World(
+        today="2024-12-02",
+        records=(Record(id="cand_ryan_cole", kind="contact", name="Ryan Cole"),),
+    )
+    candidate = {
+        "candidate_id": "cand_ryan_cole",
+        "name": "Ryan Cole",
+        "status": "screening",
+        "certifications": "Counterbalance forklift licence (2019)",
+    }
+    turns, steps = _run(("hr_get_candidate", {"candidate_id": "cand_ryan_cole"}, candidate))
+    request = "Does Ryan Cole have a forklift licence?"
+    facts = facts_shown(turns, steps, world, request)
+    assert facts == (
+        "Ryan Cole: certifications Counterbalance forklift licence (2019), status screening",
+    )
