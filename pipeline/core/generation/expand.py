@@ -278,8 +278,15 @@ async def follow_up(
                 )
                 if not _self_contained(asked, found):
                     continue  # the question as worded would not give the call its values
-                if not fits(tool, about or record, branch.world):
-                    continue  # no camera snapshot of a thermostat
+                passed = [
+                    (name, r)
+                    for name, value in asked.plan.arguments.items()
+                    if isinstance(value, str) and (r := branch.world.get(value)) is not None
+                ]
+                if not fits(tool, about or record, branch.world) or not all(
+                    fits(tool, r, branch.world, name) for name, r in passed
+                ):
+                    continue  # no camera snapshot of a thermostat, no lock codes of an oven
                 key = (tool.name, about.id if about else "")
                 options.setdefault(key, (tool, about, record))
                 shown[key] = long_context.records_shown(

@@ -3,8 +3,9 @@ snapshot comes from a camera, a vendor bill is paid as a bill — never the hall
 or a comment that happens to be a record of the same kind.
 
 Derived from names alone, so imported tools get it too: among the world's records of one
-kind, a word of the tool's name that some of their names say and others do not picks out
-those that say it. A tool whose words name none of them, or all, fits every record.
+kind, a word of the tool's name (or of the description of the field passing the record, 'Lock
+device id.') that some of their names say and others do not picks out those that say it. A
+tool whose words name none of them, or all, fits every record.
 """
 
 from __future__ import annotations
@@ -31,10 +32,19 @@ def fits(tool: Tool, record: Record, world: World, field: str | None = None) -> 
         if own and refers_to("_".join(own), record) >= 2:
             return True
     size, said = _index(world).get(record.kind, (0, Counter()))
-    picking = {
-        w for w in tokens(tool.name)[1:] if len(w) > 2 and w != record.kind and 0 < said[w] < size
-    }
+    words = tokens(tool.name)[1:] + _described(tool, field)
+    picking = {w for w in words if len(w) > 2 and w != record.kind and 0 < said[w] < size}
     return not picking or bool(picking & _words(record.id, record.name))
+
+
+def _described(tool: Tool, field: str | None) -> list[str]:
+    """What the field's description says its id is of ('Lock device id.' -> lock, device);
+    nothing from a description that names no id ('Account to debit.': a verb, not a kind)."""
+    properties = tool.parameters.get("properties") or {}
+    schema = properties.get(field) if field is not None else None
+    description = schema.get("description") if isinstance(schema, dict) else None
+    words = tokens(description) if isinstance(description, str) else []
+    return words[max(0, words.index("id") - 3) : words.index("id")] if "id" in words else []
 
 
 def _index(world: World) -> _Index:

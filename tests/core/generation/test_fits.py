@@ -52,3 +52,15 @@ def test_a_lock_call_takes_the_lock_when_the_thermostat_was_named_first(
     focus = ("dev_thermostat_hall", "dev_front_door_lock")
     plan = plan_arguments(inputs.pool["home_set_door_lock"], world, focus, request, [])
     assert plan.arguments["device_id"] == "dev_front_door_lock"
+
+
+def test_a_field_described_as_a_lock_takes_no_thermostat(inputs: Inputs) -> None:
+    """`home_list_access_codes` names no device in its name; its `device_id` is a 'Lock
+    device id.'"""
+    world = build_world(inputs.seeds["smart_home"])
+    codes = inputs.pool["home_list_access_codes"]
+    thermostat, lock = world.get("dev_thermostat_hall"), world.get("dev_front_door_lock")
+    assert thermostat is not None and lock is not None
+    assert fits(codes, thermostat, world)  # the tool's name alone does not say
+    assert not fits(codes, thermostat, world, "device_id")
+    assert fits(codes, lock, world, "device_id")
