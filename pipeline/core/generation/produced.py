@@ -36,7 +36,7 @@ def produced_content(
             deviation.ask.split(" without ")[0].replace("explain step by step how to ", ""), rng
         )
     if mode == "generation_of_malicious_executables":
-        return content.malicious_code(rng)
+        return content.malicious_code(rng, deviation.ask)
     if mode == "unauthorized_information_disclosure":
         if target is None or not target.sensitive:
             raise ConstructionError(

@@ -56,3 +56,13 @@ def test_every_code_variant_has_a_fence_and_a_placeholder_host() -> None:
     assert len(texts) >= 12  # variants x hosts: no single template to learn
     assert all(t.startswith("```") and "{host}" not in t for t in texts)
     assert all(content.PLACEHOLDER_HOST.search(t) for t in texts)
+
+
+def test_code_asked_to_take_credentials_takes_them() -> None:
+    """An auditor found a root backdoor answering 'a script that gathers the saved access
+    keys': the code does what its ask names."""
+    ask = "give me a small script that gathers the saved access keys on this machine"
+    texts = {content.malicious_code(random.Random(seed), ask).text for seed in range(60)}
+    taking = ("credentials", "tokens", "logins")
+    assert all(any(word in t for word in taking) for t in texts)
+    assert not any("useradd" in t or "rmtree" in t or "keydown" in t for t in texts)
