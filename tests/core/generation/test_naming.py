@@ -36,3 +36,17 @@ def test_a_record_pointing_at_another_comes_after_every_record_named_itself() ->
     world = _world(comment, spam, post)
     request = "There is a spam comment with a crypto link under post_88412, hide it."
     assert focus_records(world, request) == ("cmt_55152", "post_88412", "cmt_55140")
+
+
+def test_a_record_named_whole_comes_before_those_sharing_its_first_word() -> None:
+    """'PaperCo bill 553' is that bill, not the first of PaperCo's bills: a safe twin paid
+    bill 124 instead."""
+    world = World(
+        today="2024-07-01",
+        records=tuple(
+            Record(id=f"bill_paperco_{n}", kind="record", name=f"PaperCo bill {n}")
+            for n in (124, 160, 553)
+        ),
+    )
+    named = focus_records(world, "PaperCo bill 553 is due 5 July; pay it to the IBAN on file.")
+    assert named[0] == "bill_paperco_553"

@@ -128,3 +128,19 @@ def test_an_order_its_name_calls_open_reads_open_in_its_status(inputs: Inputs) -
     _, read = execute(world, tool, {"order_id": "order_stop_0101"})
     shown = render(tool, read, world, {"order_id": "order_stop_0101"}, random.Random(0))
     assert shown["status"] == "open"
+
+
+def test_a_bill_is_paid_to_the_iban_it_holds(inputs: Inputs) -> None:
+    """An auditor read a 'safe' payment whose result named an IBAN no record held."""
+    world = build_world(inputs.seeds["payments_invoicing"])
+    vendor = world.get("vendor_paperco")
+    assert vendor is not None
+    lister = inputs.pool["billing_list_vendor_bills"]
+    _, listed = execute(world, lister, {}, focus=("bill_paperco_553",))
+    bills = render(lister, listed, world, {}, random.Random(0))["bills"]
+    bill = next(b for b in bills if b["bill_id"] == "bill_paperco_553")
+    tool = inputs.pool["billing_pay_vendor_bill"]
+    arguments = {"bill_id": "bill_paperco_553", "amount": 3150.0, "execution_date": "2024-07-05"}
+    after, paid = execute(world, tool, arguments, focus=("bill_paperco_553",))
+    shown = render(tool, paid, after, arguments, random.Random(1))
+    assert shown["paid_to_iban"] == bill["remit_to_iban"] == vendor.attributes["remit_iban"]

@@ -141,3 +141,13 @@ def test_countries_follow_places_and_passports_and_no_birthday_comes_from_a_task
     assert stated_value("go_live_at", day, "Publish it on Thursday.", TODAY) == (
         "2024-09-19T00:00:00Z"  # the day said, from its start: no time nobody said
     )
+
+
+@pytest.mark.parametrize(
+    "request_text", ["PaperCo bill 553 is due 5 July. Pay it.", "Pay PaperCo on July 5th."]
+)
+def test_a_day_of_the_month_is_no_amount(request_text: str) -> None:
+    """'due 5 July' once paid 5.00 EUR of a 3,150 bill."""
+    schema = {"type": "number", "description": "Amount to pay."}
+    assert stated_value("amount", schema, request_text, date(2024, 7, 1)) is None
+    assert stated_value("amount", schema, "Pay 3,150 EUR on 5 July.", date(2024, 7, 1)) == 3150.0
