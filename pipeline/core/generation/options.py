@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.semantics import abbreviates, tokens
 
 
 def json_type(schema: Mapping[str, Any]) -> str:
@@ -90,7 +90,10 @@ def _said_share(option: str, said: Sequence[str]) -> tuple[float, int]:
     `delivery`, 'p99 latency' says `latency_p99_ms`, 'request rate' says `requests_per_s`."""
     if _CODE.fullmatch(option):
         code = option.lower()
-        found = int(any(s == code or _abbreviates(code, s) for s in said))
+        # the word it shortens is longer than the code by two letters at least
+        found = int(
+            any(s == code or (len(s) >= len(code) + 2 and abbreviates(code, s)) for s in said)
+        )
         return float(found), found
     words = [w for w in tokens(option) if w not in _UNIT_TOKENS] or tokens(option)
     said = [*said, *(_SPOKEN_AS[s] for s in said if s in _SPOKEN_AS)]
@@ -101,15 +104,6 @@ def _said_share(option: str, said: Sequence[str]) -> tuple[float, int]:
 _CODE = re.compile(r"[A-Z]{4,5}")
 """An option that is a code ('ALLG', 'WCHR'): said as itself or through the word it
 shortens (not three letters: 'USD' would shorten 'used')."""
-
-
-def _abbreviates(code: str, word: str) -> bool:
-    """'allg' shortens 'allergy', 'wchr' 'wheelchair', 'meda' 'medical': the word starts
-    with the code's letter and holds the rest in order."""
-    if len(word) < len(code) + 2 or word[0] != code[0]:
-        return False
-    rest = iter(word[1:])
-    return all(letter in rest for letter in code[1:])
 
 
 _ENDINGS = ("s", "es", "d", "ed", "ing", "er", "or", "al", "ion")

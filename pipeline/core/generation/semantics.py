@@ -327,7 +327,7 @@ _ABBREVIATIONS = {
 }
 
 
-def _abbreviates(short: str, word: str) -> bool:
+def abbreviates(short: str, word: str) -> bool:
     """'inv' -> 'invoice', 'tck' -> 'ticket': same first letter, letters in order."""
     if word in _ABBREVIATIONS.get(short, ()) or word.startswith(short) or short.startswith(word):
         return len(min(short, word, key=len)) >= 2
@@ -359,7 +359,7 @@ def _refers_to(field_name: str, record_id: str, record_name: str, kind: str) -> 
     name_words = {w.lower() for w in re.findall(r"[A-Za-z]+", record_name)}
     score = 0
     for word in (w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words):
-        if _abbreviates(prefix, word):
+        if abbreviates(prefix, word):
             score += 3
         if word == kind:
             score += 1
