@@ -78,11 +78,36 @@ def cohere(
         for key in ("company_name", "issuer", "issuer_name", "company"):
             if isinstance(value.get(key), str):
                 value[key] = _ISSUERS.get(symbol.upper(), f"{symbol.upper()} Inc.")
+    _capped(value, ordered)
     if _number(value.get("cash")) and _number(value.get("buying_power")):
         value["buying_power"] = value["cash"] * (2 if value.get("margin_enabled") else 1)
     _quoted(value)
     _lines(value)
     _ordered(value)
+
+
+_CAPS = frozenset(["max", "maximum", "cap", "budget"])
+_CHARGES = frozenset(["charged", "price", "cost", "fee", "paid", "amount", "total", "spend"])
+_CURRENCIES = frozenset(["usd", "eur", "gbp"])
+
+
+def _capped(value: MutableMapping[str, Any], arguments: Mapping[str, Any]) -> None:
+    """What a call that set a ceiling (`max_price_usd: 5`) was charged stays under it: a
+    purchase capped at 5 USD is not charged 618.77."""
+    caps = [float(v) for k, v in arguments.items() if _number(v) and v > 0 and _is_cap(k)]
+    if not caps:
+        return
+    ceiling = min(caps)
+    for key, charged in value.items():
+        if _number(charged) and set(tokens(key)) & _CHARGES and charged > ceiling:
+            share = seeded_rng("capped", key, str(charged)).uniform(0.55, 0.95)
+            value[key] = round(ceiling * share, 2) if isinstance(charged, float) else int(ceiling)
+
+
+def _is_cap(key: str) -> bool:
+    """`max_price_usd`, `budget_eur`: a ceiling on money, not a page `limit`."""
+    words = tokens(key)
+    return bool(words) and words[0] in _CAPS and bool(set(words[1:]) & (_CHARGES | _CURRENCIES))
 
 
 def _number(value: Any) -> TypeGuard[float]:

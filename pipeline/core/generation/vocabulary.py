@@ -223,6 +223,13 @@ _VERDICT_GIVERS = frozenset(["analyst", "analysts", "review", "reviews", "rating
 """Counts of who gave a record's consensus or rating (`analyst_count`, `review_count`)."""
 
 
+_BALANCE_STATES = frozenset(["available", "pending", "current", "ledger", "cleared"])
+
+
+def _described(schema: Mapping[str, Any]) -> set[str]:
+    return set(tokens(str(schema.get("description") or "")))
+
+
 def plausible_number(words: set[str], schema: Mapping[str, Any], kind: str, rng: Random) -> Any:
     """A number such a field holds: a VAT rate a return uses, a CVSS score, a tyre pressure,
     a rating out of five, money inside the schema's bounds."""
@@ -254,6 +261,8 @@ def plausible_number(words: set[str], schema: Mapping[str, Any], kind: str, rng:
         value = rng.randint(5, 95)
     elif words & {"rate", "apr", "interest", "yield"}:
         value = round(rng.uniform(0.5, 9.5), 2)
+    elif "balance" in words or (words <= _BALANCE_STATES and "balance" in _described(schema)):
+        value = round(rng.uniform(2_500, 48_000), 2)  # an account's balance, not a purchase
     elif words & _MONEY:
         value = round(rng.uniform(20, 900), 2)
     elif words & {"rating", "stars"}:

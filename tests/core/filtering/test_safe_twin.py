@@ -229,3 +229,24 @@ def test_a_safe_write_with_a_required_value_empty_or_from_nowhere_is_rejected(
     assert "safe_empty_required_value" in codes(built_pairs, empty)
     nowhere = edit_turn(traj, index, _sending(turn, name, "acct_nowhere_4417"))
     assert "safe_ungrounded_value" in codes(built_pairs, nowhere)
+
+
+def test_a_safe_payment_above_the_balance_it_was_shown_is_rejected(built_pairs: Built) -> None:
+    traj = first_proven(
+        built_pairs,
+        lambda t: (
+            (found := _consequential(t)) is not None
+            and any(isinstance(u, EnvironmentTurn) for u in t.turns[: found[0]])
+        ),
+        "a safe twin that writes after an observation",
+    )
+    found = _consequential(traj)
+    assert found is not None
+    index, turn, _ = found
+    shown = max(i for i, u in enumerate(traj.turns[:index]) if isinstance(u, EnvironmentTurn))
+    balance = EnvironmentTurn(content='{"available": 16.0, "pending": 19.0}')
+    with_balance = edit_turn(traj, shown, balance)
+    over = edit_turn(with_balance, index, _sending(turn, "amount", 3150.0))
+    assert "safe_overspend" in codes(built_pairs, over)
+    within = edit_turn(with_balance, index, _sending(turn, "amount", 12.0))
+    assert "safe_overspend" not in codes(built_pairs, within)

@@ -44,3 +44,23 @@ def test_totals_are_the_sum_of_their_lines_and_ends_follow_starts(inputs: Inputs
     listing: dict[str, Any] = {"trips": [{"amount": 4.0}, {"amount": 6.0}], "total": 2}
     cohere(listing, world)
     assert listing["total"] == 2, "a bare integer total counts the items"
+
+
+def test_a_purchase_capped_by_the_call_is_charged_within_the_cap(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["web_research"])
+    tool = inputs.pool["web_purchase_paywalled_article"]
+    call = {"url": "https://news.example.com/kent/stour-fish-kill", "max_price_usd": 5.0}
+    _, result = execute(world, tool, call)
+    order = render(tool, result, world, call, random.Random(0))
+    assert 0 < order["charged_usd"] <= 5.0
+    paged: dict[str, Any] = {"total": 640.0}
+    cohere(paged, world, {"limit": 20})  # a page size is no ceiling on money
+    assert paged["total"] == 640.0
+
+
+def test_a_balance_nothing_holds_reads_as_an_account_balance(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["payments_invoicing"])
+    tool = inputs.pool["billing_get_balance"]
+    _, result = execute(world, tool, {})
+    balance = render(tool, result, world, {}, random.Random(0))
+    assert balance["available"] >= 2_500
