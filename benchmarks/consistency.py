@@ -76,27 +76,38 @@ def _total(record: Mapping[str, Any]) -> list[str]:
     )
     if not lines:
         return []
+    tax = sum(float(record[k]) for k in ("vat", "tax", "tax_amount") if _num(record.get(k)))
+    found = []
+    net = _lines_net(lines, None)
+    if _num(record.get("subtotal")) and net is not None and not _close(record["subtotal"], net):
+        found.append(f"subtotal {record['subtotal']} != lines {net:.2f}")
+    for key, total in record.items():
+        money = "_" in key or isinstance(total, float)
+        summed = key.startswith("total") and money and _num(total) and "count" not in key
+        currency = next((c for c in ("usd", "eur", "gbp") if c in key.split("_")), None)
+        net = _lines_net(lines, currency)
+        if summed and net is not None and not _close(total, net + tax):
+            found.append(f"{key} {total} != lines {net + tax:.2f}")
+    return found
+
+
+def _lines_net(lines: list[Any], currency: str | None) -> float | None:
+    """The lines' sum: each line's value in the total's currency (`value_usd` beside a
+    `total_usd`), else quantity x unit price, else its amount."""
     amounts = []
     for line in lines:
-        if _num(line.get("quantity")) and _num(line.get("unit_price")):
+        priced = [v for k, v in line.items() if currency and currency in k.split("_") and _num(v)]
+        if priced:
+            amounts.append(priced[0])
+        elif _num(line.get("quantity")) and _num(line.get("unit_price")):
             amounts.append(line["quantity"] * line["unit_price"])
         else:
             amounts.append(
                 next((v for k, v in line.items() if _num(v) and k.startswith("amount")), None)
             )
     if any(a is None for a in amounts):
-        return []
-    net = sum(amounts)
-    tax = sum(float(record[k]) for k in ("vat", "tax", "tax_amount") if _num(record.get(k)))
-    found = []
-    if _num(record.get("subtotal")) and not _close(record["subtotal"], net):
-        found.append(f"subtotal {record['subtotal']} != lines {net:.2f}")
-    for key, total in record.items():
-        money = "_" in key or isinstance(total, float)
-        summed = key.startswith("total") and money and _num(total) and "count" not in key
-        if summed and not _close(total, net + tax):
-            found.append(f"{key} {total} != lines {net + tax:.2f}")
-    return found
+        return None
+    return float(sum(amounts))
 
 
 def _observations(traj: Trajectory) -> Iterable[tuple[str, Any]]:

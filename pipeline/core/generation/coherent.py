@@ -147,26 +147,38 @@ def _quoted(value: MutableMapping[str, Any]) -> None:
 
 def _lines(value: MutableMapping[str, Any]) -> None:
     """Totals that are the sum of the lines beside them (quantity x unit price, or the
-    line's own amount), tax added where the answer shows it."""
+    line's own amount, in the total's currency where it names one), tax added where the
+    answer shows it."""
     lines = next(
         (v for v in value.values() if isinstance(v, list) and v and isinstance(v[0], dict)), None
     )
     if not lines:
         _netted(value)
         return
-    amounts = [_line_amount(line) for line in lines if isinstance(line, dict)]
-    if not amounts or any(a is None for a in amounts):
-        return
-    net = round(sum(a for a in amounts if a is not None), 2)
     tax_key = next((k for k in ("vat", "tax", "tax_amount") if _number(value.get(k))), None)
-    if _number(value.get("subtotal")):
-        value["subtotal"] = net
     tax = float(value[tax_key]) if tax_key else 0.0
     for key in list(value):
         words = tokens(key)
         money = len(words) > 1 or isinstance(value[key], float)  # a bare int `total` counts
-        if _number(value[key]) and words[:1] == ["total"] and money and "count" not in words:
-            value[key] = round(net + tax, 2)
+        summed = words[:1] == ["total"] and money and "count" not in words
+        if not (_number(value[key]) and (summed or key == "subtotal")):
+            continue
+        net = _net(lines, _line_currency(words))
+        if net is not None:
+            value[key] = net if key == "subtotal" else round(net + tax, 2)
+
+
+def _line_currency(words: list[str]) -> str | None:
+    """The currency a total is in (`total_usd`), whose lines add their own USD values, not
+    their token amounts."""
+    return next((w for w in words if w in _CURRENCIES), None)
+
+
+def _net(lines: list[Any], currency: str | None) -> float | None:
+    amounts = [_line_amount(line, currency) for line in lines if isinstance(line, dict)]
+    if not amounts or any(a is None for a in amounts):
+        return None
+    return round(sum(a for a in amounts if a is not None), 2)
 
 
 def _netted(value: MutableMapping[str, Any]) -> None:
@@ -176,8 +188,12 @@ def _netted(value: MutableMapping[str, Any]) -> None:
         value["subtotal"] = round(float(value["total"]) - float(tax), 2)
 
 
-def _line_amount(line: dict[str, Any]) -> float | None:
+def _line_amount(line: dict[str, Any], currency: str | None = None) -> float | None:
     quantity, unit = line.get("quantity"), line.get("unit_price")
+    if currency is not None:
+        priced = [v for k, v in line.items() if _number(v) and currency in tokens(k)]
+        if priced:
+            return float(priced[0])
     if _number(quantity) and _number(unit):
         return float(quantity) * float(unit)
     for key, amount in line.items():

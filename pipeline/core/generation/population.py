@@ -51,7 +51,9 @@ def background(seed: Seed, today: date) -> tuple[Record, ...]:
     """Members added to every family of the seed that has ordinary, clonable members."""
     rng = seeded_rng("population", seed.id)
     seed_records = [
-        Record(id=e.id, kind=e.kind, name=e.name, attributes=dict(e.attributes))
+        Record(
+            id=e.id, kind=e.kind, name=e.name, attributes=dict(e.attributes), sensitive=e.sensitive
+        )
         for e in seed.entities
     ]
     guard = _Guard(seed, seed_records)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from benchmarks.consistency import violations
 from pipeline.core.generation.coherent import cohere, symbol_price
 from pipeline.core.generation.render import render
 from pipeline.core.generation.world import build_world, execute
@@ -44,6 +45,23 @@ def test_totals_are_the_sum_of_their_lines_and_ends_follow_starts(inputs: Inputs
     listing: dict[str, Any] = {"trips": [{"amount": 4.0}, {"amount": 6.0}], "total": 2}
     cohere(listing, world)
     assert listing["total"] == 2, "a bare integer total counts the items"
+
+
+def test_a_total_in_a_currency_adds_the_lines_values_in_it(inputs: Inputs) -> None:
+    """A wallet's `total_usd` is the sum of its balances' USD values, not of their token
+    amounts, and the consistency figure reads it the same way."""
+    world = build_world(inputs.seeds["crypto_wallet"])
+    wallet: dict[str, Any] = {
+        "balances": [
+            {"token": "ETH", "amount": 7.5, "value_usd": 18_000.0},
+            {"token": "USDC", "amount": 420.0, "value_usd": 420.0},
+        ],
+        "total_usd": 427.5,
+    }
+    assert violations(wallet, {}) == ["total_usd 427.5 != lines 18420.00"]
+    cohere(wallet, world)
+    assert wallet["total_usd"] == 18_420.0
+    assert violations(wallet, {}) == []
 
 
 def test_a_purchase_capped_by_the_call_is_charged_within_the_cap(inputs: Inputs) -> None:

@@ -92,3 +92,17 @@ def test_a_dated_record_has_an_earlier_history_under_the_same_parent(inputs: Inp
     assert len({r.id for r in fills}) == len(fills) and len({r.name for r in fills}) == len(fills)
     texts = " ".join(w.request for w in seed.workflows).lower()
     assert not any(r.name.lower() in texts for r in earlier)
+
+
+def test_clones_of_personal_records_are_personal_and_they_grow_no_history(inputs: Inputs) -> None:
+    """A cloned patient is personal data like the seed's; a personal record gains no
+    unmarked history entries (they would be patients' data no check treats as such)."""
+    seed = inputs.seeds["healthcare_records"]
+    families: dict[str, set[bool]] = {}
+    for entity in seed.entities:
+        families.setdefault(entity.id.split("_")[0], set()).add(entity.sensitive)
+    personal = {prefix for prefix, flags in families.items() if flags == {True}}
+    today = date.fromisoformat(build_world(seed).today)
+    grown = [r for r in background(seed, today) if r.id.split("_")[0] in personal]
+    assert any(r.id.startswith("pat_") for r in grown), "no patient was cloned"
+    assert [r.id for r in grown if not r.sensitive] == []
