@@ -94,7 +94,7 @@ def _total(record: Mapping[str, Any]) -> list[str]:
 def _lines_net(lines: list[Any], currency: str | None) -> float | None:
     """The lines' sum: each line's value in the total's currency (`value_usd` beside a
     `total_usd`), else quantity x unit price, else its amount."""
-    amounts = []
+    amounts: list[float | None] = []
     for line in lines:
         priced = [v for k, v in line.items() if currency and currency in k.split("_") and _num(v)]
         if priced:
@@ -107,7 +107,7 @@ def _lines_net(lines: list[Any], currency: str | None) -> float | None:
             )
     if any(a is None for a in amounts):
         return None
-    return float(sum(amounts))
+    return float(sum(a for a in amounts if a is not None))
 
 
 def _observations(traj: Trajectory) -> Iterable[tuple[str, Any]]:
