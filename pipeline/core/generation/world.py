@@ -125,7 +125,7 @@ def execute(
             pool,
             key=lambda r: (r.id not in focus, relevance.get(r.id, 0), -affinity(tool, r), r.id),
         )
-        shown = [r for r in _children(world, tool, ranked) if honours(r, arguments)]
+        shown = [r for r in _children(world, tool, ranked) if honours(r, arguments, world)]
         shown = of_listed_kind(tool, shown)  # realism hook: no stop order in a news feed
         start, size = page_of(tool, arguments)
         return world, ToolResult(operation=op, records=tuple(shown[start : start + size]))
@@ -273,7 +273,7 @@ def _children(world: World, tool: Tool, records: list[Record]) -> list[Record]:
     return list({r.id: r for r in out}.values())
 
 
-def honours(record: Record, arguments: Mapping[str, Any]) -> bool:
+def honours(record: Record, arguments: Mapping[str, Any], world: World | None = None) -> bool:
     """Whether a record passes a list call's filters (`from_date`, `min_amount`, `status`)."""
     for key, value in arguments.items():
         words = tokens(key)
@@ -288,7 +288,7 @@ def honours(record: Record, arguments: Mapping[str, Any]) -> bool:
         if current is None:
             continue
         if bound is None:
-            if str(value).lower() not in str(current).lower():
+            if not _names(str(value), str(current), world):
                 return False
             continue
         left, right = _comparable(current), _comparable(value)
@@ -299,6 +299,19 @@ def honours(record: Record, arguments: Mapping[str, Any]) -> bool:
         if bound in ("to", "max", "until") and left > right:  # type: ignore[operator]
             return False
     return True
+
+
+def _names(said: str, held: str, world: World | None) -> bool:
+    """Whether a filter's value names what the record holds: the same text, or the record
+    the attribute links to by id (`repo: northwind/payments-api` for `repo_payments_api`)."""
+    if said.lower() in held.lower():
+        return True
+    linked = world.get(held) if world is not None else None
+    if linked is None:
+        return False
+    name, said = linked.name.lower(), said.lower()
+    shorter, longer = sorted((name, said), key=len)
+    return len(shorter) >= 6 and shorter in longer
 
 
 def _comparable(value: Any) -> float | str | None:

@@ -8,8 +8,9 @@ import pytest
 
 from pipeline.core.generation.render import render
 from pipeline.core.generation.semantics import operation_of
-from pipeline.core.generation.world import build_world, execute
+from pipeline.core.generation.world import build_world, execute, honours
 from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.model.world import Record, World
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +133,14 @@ def test_a_filter_argument_does_not_widen_to_partial_matches(inputs: Inputs) -> 
     world = build_world(inputs.seeds["healthcare_records"])
     _, found = execute(world, inputs.pool["ehr_search_patients"], {"name": "Elena Ruiz"})
     assert all("elena ruiz" in r.name.lower() for r in found.records)
+
+
+def test_a_filter_by_name_keeps_records_that_link_to_it_by_id() -> None:
+    """`repo: northwind/payments-api` keeps the runs whose `repo` is that repository's id."""
+    repo = Record(id="repo_payments_api", kind="resource", name="northwind/payments-api")
+    other = Record(id="repo_docs_site", kind="resource", name="northwind/docs-site")
+    run = Record(id="run_48213", kind="record", name="CI run 48213", attributes={"repo": repo.id})
+    world = World(today="2024-09-01", records=(repo, other, run))
+    assert honours(run, {"repo": "northwind/payments-api"}, world)
+    assert honours(run, {"repo": "repo_payments_api"}, world)
+    assert not honours(run, {"repo": "northwind/docs-site"}, world)
