@@ -290,6 +290,8 @@ class _Cloner:
     ) -> Scalar | None:
         if isinstance(value, bool):
             return value
+        if isinstance(value, int) and value in self.digits:
+            return int(self._number(str(value)))  # `run_id` 48213 of `CI run 48213`, renumbered
         if isinstance(value, int | float):
             said = re.search(rf"(?<![\d.]){re.escape(str(value))}(?![\d.])", self.template.name)
             return value if said else self._in_range(key, value)

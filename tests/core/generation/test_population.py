@@ -17,6 +17,7 @@ from pipeline.core.generation.population import (
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs
+from pipeline.core.inputs.seeds import Entity
 
 
 def test_a_fleet_holds_dozens_of_vans_each_its_own(inputs: Inputs) -> None:
@@ -106,3 +107,20 @@ def test_clones_of_personal_records_are_personal_and_they_grow_no_history(inputs
     grown = [r for r in background(seed, today) if r.id.split("_")[0] in personal]
     assert any(r.id.startswith("pat_") for r in grown), "no patient was cloned"
     assert [r.id for r in grown if not r.sensitive] == []
+
+
+def test_a_number_a_clone_renumbers_in_its_name_is_renumbered_in_its_fields(
+    inputs: Inputs,
+) -> None:
+    """Clones of `CI run 48213` with `run_id: 48213` each carry their own run id."""
+    seed = inputs.seeds["code_repository_ci"]
+    run = Entity(
+        id="run_48213", kind="record", name="CI run 48213",
+        attributes={"run_id": 48213, "status": "failure", "branch": "main"},
+    )  # fmt: skip
+    seed = seed.model_copy(update={"entities": (*seed.entities, run)})
+    today = date.fromisoformat(build_world(seed).today)
+    runs = [r for r in background(seed, today) if r.id.startswith("run_")]
+    assert runs, "the run was not cloned"
+    for clone in runs:
+        assert str(clone.attributes["run_id"]) in clone.name
