@@ -20,7 +20,7 @@ from typing import Any
 from pipeline.core.generation.assessed import ASSESSMENT_WORDS, assessed
 from pipeline.core.generation.field_meanings import filled, held_elsewhere, names_record, party_name
 from pipeline.core.generation.places import names_room, place_of
-from pipeline.core.generation.population import FUTURE_DATE_WORDS
+from pipeline.core.generation.population import FUTURE_DATE_WORDS, IDENTIFIERS
 from pipeline.core.generation.semantics import (
     PERSON_WORDS,
     is_free_text_field,
@@ -132,8 +132,9 @@ class Plausible:
 
     def borrowed(self, name: str, kind: str, record: Record | None) -> JSON:
         """The same field of a sibling record of the same shape (a cloned driver's licence
-        class), so a family of records answers alike."""
-        if record is None:
+        class), so a family of records answers alike; never what identifies the sibling (its
+        VIN, its number, its account)."""
+        if record is None or set(tokens(name)) & IDENTIFIERS:
             return MISSING
         prefix, shape = record.id.split("_")[0], set(record.attributes)
         values = sorted(

@@ -314,9 +314,7 @@ class _Cloner:
             return None  # prose, a link or an address of someone: never copied
         if person is not None and set(re.findall(r"[a-z]+", text.lower())) & self.guard.people:
             return None  # the seed person's own relations are not the clone's
-        if (words & _IDENTIFIERS and re.search(r"\d", text)) or re.fullmatch(
-            r"0x[\da-fA-F]+", text
-        ):
+        if (words & IDENTIFIERS and re.search(r"\d", text)) or re.fullmatch(r"0x[\da-fA-F]+", text):
             return self._code(text)
         if words & {"status", "state"}:
             options = sorted({str(m.attributes[key]) for m in self.family if key in m.attributes})
@@ -373,7 +371,7 @@ _NUMBER = re.compile(
     r"(?!\s?(?:mg|mcg|ml|g|kg|t|km|m|gb|mb|tb|h|%)\b)(?!-[A-Z]\b)"
 )
 """A number in a name that tells records apart (`Van 17`), not a quantity (`10 mg`)."""
-_IDENTIFIERS = frozenset([
+IDENTIFIERS = frozenset([
     "id", "number", "no", "ref", "reference", "plate", "vin", "phone", "mobile", "fax", "mrn",
     "npi", "ip", "hostname", "host", "last4", "pan", "iban", "routing", "pin", "serial", "licence",
     "license", "code", "sku", "ndc", "imei", "mac", "tag",

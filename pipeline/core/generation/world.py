@@ -284,7 +284,7 @@ def honours(record: Record, arguments: Mapping[str, Any], world: World | None = 
         if bound is None and words[-1] in ("start", "end") and _comparable(value) is not None:
             # a window (`start`, `end`, `window_end`) bounds when a record starts
             bound, field = ("from" if words[-1] == "start" else "to"), "start"
-        current = record.attributes.get(field)
+        current = record.attributes.get(field) if field else _own_date(record)
         if current is None:
             continue
         if bound is None:
@@ -299,6 +299,21 @@ def honours(record: Record, arguments: Mapping[str, Any], world: World | None = 
         if bound in ("to", "max", "until") and left > right:  # type: ignore[operator]
             return False
     return True
+
+
+def _own_date(record: Record) -> Scalar | None:
+    """The date a bare `since`/`until` filter bounds: the record's first past date (a
+    payment's `date`, a message's `sent_at`), not a due date or an expiry."""
+    return next(
+        (
+            v
+            for k, v in record.attributes.items()
+            if isinstance(v, str)
+            and re.fullmatch(r"20\d\d-[01]\d-[0-3]\d.*", v)
+            and not set(tokens(k)) & FUTURE_DATE_WORDS
+        ),
+        None,
+    )
 
 
 def _names(said: str, held: str, world: World | None) -> bool:

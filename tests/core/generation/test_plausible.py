@@ -13,7 +13,7 @@ from pipeline.core.generation.plausible import Plausible
 from pipeline.core.generation.render import render
 from pipeline.core.generation.world import build_world, execute
 from pipeline.core.inputs.loading import Inputs
-from pipeline.core.model.world import ToolResult
+from pipeline.core.model.world import Record, ToolResult, World
 
 RANGES = {
     "vat_rate_pct": (0, 27),
@@ -74,3 +74,20 @@ def test_a_sent_message_is_stamped_with_a_time_not_its_recipient(inputs: Inputs)
     world, sent = execute(world, tool, arguments)
     shown = json.dumps(render(tool, sent, world, arguments, random.Random(0)))
     assert '"sent_at": "sam.okafor' not in shown
+
+
+def test_a_record_never_borrows_what_identifies_its_sibling() -> None:
+    """A claim without a VIN does not show another claim's VIN; it does share a category."""
+    shape = {"status": "open"}
+    sibling = Record(
+        id="clm_1",
+        kind="record",
+        name="Claim 1",
+        attributes={**shape, "vin": "WVWZZZ1JZXW000001", "loss_type": "collision"},
+    )
+    claim = Record(id="clm_2", kind="record", name="Claim 2", attributes=shape)
+    world = World(today="2024-09-01", records=(sibling, claim))
+    plausible = Plausible(world, ToolResult(operation="read", records=(claim,)), "get_claim")
+    text = {"type": "string"}
+    assert plausible.value("vin", text, claim, required=False) != sibling.attributes["vin"]
+    assert plausible.value("loss_type", text, claim, required=False) == "collision"

@@ -144,3 +144,15 @@ def test_a_filter_by_name_keeps_records_that_link_to_it_by_id() -> None:
     assert honours(run, {"repo": "northwind/payments-api"}, world)
     assert honours(run, {"repo": "repo_payments_api"}, world)
     assert not honours(run, {"repo": "northwind/docs-site"}, world)
+
+
+def test_a_bare_since_bounds_the_records_own_date() -> None:
+    """`since: 2024-06-01` keeps a payment of 3 June and drops one of 20 May, whatever its
+    date field is called; a due date is no such date."""
+    late = Record(id="pay_2", kind="record", name="Payment 2", attributes={"paid_on": "2024-06-03"})
+    early = Record(id="pay_1", kind="record", name="Payment 1", attributes={"date": "2024-05-20"})
+    due = Record(id="bill_1", kind="record", name="Bill 1", attributes={"due_date": "2024-05-01"})
+    assert honours(late, {"since": "2024-06-01"})
+    assert not honours(early, {"since": "2024-06-01"})
+    assert honours(due, {"since": "2024-06-01"})
+    assert honours(early, {"from": "alice@example.com"}), "a sender is no date bound"
