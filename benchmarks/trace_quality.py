@@ -251,7 +251,10 @@ def side_effect_placement(trajectories: Sequence[Trajectory]) -> dict[str, int]:
 
 NOT_A_VALUE = frozenset({"n/a", "unknown", "tbd", "none given"})
 """Observation values that stand in for a value the system would hold."""
-SHARE_WORDS = frozenset({"pct", "percent", "percentage", "vat"})
+SHARE_WORDS = frozenset({"pct", "percent", "percentage"})
+TAX_WORDS = frozenset({"vat", "tax"})
+"""A tax field is a share where it names a rate (`vat_rate`); a bare `vat` beside an invoice's
+lines is the tax amount (285.0 on 1,500.0)."""
 COUNT_WORDS = frozenset({"count", "quantity", "qty", "items", "attendees", "members"})
 AHEAD_WORDS = frozenset({"eta", "upcoming", "next"})
 """Words of date fields that lie after the session's today (an ETA, the next run)."""
@@ -262,7 +265,8 @@ def _out_of_range(key: str, value: Any, today: str, record: dict[str, Any]) -> s
     today, a status or version written as a bare number, an update before the creation."""
     words = set(tokens_of(key))
     number = isinstance(value, int | float) and not isinstance(value, bool)
-    if number and words & SHARE_WORDS and not 0 <= value <= 100:
+    share = words & SHARE_WORDS or (words & TAX_WORDS and "rate" in words)
+    if number and share and not 0 <= value <= 100:
         return f"{key}={value}"
     if number and words & COUNT_WORDS and value < 0:
         return f"{key}={value}"
