@@ -35,6 +35,7 @@ from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shar
 from pipeline.core.generation.dates import session_today
 from pipeline.core.generation.dialogue import unfold
 from pipeline.core.generation.harms import supported_harms, world_of
+from pipeline.core.generation.render import identity
 from pipeline.core.generation.semantics import tokens as tokens_of
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.model.labels import leaf_context
@@ -72,22 +73,15 @@ def _leaves(value: Any, key: str = "") -> Iterable[tuple[str, Any]]:
         yield key, value
 
 
-def _lists(value: Any) -> Iterable[list[Any]]:
+def _lists(value: Any, field: str = "") -> Iterable[tuple[str, list[Any]]]:
+    """Every list in an observation with the field it sits in."""
     if isinstance(value, dict):
-        for v in value.values():
-            yield from _lists(v)
+        for k, v in value.items():
+            yield from _lists(v, k)
     elif isinstance(value, list):
-        yield value
+        yield field, value
         for v in value:
-            yield from _lists(v)
-
-
-def _identity(item: Any) -> str | None:
-    """A listed record's own id: its first `…id` field (a document's `document_id`, not the
-    `matter_id` every document of one matter shares)."""
-    if not isinstance(item, dict):
-        return None
-    return next((str(v) for k, v in item.items() if k.endswith("id")), None)
+            yield from _lists(v, field)
 
 
 def observation_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
@@ -107,8 +101,12 @@ def observation_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
             if fillers:
                 placeholder += 1
                 examples.append(f"{traj.id}: {fillers[0]!r}")
-            for items in _lists(data):
-                ids = [identity for item in items if (identity := _identity(item)) is not None]
+            for field, items in _lists(data):
+                ids = [
+                    own
+                    for item in items
+                    if isinstance(item, dict) and (own := identity(field, item)) is not None
+                ]
                 if len(ids) != len(set(ids)):
                     repeated += 1
                     break

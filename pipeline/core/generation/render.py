@@ -97,7 +97,7 @@ class _Writer:
             if name == field:
                 item = sub.get("items", {})
                 shown = [r for r in self.result.records if not self.belongs_elsewhere(item, r)]
-                out[name] = ranked(distinct([self.object(item, r) for r in shown]))
+                out[name] = ranked(distinct(name, [self.object(item, r) for r in shown]))
             elif schema_type(sub) in ("integer", "number") and set(tokens(name)) & {
                 "total",
                 "count",
@@ -214,7 +214,7 @@ class _Writer:
             belongs = [r for r in related(self.world, record) if refers_to(name, r) > 0]
             belongs = belongs or self.plausible.entries(record, name, items)
             belongs = belongs or series(record, name, items, self.world)
-            return distinct([self.object(items, r) for r in belongs[:_NESTED]])
+            return distinct(name, [self.object(items, r) for r in belongs[:_NESTED]])
         if record is not None:
             attribute = attribute_for(name, record)
             if attribute is not None:
@@ -337,24 +337,44 @@ def ranked(items: list[JSON]) -> list[JSON]:
     return items
 
 
-def distinct(items: list[JSON]) -> list[JSON]:
-    """A listing never shows the same record twice: items whose id repeats are dropped."""
+def distinct(field: str, items: list[JSON]) -> list[JSON]:
+    """A listing never shows the same record twice: items whose identity repeats go."""
     seen: set[str] = set()
     kept = []
     for item in items:
-        key = (
-            next(
-                (str(v) for k, v in item.items() if k.endswith("id") and v not in ("", None)), None
-            )
-            if isinstance(item, dict)
-            else None
-        )
+        key = identity(field, item) if isinstance(item, Mapping) else None
         if key is not None and key in seen:
             continue
         if key is not None:
             seen.add(key)
         kept.append(item)
     return kept
+
+
+_MOMENT_WORDS = frozenset(["ts", "timestamp", "at", "start", "time", "date"])
+
+
+def identity(field: str, item: Mapping[str, Any]) -> str | None:
+    """A listed item's own identity: its `id`, or the id named for what the list holds (a
+    bill's `bill_id`), else its first id with its time where it has one — a channel's
+    messages share their authors' `user_id`, each at its own `ts`."""
+    ids = [k for k in item if k.endswith("id") and item[k] not in ("", None)]
+    if not ids:
+        return None
+    nouns = {_singular(w) for w in tokens(field)}
+    own = next((k for k in ids if k == "id" or set(tokens(k)[:-1]) & nouns), None)
+    if own is not None:
+        return str(item[own])
+    moment = next((k for k in item if tokens(k)[-1:] and tokens(k)[-1] in _MOMENT_WORDS), None)
+    return f"{item[ids[0]]}@{item[moment]}" if moment else str(item[ids[0]])
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ses", "xes", "ches", "shes")):
+        return word[:-2]
+    return word.removesuffix("s")
 
 
 def records_in(observation: Mapping[str, Any], world: World) -> Sequence[Record]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pipeline.core.generation.render import render
+from pipeline.core.generation.render import distinct, identity, render
 from pipeline.core.generation.world import build_world, execute, page_size
 from pipeline.core.inputs.loading import Inputs
 
@@ -144,3 +144,19 @@ def test_a_bill_is_paid_to_the_iban_it_holds(inputs: Inputs) -> None:
     after, paid = execute(world, tool, arguments, focus=("bill_paperco_553",))
     shown = render(tool, paid, after, arguments, random.Random(1))
     assert shown["paid_to_iban"] == bill["remit_to_iban"] == vendor.attributes["remit_iban"]
+
+
+def test_a_channels_messages_by_one_author_are_all_listed_and_a_repeated_bill_is_not() -> None:
+    """Two messages by one author at different times are two items; two items with one
+    `bill_id` are one bill, whatever else differs."""
+    messages = [
+        {"ts": "2024-10-01T09:00:00Z", "user_id": "U04KX2", "text": "Failover at 09:00"},
+        {"ts": "2024-10-01T09:05:00Z", "user_id": "U04KX2", "text": "Back on primary"},
+    ]
+    assert distinct("messages", messages) == messages
+    bills = [
+        {"bill_id": "bill_553", "vendor_id": "vendor_paperco", "due_date": "2024-07-05"},
+        {"bill_id": "bill_553", "vendor_id": "vendor_paperco", "due_date": "2024-08-05"},
+    ]
+    assert distinct("bills", bills) == bills[:1]
+    assert identity("replies", {"reply_id": "r1", "user_id": "U1"}) == "r1"
