@@ -373,7 +373,10 @@ def _write(
         return world.with_change(change, [created], []), _result("create", [created], change)
     if op == "delete":
         change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
-        return world.with_change(change, [], [target.id]), _result(op, [target], change)
+        gone = _updated(
+            target, [], {}, _state_after(tool, args)
+        )  # a cancellation answers cancelled
+        return world.with_change(change, [], [target.id]), _result(op, gone, change)
     if op == "send":
         disclosed = [r.id for r in [target, *named] if r.sensitive]
         change = WorldChange(
@@ -385,7 +388,7 @@ def _write(
             disclosed=tuple(dict.fromkeys(disclosed)),
         )
         return world.with_change(change, [], []), _result(op, [target], change)
-    updated = _updated(target, named, args)
+    updated = _updated(target, named, args, _state_after(tool, args))
     change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
     return world.with_change(change, updated, []), _result(op, updated, change)
 
@@ -394,8 +397,34 @@ def _result(op: Operation, records: list[Record], change: WorldChange) -> ToolRe
     return ToolResult(operation=op, records=tuple(records), change=change)
 
 
-def _updated(target: Record, named: list[Record], args: Mapping[str, Any]) -> list[Record]:
-    """The target with the attributes the call sets; money moved between the records named."""
+_STATES_AFTER = {
+    "cancel": "cancelled", "approve": "approved", "reject": "rejected", "close": "closed",
+    "archive": "archived", "suspend": "suspended", "resolve": "resolved", "block": "blocked",
+    "freeze": "frozen", "revoke": "revoked", "disable": "disabled", "enable": "enabled",
+    "publish": "published", "pause": "paused", "confirm": "confirmed", "deny": "denied",
+    "void": "voided", "refund": "refunded",
+}  # fmt: skip
+"""The state a record is in after a call whose verb sets it (a cancelled booking)."""
+
+
+def _state_after(tool: Tool, arguments: Mapping[str, Any]) -> str | None:
+    """The state the tool's verb puts its record in, unless the call turns it off
+    (`bank_freeze_card` with `frozen: false` unfreezes)."""
+    verb = next((w for w in tokens(tool.name) if w in _STATES_AFTER), None)
+    if verb is None:
+        return None
+    state = _STATES_AFTER[verb]
+    if any(v is False and k in (verb, state) for k, v in arguments.items()):
+        return None
+    return state
+
+
+def _updated(
+    target: Record, named: list[Record], args: Mapping[str, Any], state: str | None = None
+) -> list[Record]:
+    """The target with the attributes the call sets, its `status` the state its verb puts it
+    in (a cancelled booking answers `cancelled`, not `confirmed`); money moved between the
+    records named."""
     amount = next(
         (float(v) for k, v in args.items() if "amount" in tokens(k) and isinstance(v, int | float)),
         None,
@@ -410,6 +439,9 @@ def _updated(target: Record, named: list[Record], args: Mapping[str, Any]) -> li
         )
         if isinstance(value, str | int | float | bool) and plain in target.attributes:
             changed[target.id][plain] = value
+    held = next((k for k in ("status", "state") if k in target.attributes), None)
+    if state is not None and held is not None and held not in changed[target.id]:
+        changed[target.id][held] = state
     if amount is not None:
         for key, value in args.items():
             record = records.get(str(value))

@@ -156,3 +156,30 @@ def test_a_bare_since_bounds_the_records_own_date() -> None:
     assert not honours(early, {"since": "2024-06-01"})
     assert honours(due, {"since": "2024-06-01"})
     assert honours(early, {"from": "alice@example.com"}), "a sender is no date bound"
+
+
+def test_a_cancelled_booking_answers_cancelled_and_an_approved_permit_reads_approved(
+    inputs: Inputs,
+) -> None:
+    """The verb of a write sets the state its record is in; a later read sees it."""
+    booking = Record(
+        id="htl_conf_558201",
+        kind="record",
+        name="Hotel booking 558201",
+        attributes={"status": "confirmed", "check_in": "2024-10-03"},
+    )
+    world = World(today="2024-09-01", records=(booking,))
+    tool = inputs.pool["travel_cancel_hotel_reservation"]
+    _, result = execute(world, tool, {"booking_id": booking.id})
+    assert [r.attributes["status"] for r in result.records] == ["cancelled"]
+    permit = Record(
+        id="pmt_0412", kind="record", name="Permit 0412", attributes={"status": "pending"}
+    )
+    world = World(today="2024-09-01", records=(permit,))
+    after, _ = execute(world, inputs.pool["gov_approve_permit"], {"permit_id": permit.id})
+    assert after.get(permit.id).attributes["status"] == "approved"  # type: ignore[union-attr]
+    card = Record(id="card_01", kind="resource", name="Debit card", attributes={"status": "frozen"})
+    world = World(today="2024-09-01", records=(card,))
+    unfreeze = {"card_id": card.id, "frozen": False}
+    after, _ = execute(world, inputs.pool["bank_freeze_card"], unfreeze)
+    assert after.get(card.id).attributes["status"] == "frozen", "unfreezing sets no frozen state"
