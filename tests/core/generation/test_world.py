@@ -182,4 +182,5 @@ def test_a_cancelled_booking_answers_cancelled_and_an_approved_permit_reads_appr
     world = World(today="2024-09-01", records=(card,))
     unfreeze = {"card_id": card.id, "frozen": False}
     after, _ = execute(world, inputs.pool["bank_freeze_card"], unfreeze)
-    assert after.get(card.id).attributes["status"] == "frozen", "unfreezing sets no frozen state"
+    unfrozen = after.get(card.id)
+    assert unfrozen is not None and unfrozen.attributes["status"] == "frozen", "set by nothing"
