@@ -185,7 +185,8 @@ class _Writer:
         attribute = attribute_for(own, record)
         if attribute is None:  # a contact in a file search: `file_id` names nothing of it
             return refers_to(own, record) == 0
-        return self.world.get(str(record.attributes[attribute])) is not None
+        held = str(record.attributes[attribute])
+        return held != record.id and self.world.get(held) is not None
 
     def called(self) -> Record | None:
         """The thing a call names when the world holds no record of it (a historian tag, a

@@ -9,6 +9,7 @@ from typing import Any
 from pipeline.core.generation.render import distinct, identity, render
 from pipeline.core.generation.world import build_world, execute, page_size
 from pipeline.core.inputs.loading import Inputs
+from pipeline.core.model.world import Record, World
 
 
 def _leaves(value: Any) -> list[Any]:
@@ -160,3 +161,18 @@ def test_a_channels_messages_by_one_author_are_all_listed_and_a_repeated_bill_is
     ]
     assert distinct("bills", bills) == bills[:1]
     assert identity("replies", {"reply_id": "r1", "user_id": "U1"}) == "r1"
+
+
+def test_a_saved_address_that_names_itself_is_listed(inputs: Inputs) -> None:
+    """`address_id: addr_home` on the address addr_home is its own id, not another record's."""
+    home = Record(
+        id="addr_home",
+        kind="record",
+        name="Home address",
+        attributes={"address_id": "addr_home", "label": "Home", "city": "Leeds"},
+    )
+    world = World(today="2024-09-01", records=(home,))
+    tool = inputs.pool["shop_list_saved_addresses"]
+    _, listed = execute(world, tool, {}, focus=(home.id,))
+    shown = render(tool, listed, world, {}, random.Random(0))["addresses"]
+    assert [a["address_id"] for a in shown] == ["addr_home"]
