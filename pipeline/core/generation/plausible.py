@@ -78,13 +78,21 @@ class Plausible:
         kind = schema_type(schema)
         words = set(tokens(name))
         options = schema.get("enum")
+        # a record read shows what it holds: an optional field it lacks is said by its own
+        # words (its name, its text) or left out, never made up or taken from a sibling
+        held_only = record is not None and not required and self.result.change is None
         if options:
             described = _described(record)
             named = [o for o in options if str(o).lower().replace("_", " ") in described]
             verdict = assessed(options, described) if words & ASSESSMENT_WORDS else None
             if not named and record is not None and verdict is not None:
                 return verdict
+            if held_only and not named:
+                return MISSING
             return named[0] if named else options[rng.randrange(len(options))]
+        if held_only:
+            assert record is not None
+            return self.said(name, words, kind, record, rng)
         borrowed = _bounded(self.borrowed(name, kind, record), schema)
         if borrowed is not MISSING:
             return borrowed
@@ -123,6 +131,17 @@ class Plausible:
             return MISSING
         own = names_record(tokens(name), record) or words <= _OWN_NAME_WORDS
         return record.name if own else MISSING
+
+    def said(self, name: str, words: set[str], kind: str, record: Record, rng: Random) -> JSON:
+        """What a record's own name and place say of a field it does not hold."""
+        if kind == "number" and words & _COORDINATES:
+            return self.located(words, rng)
+        if kind != "string":
+            return MISSING
+        party = party_name(tokens(name), record, self.world)
+        if party is not None:
+            return party
+        return _from_name(words, record)
 
     def did(self) -> set[str]:
         """What the tool's own verbs say a write did (`released` for a release): a write

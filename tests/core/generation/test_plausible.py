@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from pipeline.core.generation.plausible import Plausible
+from pipeline.core.generation.plausible import MISSING, Plausible
 from pipeline.core.generation.render import render
 from pipeline.core.generation.world import build_world, execute
 from pipeline.core.inputs.loading import Inputs
@@ -76,8 +76,9 @@ def test_a_sent_message_is_stamped_with_a_time_not_its_recipient(inputs: Inputs)
     assert '"sent_at": "sam.okafor' not in shown
 
 
-def test_a_record_never_borrows_what_identifies_its_sibling() -> None:
-    """A claim without a VIN does not show another claim's VIN; it does share a category."""
+def test_a_read_record_shows_what_it_holds_and_never_its_siblings_vin() -> None:
+    """A claim without a VIN does not show another claim's VIN; a required category is the
+    family's; an optional field it does not hold is left out, not made up."""
     shape = {"status": "open"}
     sibling = Record(
         id="clm_1",
@@ -89,5 +90,8 @@ def test_a_record_never_borrows_what_identifies_its_sibling() -> None:
     world = World(today="2024-09-01", records=(sibling, claim))
     plausible = Plausible(world, ToolResult(operation="read", records=(claim,)), "get_claim")
     text = {"type": "string"}
-    assert plausible.value("vin", text, claim, required=False) != sibling.attributes["vin"]
-    assert plausible.value("loss_type", text, claim, required=False) == "collision"
+    assert plausible.value("vin", text, claim, required=True) != sibling.attributes["vin"]
+    assert plausible.value("loss_type", text, claim, required=True) == "collision"
+    assert plausible.value("loss_type", text, claim, required=False) is MISSING
+    assert plausible.value("stop_reason", text, claim, required=False) is MISSING
+    assert plausible.value("pulse_bpm", {"type": "integer"}, claim, required=False) is MISSING
