@@ -38,6 +38,8 @@ def attribute_for(name: str, record: Record, fmt: str | None = None) -> str | No
     aliases = _ALIASES.get("_".join(wanted))
     if name.endswith("s") and name[:-1] in record.attributes:
         return name[:-1]  # `alerts` <- the patient's `alert`
+    if name.endswith("ies") and f"{name[:-3]}y" in record.attributes:
+        return f"{name[:-3]}y"  # `allergies` <- the patient's `allergy`
     return next(
         (
             a

@@ -36,6 +36,7 @@ _OWN_NAME_FIELDS = frozenset(
 )
 """Fields that name the record itself (not `seller_name`, which names someone else)."""
 _TOTALS = frozenset(["total", "count"])
+_BEFORE_WORDS = frozenset(["old", "previous", "prior", "former"])
 _NESTED = 20
 """How many of a record's belongings a nested list shows (a card's fills, a ticket's notes)."""
 _STATUS_AFTER = {
@@ -233,6 +234,13 @@ class _Writer:
     ) -> JSON:
         words = tokens(name)
         writes = self.result.change is not None
+        if writes and words[:1] and words[0] in _BEFORE_WORDS:
+            # `old_value`, `previous_replicas`: the record as it was, never the call's value
+            before = self.result.before
+            held = attribute_for("_".join(words[1:]), before) if before and words[1:] else None
+            if before is not None and held is not None:
+                return fit_to(cast_to(before.attributes[held], schema), schema)
+            return MISSING
         if writes:
             echoed = self.echo(name, schema)
             if echoed is not MISSING:

@@ -390,7 +390,8 @@ def _write(
         return world.with_change(change, [], []), _result(op, [target], change)
     updated = _updated(target, named, args, _state_after(tool, args))
     change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
-    return world.with_change(change, updated, []), _result(op, updated, change)
+    result = ToolResult(operation=op, records=tuple(updated), change=change, before=target)
+    return world.with_change(change, updated, []), result
 
 
 def _result(op: Operation, records: list[Record], change: WorldChange) -> ToolResult:

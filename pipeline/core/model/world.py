@@ -56,6 +56,8 @@ class ToolResult(BaseModel):
     parent: Record | None = None
     """For a read that lists what belongs to a record (a patient's results): that record."""
     change: WorldChange | None = None
+    before: Record | None = None
+    """For a write that changed a record: the record as it was (an answer's `old_value`)."""
     error: str | None = None
 
 

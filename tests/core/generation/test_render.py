@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from pipeline.core.generation.record_fields import attribute_for
 from pipeline.core.generation.render import distinct, identity, render
 from pipeline.core.generation.world import build_world, execute, page_size
 from pipeline.core.inputs.loading import Inputs
@@ -176,3 +177,14 @@ def test_a_saved_address_that_names_itself_is_listed(inputs: Inputs) -> None:
     _, listed = execute(world, tool, {}, focus=(home.id,))
     shown = render(tool, listed, world, {}, random.Random(0))["addresses"]
     assert [a["address_id"] for a in shown] == ["addr_home"]
+
+
+def test_a_patients_allergy_fills_the_allergies_field() -> None:
+    patient = Record(
+        id="pat_elena_ruiz",
+        kind="record",
+        name="Elena Ruiz",
+        attributes={"allergy": "penicillin (anaphylaxis)", "alert": "falls risk"},
+    )
+    assert attribute_for("allergies", patient) == "allergy"
+    assert attribute_for("alerts", patient) == "alert"

@@ -184,3 +184,19 @@ def test_a_cancelled_booking_answers_cancelled_and_an_approved_permit_reads_appr
     after, _ = execute(world, inputs.pool["bank_freeze_card"], unfreeze)
     unfrozen = after.get(card.id)
     assert unfrozen is not None and unfrozen.attributes["status"] == "frozen", "set by nothing"
+
+
+def test_a_setpoint_write_answers_the_value_it_replaced(inputs: Inputs) -> None:
+    """`old_value` is what the tag held before the call, `new_value` what the call wrote."""
+    tag = Record(
+        id="tag_cl2_dose_sp",
+        kind="device",
+        name="CL2_DOSE_SP",
+        attributes={"tag": "CL2_DOSE_SP", "value": 0.9, "unit": "mg/L"},
+    )
+    world = World(today="2024-09-01", records=(tag,))
+    tool = inputs.pool["iiot_write_setpoint"]
+    call = {"tag": "CL2_DOSE_SP", "value": 1.2, "reason": "Raise residual after a low reading"}
+    after, result = execute(world, tool, call)
+    written = render(tool, result, after, call, random.Random(0))
+    assert (written["old_value"], written["new_value"]) == (0.9, 1.2)
