@@ -44,6 +44,10 @@ async def build_blueprints(inputs: Inputs, blueprints: list[Blueprint], root: Pa
     """Each blueprint built into a pair by the real stages, or the reason it could not be."""
     pairs: dict[str, tuple[Trajectory, Trajectory]] = {}
     failures: dict[str, str] = {}
+    stated = {  # once per domain, as a build does (pipeline/core/build/stated_seeds.py)
+        domain: with_stated_requests(inputs.seeds[domain], inputs.pool)
+        for domain in dict.fromkeys(bp.domain for bp in blueprints)
+    }
     for blueprint in blueprints:
         client = make_client(
             LLMSettings(backend="procedural"),
@@ -54,7 +58,7 @@ async def build_blueprints(inputs: Inputs, blueprints: list[Blueprint], root: Pa
             handlers=HANDLERS,
         )
         ctx = BuildContext(
-            seed=with_stated_requests(inputs.seeds[blueprint.domain], inputs.pool),
+            seed=stated[blueprint.domain],
             pool=inputs.pool,
             taxonomy=inputs.taxonomy,
             client=client,

@@ -15,12 +15,10 @@ from functools import lru_cache
 
 from pipeline.core.generation.semantics import refers_to, tokens
 from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.per_world import per_world
 from pipeline.core.model.world import Record, World
 
 _Index = dict[str, tuple[int, Counter[str]]]
-_indexed: list[tuple[tuple[Record, ...], _Index]] = []
-"""The last few worlds' records and their index: construction asks about one world many
-times between two of its changes."""
 
 
 def fits(tool: Tool, record: Record, world: World, field: str | None = None) -> bool:
@@ -47,17 +45,14 @@ def _described(tool: Tool, field: str | None) -> list[str]:
     return words[max(0, words.index("id") - 3) : words.index("id")] if "id" in words else []
 
 
-def _index(world: World) -> _Index:
+@per_world
+def _index(records: tuple[Record, ...]) -> _Index:
     """Per kind: how many records, and in how many of them each name word occurs."""
-    for records, known in _indexed:
-        if records is world.records:
-            return known
     index: _Index = {}
-    for record in world.records:
+    for record in records:
         size, said = index.get(record.kind, (0, Counter()))
         said.update(_words(record.id, record.name))
         index[record.kind] = (size + 1, said)
-    _indexed[:] = [(world.records, index), *_indexed[:3]]
     return index
 
 

@@ -22,6 +22,7 @@ from pipeline.core.generation.stated import (
     shaped_value,
 )
 from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.per_world import per_world
 from pipeline.core.model.world import ArgumentSource, Record, World
 
 ADDRESSEE = frozenset({"to", "recipient", "recipients", "cc", "attendee", "attendees"})
@@ -82,18 +83,24 @@ def _only_value_held(name: str, world: World) -> str | None:
     """The one value the world keeps under this field's name (the cloud account's `region`,
     the instance's `databases` when it holds one): the agent looks it up, or the user says
     it."""
-    words = [w.rstrip("s") for w in tokens(name)]
-    held = {
-        str(value)
-        for record in world.records
-        for key, value in record.attributes.items()
-        if [w.rstrip("s") for w in tokens(key)] == words
-        and isinstance(value, str)
-        and len(value) >= 2
-        and "," not in value
-        and len(value.split()) <= 3  # a sentence is a record's content, never a setting
-    }
-    return held.pop() if len(held) == 1 else None
+    held = _settings(world).get(tuple(w.rstrip("s") for w in tokens(name)), set())
+    return next(iter(held)) if len(held) == 1 else None
+
+
+@per_world
+def _settings(records: tuple[Record, ...]) -> dict[tuple[str, ...], set[str]]:
+    """The short values the world holds, by their field's words (singular)."""
+    found: dict[tuple[str, ...], set[str]] = {}
+    for record in records:
+        for key, value in record.attributes.items():
+            if (
+                isinstance(value, str)
+                and len(value) >= 2
+                and "," not in value
+                and len(value.split()) <= 3  # a sentence is a record's content, never a setting
+            ):
+                found.setdefault(tuple(w.rstrip("s") for w in tokens(key)), set()).add(value)
+    return found
 
 
 def _kept_by_task(name: str, schema: Mapping[str, Any], known: Sequence[Record]) -> str | None:
@@ -137,17 +144,30 @@ def _held_value(name: str, world: World, request: str) -> str | None:
     """A value some record of the world holds under this field's name that the request
     says whole ('Give reporting_svc SELECT on freshcart' -> `database` = 'freshcart')."""
     words = tokens(name)
-    for record in world.records:
-        for key, value in record.attributes.items():
-            have = tokens(key)
-            if not have or not isinstance(value, str) or len(value) < 3 or " " in value.strip():
-                continue
-            same = have == words[-len(have) :] or words == have[-len(words) :]
-            # 'high-lift' says `high_lift`: words joined by '-', '_' or a space are one value
-            spelt = r"[-_ ]".join(re.escape(w) for w in re.split(r"[-_ ]", value))
-            if same and re.search(rf"(?<![\w-]){spelt}(?![\w-])", request):
-                return value
+    for have, value, chunks in _one_word_values(world):
+        if not (have == words[-len(have) :] or words == have[-len(words) :]):
+            continue
+        if chunks[0] not in request:
+            continue
+        # 'high-lift' says `high_lift`: words joined by '-', '_' or a space are one value
+        spelt = r"[-_ ]".join(re.escape(w) for w in chunks)
+        if re.search(rf"(?<![\w-]){spelt}(?![\w-])", request):
+            return value
     return None
+
+
+@per_world
+def _one_word_values(records: tuple[Record, ...]) -> list[tuple[list[str], str, list[str]]]:
+    """Every one-word value the world holds, with its field's words and its parts."""
+    return [
+        (have, value, re.split(r"[-_ ]", value))
+        for record in records
+        for key, value in record.attributes.items()
+        if (have := tokens(key))
+        and isinstance(value, str)
+        and len(value) >= 3
+        and " " not in value.strip()
+    ]
 
 
 _CONTENT_WORDS = frozenset({"content", "contents", "text", "body"})

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.per_world import per_world
 from pipeline.core.model.world import Operation, Record, World
 
 _VERBS: dict[Operation, frozenset[str]] = {
@@ -370,16 +371,37 @@ def _refers_to(field_name: str, record_id: str, record_name: str, kind: str) -> 
 
 def related(world: World, record: Record) -> list[Record]:
     """Records that name this one (a lab result 'for Elena Ruiz', a card of an account)."""
-    name = re.sub(r"\s*\(.*?\)", "", record.name).lower()
-    return [
-        r
-        for r in world.records
-        if r.id != record.id
-        and (
-            name in r.name.lower()
-            or any(record.id == str(v) or name == str(v).lower() for v in r.attributes.values())
+    views, found = _relations(world)
+    key = (record.id, record.name)
+    if key not in found:
+        name = re.sub(r"\s*\(.*?\)", "", record.name).lower()
+        found[key] = [
+            r
+            for r, named, held, said in views
+            if r.id != record.id and (name in named or record.id in held or name in said)
+        ]
+    return found[key]
+
+
+_View = tuple[Record, str, frozenset[str], frozenset[str]]
+
+
+@per_world
+def _relations(
+    records: tuple[Record, ...],
+) -> tuple[list[_View], dict[tuple[str, str], list[Record]]]:
+    """Each record with its name and values as `related` compares them, and the answers
+    given so far in this state."""
+    views = [
+        (
+            r,
+            r.name.lower(),
+            frozenset(str(v) for v in r.attributes.values()),
+            frozenset(str(v).lower() for v in r.attributes.values()),
         )
+        for r in records
     ]
+    return views, {}
 
 
 def list_field(tool: Tool) -> str | None:

@@ -12,6 +12,7 @@ from random import Random
 from typing import Any
 
 from pipeline.core.generation.semantics import tokens
+from pipeline.core.model.per_world import per_world
 from pipeline.core.model.world import Record, World
 
 Filler = Callable[[Record | None, World, Random], str]
@@ -80,18 +81,10 @@ def _iban_of(record: Record) -> str | None:
     )
 
 
-_held: list[tuple[tuple[Record, ...], list[tuple[set[str], str]]]] = []
-"""The last few worlds' IBAN holders: an IBAN field is filled many times per world."""
-
-
-def _holders(world: World) -> list[tuple[set[str], str]]:
+@per_world
+def _holders(records: tuple[Record, ...]) -> list[tuple[set[str], str]]:
     """The name words and IBAN of every record holding one (a few per world)."""
-    for records, holders in _held:
-        if records is world.records:
-            return holders
-    found = [(set(tokens(r.name)), iban) for r in world.records if (iban := _iban_of(r))]
-    _held[:] = [(world.records, found), *_held[:3]]
-    return found
+    return [(set(tokens(r.name)), iban) for r in records if (iban := _iban_of(r))]
 
 
 def masked_iban(record: Record | None, world: World, rng: Random) -> str:

@@ -28,6 +28,7 @@ from pipeline.core.generation.semantics import (
 )
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.per_world import per_world
 from pipeline.core.model.seeding import stable_int
 from pipeline.core.model.world import Operation, Record, Scalar, ToolResult, World, WorldChange
 
@@ -78,18 +79,29 @@ def _valid_date(text: str) -> bool:
 def matching_records(world: World, arguments: Mapping[str, Any]) -> list[Record]:
     """Records the arguments name: by id when any argument is an id, else by name or value."""
     wanted = {str(v).strip().lower() for v in _scalars(arguments) if str(v).strip()}
-    by_id = [r for r in world.records if r.id.lower() in wanted]
+    ids, values = _lookup(world)
+    by_id = [world.records[n] for n in sorted(n for w in wanted for n in ids.get(w, ()))]
     numbered = {
         f"#{v}" for v in _scalars(arguments) if isinstance(v, int) and not isinstance(v, bool)
     }
-    by_id += [r for r in world.records if any(n in r.name for n in numbered) and r not in by_id]
+    if numbered:
+        by_id += [r for r in world.records if any(n in r.name for n in numbered) and r not in by_id]
     if by_id:
         return by_id
-    return [
-        r
-        for r in world.records
-        if wanted & ({r.name.lower()} | {str(v).lower() for v in r.attributes.values()})
-    ]
+    return [world.records[n] for n in sorted({n for w in wanted for n in values.get(w, ())})]
+
+
+@per_world
+def _lookup(records: tuple[Record, ...]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """Where each record sits, by its lower-cased id, and by its name and each value."""
+    ids: dict[str, list[int]] = {}
+    values: dict[str, list[int]] = {}
+    for n, record in enumerate(records):
+        ids.setdefault(record.id.lower(), []).append(n)
+        said = {record.name.lower()} | {str(v).lower() for v in record.attributes.values()}
+        for word in said:
+            values.setdefault(word, []).append(n)
+    return ids, values
 
 
 def _scalars(value: Any) -> Iterable[Scalar]:

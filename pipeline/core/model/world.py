@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pipeline.core.model.per_world import per_world
+
 Scalar = str | int | float | bool
 Operation = Literal["read", "list", "create", "update", "delete", "send"]
 ArgumentSource = Literal["request", "observation", "seed", "policy", "risk", "composed", "default"]
@@ -72,13 +74,22 @@ class World(BaseModel):
     changes: tuple[WorldChange, ...] = ()
 
     def get(self, record_id: str) -> Record | None:
-        return next((r for r in self.records if r.id == record_id), None)
+        return _by_id(self).get(record_id)
 
     def with_change(self, change: WorldChange, upserted: list[Record], removed: list[str]) -> World:
         """The state after `change`: records replaced or added, others removed."""
         replaced = {r.id for r in upserted} | set(removed)
         kept = [r for r in self.records if r.id not in replaced] + upserted
         return self.model_copy(update={"records": tuple(kept), "changes": (*self.changes, change)})
+
+
+@per_world
+def _by_id(records: tuple[Record, ...]) -> dict[str, Record]:
+    """Records by id, the first of each (construction looks records up many times)."""
+    found: dict[str, Record] = {}
+    for record in records:
+        found.setdefault(record.id, record)
+    return found
 
 
 class StepEffect(BaseModel):
