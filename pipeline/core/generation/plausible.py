@@ -20,7 +20,7 @@ from typing import Any
 from pipeline.core.generation.assessed import ASSESSMENT_WORDS, assessed
 from pipeline.core.generation.field_meanings import filled, held_elsewhere, names_record, party_name
 from pipeline.core.generation.places import names_room, place_of
-from pipeline.core.generation.population import FUTURE_DATE_WORDS, IDENTIFIERS
+from pipeline.core.generation.population import FUTURE_DATE_WORDS
 from pipeline.core.generation.semantics import (
     PERSON_WORDS,
     is_free_text_field,
@@ -28,6 +28,7 @@ from pipeline.core.generation.semantics import (
     related,
     tokens,
 )
+from pipeline.core.generation.siblings import borrowed
 from pipeline.core.generation.vocabulary import plausible_number
 from pipeline.core.model.seeding import seeded_rng, stable_int
 from pipeline.core.model.world import Record, ToolResult, World
@@ -90,12 +91,11 @@ class Plausible:
             if held_only and not named:
                 return MISSING
             return named[0] if named else options[rng.randrange(len(options))]
-        if held_only:
-            assert record is not None
+        if held_only and record is not None:
             return self.said(name, words, kind, record, rng)
-        borrowed = _bounded(self.borrowed(name, kind, record), schema)
-        if borrowed is not MISSING:
-            return borrowed
+        sibling = borrowed(self.world, name, kind, record)
+        if sibling is not None and _bounded(sibling, schema) is not MISSING:
+            return sibling
         if kind == "boolean":
             done = bool(words & (_SUCCESS_WORDS | self.did())) and self.result.change is not None
             return done or bool(words & _UP_WORDS)
@@ -136,39 +136,20 @@ class Plausible:
         """What a record's own name and place say of a field it does not hold."""
         if kind == "number" and words & _COORDINATES:
             return self.located(words, rng)
-        if kind != "string":
-            return MISSING
-        party = party_name(tokens(name), record, self.world)
-        if party is not None:
-            return party
-        return _from_name(words, record)
+        party = party_name(tokens(name), record, self.world) if kind == "string" else None
+        return (
+            party
+            if party is not None
+            else _from_name(words, record)
+            if kind == "string"
+            else MISSING
+        )
 
     def did(self) -> set[str]:
         """What the tool's own verbs say a write did (`released` for a release): a write
         that went through answers them true."""
         verbs = [w for w in tokens(self.tool) if len(w) >= 4]
         return {f"{v}d" if v.endswith("e") else f"{v}ed" for v in verbs}
-
-    def borrowed(self, name: str, kind: str, record: Record | None) -> JSON:
-        """The same field of a sibling record of the same shape (a cloned driver's licence
-        class), so a family of records answers alike; never what identifies the sibling (its
-        VIN, its number, its account)."""
-        if record is None or set(tokens(name)) & IDENTIFIERS:
-            return MISSING
-        prefix, shape = record.id.split("_")[0], set(record.attributes)
-        values = sorted(
-            {
-                str(v)
-                for r in self.world.records
-                if r.id.split("_")[0] == prefix and r.id != record.id and shape <= set(r.attributes)
-                for k, v in r.attributes.items()
-                if k == name and _type_of_value(v) in _COMPATIBLE.get(kind, ())
-            }
-        )
-        if not values:
-            return MISSING
-        chosen = values[seeded_rng("borrow", record.id, name).randrange(len(values))]
-        return _as(chosen, kind)
 
     def text(
         self, name: str, schema: Mapping[str, Any], record: Record | None, rng: Random
@@ -415,36 +396,6 @@ def schema_type(schema: Mapping[str, Any], unknown: str = "string") -> str:
     if "items" in schema:
         return "array"
     return unknown
-
-
-def _type_of_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    return "string"
-
-
-_COMPATIBLE = {
-    "string": ("string",),
-    "integer": ("integer",),
-    "number": ("integer", "number"),
-    "boolean": ("boolean",),
-    "object": (),
-    "array": (),
-}
-
-
-def _as(text: str, kind: str) -> JSON:
-    if kind == "boolean":
-        return text == "True"
-    if kind == "integer":
-        return int(text)
-    if kind == "number":
-        return float(text)
-    return text
 
 
 def _bounded(value: JSON, schema: Mapping[str, Any]) -> JSON:

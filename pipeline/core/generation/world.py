@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 from typing import Any
 
+from pipeline.core.generation.filters import honours
 from pipeline.core.generation.listed import of_listed_kind
 from pipeline.core.generation.population import FUTURE_DATE_WORDS, population_of
 from pipeline.core.generation.semantics import (
@@ -283,74 +284,6 @@ def _children(world: World, tool: Tool, records: list[Record]) -> list[Record]:
         children = [r for r in related(world, record) if refers_to(field, r) > 0]
         out += children or ([record] if generic else [])
     return list({r.id: r for r in out}.values())
-
-
-def honours(record: Record, arguments: Mapping[str, Any], world: World | None = None) -> bool:
-    """Whether a record passes a list call's filters (`from_date`, `min_amount`, `status`)."""
-    for key, value in arguments.items():
-        words = tokens(key)
-        if not words or isinstance(value, bool | list | dict):
-            continue
-        bound = words[0] if words[0] in ("from", "min", "since", "to", "max", "until") else None
-        field = "_".join(words[1:] if bound else words)
-        if bound is None and words[-1] in ("start", "end") and _comparable(value) is not None:
-            # a window (`start`, `end`, `window_end`) bounds when a record starts
-            bound, field = ("from" if words[-1] == "start" else "to"), "start"
-        current = record.attributes.get(field) if field else _own_date(record)
-        if current is None:
-            continue
-        if bound is None:
-            if not _names(str(value), str(current), world):
-                return False
-            continue
-        left, right = _comparable(current), _comparable(value)
-        if left is None or right is None or type(left) is not type(right):
-            continue
-        if bound in ("from", "min", "since") and left < right:  # type: ignore[operator]
-            return False
-        if bound in ("to", "max", "until") and left > right:  # type: ignore[operator]
-            return False
-    return True
-
-
-def _own_date(record: Record) -> Scalar | None:
-    """The date a bare `since`/`until` filter bounds: the record's first past date (a
-    payment's `date`, a message's `sent_at`), not a due date or an expiry."""
-    return next(
-        (
-            v
-            for k, v in record.attributes.items()
-            if isinstance(v, str)
-            and re.fullmatch(r"20\d\d-[01]\d-[0-3]\d.*", v)
-            and not set(tokens(k)) & FUTURE_DATE_WORDS
-        ),
-        None,
-    )
-
-
-def _names(said: str, held: str, world: World | None) -> bool:
-    """Whether a filter's value names what the record holds: the same text, or the record
-    the attribute links to by id (`repo: northwind/payments-api` for `repo_payments_api`)."""
-    if said.lower() in held.lower():
-        return True
-    linked = world.get(held) if world is not None else None
-    if linked is None:
-        return False
-    name, said = linked.name.lower(), said.lower()
-    shorter, longer = sorted((name, said), key=len)
-    return len(shorter) >= 6 and shorter in longer
-
-
-def _comparable(value: Any) -> float | str | None:
-    if isinstance(value, int | float):
-        return abs(float(value))
-    text = str(value)
-    if re.fullmatch(r"20\d\d-[01]\d-[0-3]\d.*", text):
-        return text[:10]
-    try:
-        return abs(float(text))
-    except ValueError:
-        return None
 
 
 def _has_lookup_argument(arguments: Mapping[str, Any]) -> bool:

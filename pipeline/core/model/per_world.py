@@ -3,26 +3,33 @@
 Construction asks about one world many times between two of its changes (every argument of
 every step looks up records), and a world grows to a thousand records with its population.
 A write makes a new world with a new records tuple, so the memo is keyed by that tuple's
-identity and keeps the last few states only.
+identity and keeps the last few states only (each entry holds its tuple, so an identity
+cannot be reused while it is kept).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
-
-if TYPE_CHECKING:  # the world model indexes its own records with this
-    from pipeline.core.model.world import Record, World
+from typing import Protocol, TypeVar
 
 T = TypeVar("T")
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 _KEPT = 4
 
 
-def per_world(derive: Callable[[tuple[Record, ...]], T]) -> Callable[[World], T]:
-    """`derive` of a world's records, kept for the last few states asked about."""
-    kept: list[tuple[tuple[Record, ...], T]] = []
+class HasRecords(Protocol[R_co]):
+    """A world: anything holding its records as a tuple."""
 
-    def cached(world: World) -> T:
+    @property
+    def records(self) -> tuple[R_co, ...]: ...
+
+
+def per_world(derive: Callable[[tuple[R, ...]], T]) -> Callable[[HasRecords[R]], T]:
+    """`derive` of a world's records, kept for the last few states asked about."""
+    kept: list[tuple[tuple[R, ...], T]] = []
+
+    def cached(world: HasRecords[R]) -> T:
         for records, value in kept:
             if records is world.records:
                 return value

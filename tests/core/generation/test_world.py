@@ -6,9 +6,10 @@ import random
 
 import pytest
 
+from pipeline.core.generation.filters import honours
 from pipeline.core.generation.render import render
 from pipeline.core.generation.semantics import operation_of
-from pipeline.core.generation.world import build_world, execute, honours
+from pipeline.core.generation.world import build_world, execute
 from pipeline.core.inputs.loading import Inputs, load_inputs
 from pipeline.core.model.world import Record, World
 
