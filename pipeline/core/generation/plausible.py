@@ -136,14 +136,10 @@ class Plausible:
         """What a record's own name and place say of a field it does not hold."""
         if kind == "number" and words & _COORDINATES:
             return self.located(words, rng)
-        party = party_name(tokens(name), record, self.world) if kind == "string" else None
-        return (
-            party
-            if party is not None
-            else _from_name(words, record)
-            if kind == "string"
-            else MISSING
-        )
+        if kind != "string":
+            return MISSING
+        party = party_name(tokens(name), record, self.world)
+        return party if party is not None else _from_name(words, record)
 
     def did(self) -> set[str]:
         """What the tool's own verbs say a write did (`released` for a release): a write

@@ -318,9 +318,8 @@ def _write(
         return world.with_change(change, [created], []), _result("create", [created], change)
     if op == "delete":
         change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
-        gone = _updated(
-            target, [], {}, _state_after(tool, args)
-        )  # a cancellation answers cancelled
+        # a cancellation answers `cancelled`, not the state the record was in
+        gone = _updated(target, [], {}, _state_after(tool, args))
         return world.with_change(change, [], [target.id]), _result(op, gone, change)
     if op == "send":
         disclosed = [r.id for r in [target, *named] if r.sensitive]
