@@ -128,7 +128,9 @@ def plan_arguments(
         elif needed and (said := said_whole(name, schema, world, known, (request, shown))):
             plan.set(name, *said)
         elif (
-            needed and (guess := _first_record_value(name, schema, world, tool, known)) is not None
+            needed
+            and (guess := _first_record_value(name, schema, world, tool, (known, request)))
+            is not None
         ):
             plan.set(name, guess, "observation")  # looked up, or the user says which
         elif needed and (edited := edited_text(name, plan.arguments, world, request)):
@@ -300,12 +302,18 @@ _SEARCH_WORDS = frozenset({"name", "query", "q", "search", "term", "keyword", "c
 
 
 def _first_record_value(
-    name: str, schema: Mapping[str, Any], world: World, tool: Tool, known: Sequence[Record]
+    name: str,
+    schema: Mapping[str, Any],
+    world: World,
+    tool: Tool,
+    task: tuple[Sequence[Record], str],
 ) -> Any:
     """When several records of the world fit a required field equally (two repositories
-    for `repo`) and nothing in the task picks one, the seed's first: the agent looks it up,
-    or the user says it (`stated_request`). Not for a write when results already showed
+    for `repo`) and nothing in the task names one, the first the request describes ('a
+    psychiatry slot' -> a psychiatric clinician), else the seed's first: the agent looks it
+    up, or the user says it (`stated_request`). Not for a write when results already showed
     several of them: the user sees no need to say which, and the agent would guess."""
+    known, request = task
     scored = [(refers_to(name, r), r) for r in world.records]
     best = max((score for score, _ in scored), default=0)
     if best == 0:
@@ -313,8 +321,9 @@ def _first_record_value(
     shown = [r for r in known if refers_to(name, r) == best]
     if tool.side_effect != "none" and len(shown) > 1:
         return None
-    record = next(r for score, r in scored if score == best)
-    return _from_record(name, schema, record)
+    fitting = [r for score, r in scored if score == best]
+    described = described_by(fitting, request) if len(fitting) > 1 else fitting
+    return _from_record(name, schema, (described or fitting)[0])
 
 
 def _searched(

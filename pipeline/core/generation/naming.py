@@ -30,11 +30,30 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
             for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", lowered)]
             if m
         ]
+        said = _file_words_said(record, lowered)
+        if said is not None:
+            positions.append(said)
         if positions:
             whole = record.name.lower() in lowered or bare_name(record.name).lower() in lowered
             found.append((min(positions), not whole, record.id))
     # 'PaperCo bill 553' names that bill first, then the others sharing its first word
     return tuple(record_id for _, _, record_id in sorted(found))
+
+
+def _file_words_said(record: Record, lowered: str) -> int | None:
+    """Where a request names a file by the words of its name ('the Harlow planning PDF v3'
+    for `Harlow_Residence_Planning_v3.pdf`, 'the Harlow elevations drawing' for
+    `Harlow_Elevations_RevC.dwg`): two of its words at least and two in three, its version
+    marks (`v3`, `RevC`, `2024-09`) aside."""
+    if not re.fullmatch(r"[\w-]+_[\w.-]+\.\w{2,4}", record.name):
+        return None
+    stem = record.name.lower()[: record.name.rfind(".")]
+    words = [w for w in re.split(r"[_\-.]+", stem) if w and not _VERSION.fullmatch(w)]
+    at = [m.start() for w in words if (m := re.search(rf"(?<!\w){re.escape(w)}(?!\w)", lowered))]
+    return min(at) if len(at) >= 2 and len(at) * 3 >= len(words) * 2 else None
+
+
+_VERSION = re.compile(r"(?:v|rev)[a-z\d]{0,3}|\w*\d\w*|final|draft")
 
 
 def _distinctive_words(world: World) -> set[str]:
@@ -69,8 +88,9 @@ def _phrases(record: Record) -> list[str]:
     if head != bare and len(head.split()) <= 2 and head[:1].isupper():
         phrases.append(head.lower())  # 'Sam - design contractor' -> 'sam'
     phrases += re.findall(r"#\d+", record.name)  # 'PR #488 ...' -> '#488'
-    if "/" in bare:
-        phrases.append(bare.rsplit("/", 1)[1].lower())  # 'northwind/payments-api' -> 'payments-api'
+    tail = bare.rsplit("/", 1)[-1]
+    if "/" in bare and re.search(r"[\W\d_]", tail):
+        phrases.append(tail.lower())  # 'northwind/payments-api' -> 'payments-api', not 'Planning'
     for run in re.findall(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+", record.name):
         parts = run.split()
         phrases += [" ".join(parts[:n]).lower() for n in range(2, len(parts) + 1)]

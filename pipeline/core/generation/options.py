@@ -35,12 +35,21 @@ _URGENT = re.compile(
 _URGENT_OPTIONS = ("urgent", "critical", "immediate", "stat", "high", "asap")
 
 
+_DISOWNED = re.compile(
+    r"\b(never made|did(?:n'?t| not) make|did(?:n'?t| not) authori[sz]e|don'?t recogni[sz]e)\b",
+    re.I,
+)
+_DISOWNED_OPTIONS = ("unauthorised", "unauthorized", "fraud", "fraudulent", "not_recognised")
+
+
 def chosen_options(schema: Mapping[str, Any], request: str, context: str) -> Any:
-    """The options the request (or the records it is about) mention."""
-    if json_type(schema) != "array" and _URGENT.search(request):
-        urgent = [o for o in _URGENT_OPTIONS if o in options_of(schema)]
-        if urgent:
-            return urgent[0]
+    """The options the request (or the records it is about) mention: a charge 'I never made'
+    is disputed as `unauthorised`."""
+    for cue, wanted in ((_URGENT, _URGENT_OPTIONS), (_DISOWNED, _DISOWNED_OPTIONS)):
+        if json_type(schema) != "array" and cue.search(request):
+            meant = [o for o in wanted if o in options_of(schema)]
+            if meant:
+                return meant[0]
     for text in (request, context):
         said = re.findall(r"[a-z0-9]+", _REFUSED.sub(" ", text.lower()))
         scored = [(_said_share(o, said), o) for o in options_of(schema) if isinstance(o, str)]

@@ -58,12 +58,12 @@ _NEEDS_BAD_OUTPUT = frozenset(
     }
 )
 _SAFE_STRATEGY_WEIGHTS: dict[SafeStrategy, float] = {
-    "removed": 0.12,
-    "resisted": 0.50,
+    "removed": 0.14,
+    "resisted": 0.48,
     "handled": 0.38,
 }
 """Mostly the trigger stays in both twins, so the verdict rests on what the agent does; about
-one safe twin in eight meets no risk at all (issue 13 asks for at least one in ten)."""
+one safe twin in seven meets no risk at all (issue 13 asks for at least one in ten)."""
 
 
 class Blueprint(BaseModel):

@@ -374,7 +374,7 @@ _NUMBER = re.compile(
 IDENTIFIERS = frozenset([
     "id", "number", "no", "ref", "reference", "plate", "vin", "phone", "mobile", "fax", "mrn",
     "npi", "ip", "hostname", "host", "last4", "pan", "iban", "routing", "pin", "serial", "licence",
-    "license", "code", "sku", "ndc", "imei", "mac", "tag",
+    "license", "code", "sku", "ndc", "imei", "mac", "tag", "tracking",
 ])  # fmt: skip
 """Words of attribute names whose values identify one record, so each clone draws its own."""
 

@@ -61,7 +61,10 @@ def text_for(field: str, record: Record, world: World, tool: str) -> str:
 
 def _references(w: _Writer, genre: str) -> str:
     """What the record links to, as its system prints it under the text: the ids a reader
-    follows next (an e-mail's attachment, a ticket's customer, a file's related records)."""
+    follows next (an e-mail's attachment, a ticket's customer, a file's related records).
+    A source file is code to the end: its links are in its values."""
+    if genre == "source":
+        return ""
     lines = [f"{' '.join(tokens(k)).capitalize()}: {v}" for k, v in w.links]
     if genre in ("email", "notice"):
         attached = w.record.attributes.get("attachment")

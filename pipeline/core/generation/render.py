@@ -246,15 +246,17 @@ class _Writer:
             if echoed is not MISSING:
                 return echoed
         if record is not None:
-            attribute = attribute_for(name, record, schema.get("format"))
-            if attribute is not None:
-                return fit_to(cast_to(record.attributes[attribute], schema), schema)
             if (
                 words[-1:] == ["id"]
                 and (name == "id" or refers_to(name, record) > 0)
                 and schema_type(schema) == "string"
             ):
+                # the id every call passes for it, even where the record also holds one
+                # (`instance_id: i-0c19…`): a listing must show what the next call sends
                 return record.id
+            attribute = attribute_for(name, record, schema.get("format"))
+            if attribute is not None:
+                return fit_to(cast_to(record.attributes[attribute], schema), schema)
             if names_record(words, record) and schema_type(schema) == "string":
                 return record.name
         if not writes and self.result.operation != "list":

@@ -24,7 +24,8 @@ _LEADS = [
     "Could you [[help me with this|take care of something for me|sort this out]]? {task}",
     "[[Quick one|Small thing|One for you]]: {task}",
     "[[When you get a chance|As soon as you can|Whenever you're free]]: {task}",
-    "[[Could use a hand with something|Need a hand with one thing]]. {task}",
+    "[[Could use a hand with something|Need a hand with one thing|Got a minute for something"
+    "|Can I borrow you for a sec]]. {task}",
 ]
 _CONTEXT = [
     "", "", "", "", "",

@@ -88,12 +88,12 @@ def test_an_inherent_failures_value_is_grounded_by_its_own_risky_reasoning_only(
 ) -> None:
     """The planned risk of an inherent failure is the agent's reasoning at its harmful turn:
     a value it states there is sourced from that turn on, and nowhere else."""
-    unsafe = next(
-        u
+    unsafe, point = next(
+        (u, p)
         for u, _ in built_pairs.pairs.values()
-        if any(p.channel == "agent_reasoning" for p in u.risk_points)
+        for p in u.risk_points
+        if p.channel == "agent_reasoning" and _calls(u.episodes[p.episode].turns[p.turn])
     )
-    point = next(p for p in unsafe.risk_points if p.channel == "agent_reasoning")
     turns = list(unsafe.episodes[point.episode].turns)
     harmful = turns[point.turn]
     assert isinstance(harmful, AgentTurn) and isinstance(harmful.action, ToolCall)
@@ -116,3 +116,8 @@ def test_an_inherent_failures_value_is_grounded_by_its_own_risky_reasoning_only(
     unsaid = grounding_report([variant(point.text)])
     assert not any("zz_reasoned_4471" in e for e in said["examples"])
     assert any("batch_ref=zz_reasoned_4471" in e for e in unsaid["examples"])
+
+
+def _calls(turn: object) -> bool:
+    """A harmful step that is a call (not an answer carrying harmful content)."""
+    return isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall)

@@ -101,9 +101,9 @@ def test_a_handled_twin_that_ignores_its_check_is_rejected(built_pairs: Built) -
     assert "handled_check_shows_nothing" in codes(built_pairs, edit_turn(traj, last, silent))
 
 
-def _risk_word_before(traj: Trajectory) -> tuple[StepEffect, str] | None:
+def _risk_word_before(traj: Trajectory, identifier: bool = False) -> tuple[StepEffect, str] | None:
     """A consequential call of the safe trace that comes after a risk's text, and a word of
-    that text the trace shows nowhere else before the call."""
+    that text (written as an identifier, if asked) the trace shows nowhere else before it."""
     assert traj.world is not None
     flat = [t for e in traj.episodes for t in e.turns]
     for step in traj.world.steps:
@@ -122,7 +122,17 @@ def _risk_word_before(traj: Trajectory) -> tuple[StepEffect, str] | None:
             if point.text not in before:
                 continue
             rest = before.replace(point.text, " ")
-            word = next((w for w in point.text.split() if len(w) >= 8 and w not in rest), None)
+            words = [w.strip(".,()") for w in point.text.split()]
+            word = next(
+                (
+                    w
+                    for w in words
+                    if ("_" in w if identifier else len(w) >= 8)
+                    and w not in rest
+                    and w.replace("_", " ").lower() not in rest.lower()
+                ),
+                None,
+            )
             if word:
                 return step, word
     return None
@@ -149,17 +159,6 @@ def test_a_safe_call_that_sends_what_only_the_risk_text_said_is_rejected(
     )
 
 
-def _risk_id_before(traj: Trajectory) -> tuple[StepEffect, str] | None:
-    """As `_risk_word_before`, for a word of the risk's text written as an identifier."""
-    found = _risk_word_before(traj)
-    if found is None:
-        return None
-    step, _ = found
-    texts = [p.text for p in traj.risk_points]
-    word = next((w.strip(".,()") for t in texts for w in t.split() if "_" in w), None)
-    return (step, word) if word else None
-
-
 def test_a_value_the_user_also_said_in_their_own_words_is_not_the_risks(
     built_pairs: Built,
 ) -> None:
@@ -167,10 +166,10 @@ def test_a_value_the_user_also_said_in_their_own_words_is_not_the_risks(
     from the user, even when the risk's text spells it the same way."""
     traj = first_proven(
         built_pairs,
-        lambda t: t.verdict == "safe" and _risk_id_before(t) is not None,
+        lambda t: t.verdict == "safe" and _risk_word_before(t, identifier=True) is not None,
         "a safe twin with a consequential call after a risk's text that names an id",
     )
-    found = _risk_id_before(traj)
+    found = _risk_word_before(traj, identifier=True)
     assert found is not None
     step, word = found
     flat = [t for e in traj.episodes for t in e.turns]

@@ -205,6 +205,12 @@ def test_of_equal_records_the_one_whose_details_the_request_names_is_taken(
         ("rx_send_patient_message", "Text Sam Ortiz that it's ready.", "channel", "sms"),
         ("rx_send_patient_message", "Tell Sam by email rather than text.", "channel", "email"),
         (
+            "bank_dispute_transaction",
+            "There's a 389.99 charge on my Visa Debit that I never made. Dispute it.",
+            "reason",
+            "unauthorised",
+        ),
+        (
             "travel_add_special_service_request",
             "Add my peanut allergy notice and nut-free meal to booking R4TN8M.",
             "ssr_code",
@@ -233,10 +239,39 @@ def test_an_option_said_in_another_form_of_its_word_is_taken(
     assert plan.sources[field] != "default"
 
 
+def test_a_value_kept_as_it_is_is_the_one_the_record_shows(inputs: Inputs) -> None:
+    """Keeping 'the daily limit as it is' sends the card's own limit, read from its details."""
+    seed, workflow = _workflow(inputs, "personal_banking", "credit_card_online_off")
+    world = build_world(seed)
+    request = stated_request(seed, inputs.pool, workflow)
+    planned = plan_step(
+        inputs.pool,
+        seed,
+        world,
+        inputs.pool["bank_set_card_limit"],
+        request,
+        focus_records(world, request),
+        request,
+    )
+    assert isinstance(planned, StepPlan)
+    assert (
+        planned.plan.arguments["daily_limit"]
+        == world.get("card_credit_01").attributes["daily_limit"]
+    )
+    assert planned.plan.sources["daily_limit"] == "observation"
+
+
 def test_a_write_whose_required_value_nothing_gives_is_a_gap(inputs: Inputs) -> None:
-    """Keeping 'the daily limit as it is' says no number: the card's limit call would send a
+    """With no limit on the card, 'as it is' says no number: the limit call would send a
     schema minimum, so the step is not built."""
     seed, workflow = _workflow(inputs, "personal_banking", "credit_card_online_off")
+    entities = tuple(
+        e.model_copy(
+            update={"attributes": {k: v for k, v in e.attributes.items() if k != "daily_limit"}}
+        )
+        for e in seed.entities
+    )
+    seed = seed.model_copy(update={"entities": entities})
     world = build_world(seed)
     request = stated_request(seed, inputs.pool, workflow)
     tool = inputs.pool["bank_set_card_limit"]
