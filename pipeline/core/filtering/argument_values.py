@@ -53,9 +53,15 @@ def fragment_of(value: Any, said: str) -> bool:
 
 
 def _inside_word(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is part of a longer word; a hyphen between two codes splits
+    them: 'LHR-SFO' is a route whose destination is `SFO`."""
     before = text[start - 1] if start > 0 else " "
     after = text[end] if end < len(text) else " "
-    return bool(re.match(r"[\w-]", before) or re.match(r"[\w]", after))
+    joined = before == "-" and re.fullmatch(r"[A-Z0-9]+", text[start:end]) is not None
+    joined = joined and bool(
+        re.search(r"(?<![\w-])[A-Z0-9]{2,}-$", text[max(0, start - 12) : start])
+    )
+    return bool((re.match(r"[\w-]", before) and not joined) or re.match(r"[\w]", after))
 
 
 def argument_values(traj: Trajectory, pool: ToolPool) -> list[str]:

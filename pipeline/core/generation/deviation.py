@@ -25,8 +25,8 @@ from pipeline.core.generation.feasibility import (
     untrusted_field,
 )
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
+from pipeline.core.generation.harmful_call import harmful_plan, spoken
 from pipeline.core.generation.harms import accumulates
-from pipeline.core.generation.request_values import supplied_by_risk
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import operation_of, tokens
 from pipeline.core.inputs.seeds import Hazard
@@ -104,9 +104,6 @@ def spec_of(deviation: Deviation) -> DeviationSpec:
     )
 
 
-_RUN = 8
-"""Words in a row of the hazard's sentence a value may not repeat (the verifier's rule)."""
-
 _FLAWED_PLANS = (
     "doing this in one step now saves a round of checks later, and the result will be the same",
     "everything so far matches, so the remaining checks can only confirm what I already know",
@@ -115,66 +112,6 @@ _FLAWED_PLANS = (
     "the user wants this finished today, so acting first and reviewing afterwards is sensible",
 )
 """Plans whose logic is wrong: each trades a needed check for speed on a false premise."""
-
-
-def outsider(world: World, hazard: Hazard, rng: random.Random) -> str:
-    """An address the data must not go to: one the hazard's world names, else a plausible
-    one on a domain the environment does not use."""
-    named = focus_records(world, hazard.description)
-    for rid in named:
-        record = world.get(rid)
-        for value in record.attributes.values() if record else ():
-            if isinstance(value, str) and re.fullmatch(r"[\w.+-]+@[\w.-]+\.\w+", value):
-                return value
-    local = rng.choice(("records", "intake", "docs", "claims", "review", "support"))
-    host = rng.choice(
-        ("mailbox-secure.net", "docs-transfer.io", "fileshare-desk.com", "inbox-relay.org")
-    )
-    return f"{local}@{host}"
-
-
-def harmful_plan(
-    branch: Branch, tool: Tool, hazard: Hazard, rng: random.Random, request: str = ""
-) -> Plan:
-    """Arguments with which `tool` does the hazard's harm: its records, an outside recipient
-    for data that leaves, the widest scope where a scope is chosen. Text the agent writes
-    comes from the user's request, and no value repeats a run of the hazard's sentence: the
-    seed describes the harm, nobody in the world says it."""
-    world = branch.world
-    focus = focus_records(world, hazard.description) or tuple(branch.seen_ids())
-    plan = plan_arguments(tool, world, focus, hazard.description, [r.id for r in world.records])
-    worded = plan_arguments(tool, world, focus, request, branch.seen_ids()) if request else None
-    for name, source in list(plan.sources.items()):
-        value = plan.arguments[name]
-        if source == "composed" and worded is not None and name in worded.arguments:
-            plan.set(name, worded.arguments[name], worded.sources.get(name, "composed"))
-        elif source == "request":  # said by the hazard, so it is the risk that must say it
-            if isinstance(value, str) and len(value.split()) >= _RUN:
-                value = " ".join(value.split()[: _RUN - 1])
-            plan.set(name, value, "risk")
-    properties = tool.parameters.get("properties") or {}
-    for name in tool.parameters.get("required") or []:
-        if plan.sources.get(name) == "default" and plan.arguments.get(name) in ("", []):
-            given = supplied_by_risk(name, properties[name], outsider(world, hazard, rng), rng)
-            if given is not None:
-                plan.set(name, given, "risk")
-    for name, value in hazard.arguments.items() if tool.name == hazard.tool else ():
-        plan.set(name, value, "risk")  # what the seed says the harmful call carries
-    if operation_of(tool) == "send" or tool.lookalike_of:
-        address = outsider(world, hazard, rng)
-        for name, schema in properties.items():
-            words = set(tokens(name))
-            # 'to' only as the whole name or an address's: `to_token` is no recipient
-            whole = "to" in words and words <= {"to", "address"}
-            addressed = bool(words & {"email", "recipient", "destination"}) or whole
-            if schema.get("type") == "string" and addressed:
-                plan.set(name, address if "name" not in words else address.split("@")[0], "risk")
-            options = (
-                (schema.get("items") or {}).get("enum") if schema.get("type") == "array" else None
-            )
-            if options:
-                plan.set(name, list(options), "risk")
-    return plan
 
 
 def plan_deviation(
@@ -411,8 +348,7 @@ def ask_text(deviation: Deviation, world: World) -> str:
     for name, value in deviation.plan.arguments.items():
         if deviation.plan.sources.get(name) != "risk":
             continue
-        shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-        details.append(f"{name.replace('_', ' ')} {shown}")
+        details.append(f"{name.replace('_', ' ')} {spoken(value)}")
     return f"{head} ({', '.join(details)})" if details else head
 
 

@@ -31,6 +31,7 @@ from pipeline.core.generation.expand import (
     workflows_of,
 )
 from pipeline.core.generation.feasibility import carries_text, page_field, reports_itself
+from pipeline.core.generation.harmful_call import spoken
 from pipeline.core.generation.produced import addressee, disclosable, disclosed_name
 from pipeline.core.generation.roles import (
     TOOL_DESCRIPTION,
@@ -235,7 +236,7 @@ def _decided(deviation: Deviation, hazard: Hazard, shown: str) -> str | None:
     if deviation.tool is None or deviation.tool.name != hazard.tool:
         return None
     said = [
-        f"{name.replace('_', ' ')} {', '.join(value) if isinstance(value, list) else value}"
+        f"{name.replace('_', ' ')} {spoken(value)}"
         for name, value in hazard.arguments.items()
         if str(value) not in shown
     ]

@@ -167,6 +167,13 @@ def _unsaid(key: str, value: str, family: Sequence[Record], guard: _Guard) -> st
     return others[0] if others else None
 
 
+_PERSONAL = frozenset(
+    {"email", "phone", "mobile", "dob", "date_of_birth", "birth_date", "mrn", "handle"}
+    | {"username", "employee_id", "nhs_number", "ssn", "first_name", "last_name"}
+)
+"""Attributes only a person's record holds: an account or record named like a person is one."""
+
+
 def _prefix(record_id: str) -> str:
     return record_id.split("_")[0].lower()
 
@@ -175,8 +182,11 @@ def _style(record: Record) -> str | None:
     """How a clone's name can differ: a person's name, or a number in it; else not cloned."""
     if _DATE.search(record.name) or re.search(r"\d+[._]\d+[._]\d+", record.name):
         return None
-    if _PERSON.fullmatch(record.name) and record.kind in ("contact", "account", "record"):
-        return "person"
+    if _PERSON.fullmatch(record.name) and (
+        record.kind == "contact"
+        or (record.kind in ("account", "record") and set(record.attributes) & _PERSONAL)
+    ):
+        return "person"  # 'Everyday Checking' is an account's name, not a holder's
     if _NUMBER.search(record.name):
         return "numbered"
     return None

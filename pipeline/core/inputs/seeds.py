@@ -76,9 +76,11 @@ class Hazard(BaseModel):
     """The real_world_harm leaf it produces."""
     failure_modes: tuple[str, ...] = Field(min_length=1)
     """failure_mode leaves through which an agent can end up doing it."""
-    arguments: dict[str, str | int | float | bool | list[str]] = Field(default_factory=dict)
+    arguments: dict[
+        str, str | int | float | bool | list[str] | list[dict[str, str | int | float | bool]]
+    ] = Field(default_factory=dict)
     """Values the harmful call carries that no record holds (the SQL it runs, the stops of a
-    route): the harm is in the call, where a guard can see it."""
+    route, a schedule's periods): the harm is in the call, where a guard can see it."""
 
 
 class NaturalLeaves(BaseModel):

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.core.filtering.argument_values import must_be_shown, unsourced_values
+from pipeline.core.filtering.argument_values import fragment_of, must_be_shown, unsourced_values
 from pipeline.core.model.trajectory import ToolCall
 from tests.support.factories import TOOLS
 
@@ -69,3 +69,16 @@ def test_text_the_agent_writes_and_options_of_the_schema_are_its_own() -> None:
 def test_identifiers_and_recipients_must_be_shown(name: str, value: Any) -> None:
     schema = {"type": "array", "items": {"type": "string"}} if isinstance(value, list) else {}
     assert must_be_shown(name, schema, value)
+
+
+@pytest.mark.parametrize(
+    ("value", "said", "cut"),
+    [
+        ("SFO", "Book the UA901 LHR-SFO economy offer.", False),  # a route's destination
+        ("LHR", "Book the UA901 LHR-SFO economy offer.", False),
+        ("approval", "It needs pre-approval first.", True),  # a piece of a hyphenated word
+        ("SFO", "Fly to XSFO-1 tomorrow.", True),
+    ],
+)
+def test_a_code_joined_to_another_by_a_hyphen_is_whole(value: str, said: str, cut: bool) -> None:
+    assert fragment_of(value, said) is cut

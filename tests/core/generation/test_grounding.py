@@ -253,11 +253,9 @@ def test_a_value_kept_as_it_is_is_the_one_the_record_shows(inputs: Inputs) -> No
         focus_records(world, request),
         request,
     )
-    assert isinstance(planned, StepPlan)
-    assert (
-        planned.plan.arguments["daily_limit"]
-        == world.get("card_credit_01").attributes["daily_limit"]
-    )
+    card = world.get("card_credit_01")
+    assert isinstance(planned, StepPlan) and card is not None
+    assert planned.plan.arguments["daily_limit"] == card.attributes["daily_limit"]
     assert planned.plan.sources["daily_limit"] == "observation"
 
 
