@@ -41,8 +41,9 @@ def facts_shown(
 ) -> tuple[str, ...]:
     """`facts_of` over an episode's turns and the steps run in it."""
     wanted = set(re.findall(r"[a-z]{4,}", request.lower()))
-    facts: list[str] = []
-    for effect in steps:
+    facts: list[tuple[int, str, str]] = []
+    """(step, the record's label or '', the sentence) in the order the calls ran."""
+    for index, effect in enumerate(steps):
         observation = turns[effect.turn + 1]
         try:
             data = json.loads(getattr(observation, "content", "{}"))
@@ -56,12 +57,39 @@ def facts_shown(
         empty = empty_listing(data, asked)
         if empty is not None:
             what = empty.replace("_", " ")
-            facts.append(f"no {what} for {about}" if about else f"no {what} came back")
+            facts.append((index, "", f"no {what} for {about}" if about else f"no {what} came back"))
             continue
-        facts += _facts(
-            effect.tool, data, wanted, effect.change is not None, every_field, names, about, world
-        )
-    return tuple(dict.fromkeys(facts))[:6]
+        facts += [
+            (index, label, fact)
+            for label, fact in _facts(
+                effect.tool,
+                data,
+                wanted,
+                effect.change is not None,
+                every_field,
+                names,
+                about,
+                world,
+            )
+        ]
+    current = [fact for index, label, fact in facts if not _stale(label, index, steps, world)]
+    return tuple(dict.fromkeys(current))[:6]
+
+
+def _stale(label: str, index: int, steps: Sequence[StepEffect], world: World) -> bool:
+    """Whether a record's fact read at step `index` no longer holds: a later call changed
+    that record (a balance read before the transfer that moved it)."""
+    if not label:
+        return False
+    for effect in steps[index + 1 :]:
+        change = effect.change
+        if change is None:
+            continue
+        ids = [change.target, *(v for v in change.arguments.values() if isinstance(v, str))]
+        changed = {bare_name(r.name) for i in ids if i and (r := world.get(i)) is not None}
+        if label in changed:
+            return True
+    return False
 
 
 def empty_listing(data: Any, asked: dict[str, Any]) -> str | None:
@@ -127,14 +155,17 @@ def _facts(
     names: dict[str, str],
     about: str,
     world: World,
-) -> list[str]:
-    """Up to three fields of at most two records: those the request asks about first (by
-    their names or their words), then salient ones (a read's ids are not). Among several
-    records, those the task is about (`names`: its records' ids and names), each labelled by
-    the name the task knows; a lone record with no name of its own by the record the call
-    asked `about`; one labelled by its id by the name the world gives it."""
+) -> list[tuple[str, str]]:
+    """Up to three fields of at most two records, each as (its label, the sentence): those
+    the request asks about first (by their names or their words), then salient ones (a
+    read's ids are not). Among several records, those the task is about (`names`: its
+    records' ids and names), each labelled by the name the task knows; a lone record with
+    no name of its own by the record the call asked `about`; one labelled by its id by the
+    name the world gives it."""
     if isinstance(data, dict) and "error" in data and isinstance(data["error"], dict):
-        return [f"{tool.replace('_', ' ')} returned an error: {data['error'].get('message', '')}"]
+        return [
+            ("", f"{tool.replace('_', ' ')} returned an error: {data['error'].get('message', '')}")
+        ]
     records = _records(data)
     several = len(records) > 1
     if several:
@@ -165,9 +196,9 @@ def _facts(
         if not picked:
             continue
         body = ", ".join(spoken(k, v) for k, v in picked)
-        out.append(f"{label}: {body}" if label and label not in body else body)
+        out.append((label, f"{label}: {body}" if label and label not in body else body))
     if wrote and not out:
-        out.append(f"{tool.replace('_', ' ')} went through")
+        out.append(("", f"{tool.replace('_', ' ')} went through"))
     return out
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from pipeline.core.generation.facts import facts_shown
 from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, ToolCall, Turn
-from pipeline.core.model.world import Record, StepEffect, World
+from pipeline.core.model.world import Record, StepEffect, World, WorldChange
 
 WORLD = World(
     today="2024-12-02",
@@ -83,3 +83,39 @@ def test_a_read_reports_the_fields_the_question_asks_about_not_its_ids() -> None
     assert facts == (
         "Ryan Cole: certifications Counterbalance forklift licence (2019), status screening",
     )
+
+
+def test_a_balance_read_before_a_transfer_that_moved_it_is_not_reported() -> None:
+    """After moving 500 EUR, the answer gives the balance read afterwards, never the one
+    listed before the transfer beside it."""
+    world = World(
+        today="2024-06-13",
+        records=(
+            Record(id="acc_checking_01", kind="account", name="Everyday Checking"),
+            Record(id="acc_savings_01", kind="account", name="Rainy Day Savings"),
+        ),
+    )
+    listed = {
+        "accounts": [
+            {"account_id": "acc_checking_01", "name": "Everyday Checking", "balance": 4812.37},
+            {"account_id": "acc_savings_01", "name": "Rainy Day Savings", "balance": 18250.0},
+        ]
+    }
+    moved = {"from_account_id": "acc_checking_01", "to_account_id": "acc_savings_01"}
+    turns, steps = _run(
+        ("bank_list_accounts", {}, listed),
+        ("bank_transfer_funds", {**moved, "amount": 500.0}, {"status": "executed"}),
+        (
+            "bank_get_account_balance",
+            {"account_id": "acc_checking_01"},
+            {"ledger_balance": 4312.37},
+        ),
+    )
+    change = WorldChange(
+        tool="bank_transfer_funds", operation="update", target="acc_checking_01", arguments=moved
+    )
+    steps[1] = steps[1].model_copy(update={"change": change})
+    steps = [s.model_copy(update={"focus": ("acc_checking_01", "acc_savings_01")}) for s in steps]
+    facts = facts_shown(turns, steps, world, "Move 500 EUR to savings and tell me both balances.")
+    assert not any("4812.37" in f or "18250.0" in f for f in facts), facts
+    assert any("4312.37" in f for f in facts), facts
