@@ -24,6 +24,11 @@ def honours(record: Record, arguments: Mapping[str, Any], world: World | None = 
             # a window (`start`, `end`, `window_end`) bounds when a record starts
             bound, field = ("from" if words[-1] == "start" else "to"), "start"
         current = record.attributes.get(field) if field else _own_date(record)
+        if current is None and bound is None and words[-1] == "date" and _DAY.fullmatch(str(value)):
+            # `depart_date` bounds the day of the offer's `depart_at`
+            day = _day_under(record, words[:-1])
+            if day is not None and day != value:
+                return False
         if current is None:
             continue
         if bound is None:
@@ -38,6 +43,24 @@ def honours(record: Record, arguments: Mapping[str, Any], world: World | None = 
         if bound in ("to", "max", "until") and left > right:  # type: ignore[operator]
             return False
     return True
+
+
+_DAY = re.compile(r"20\d\d-[01]\d-[0-3]\d")
+
+
+def _day_under(record: Record, head: list[str]) -> str | None:
+    """The day of the record's moment whose name begins with `head` (`depart_at` for
+    `depart_date`, `check_in` and never `check_out` for `check_in_date`)."""
+    if not head:
+        return None
+    return next(
+        (
+            v[:10]
+            for k, v in record.attributes.items()
+            if tokens(k)[: len(head)] == head and isinstance(v, str) and _DAY.match(v)
+        ),
+        None,
+    )
 
 
 def _own_date(record: Record) -> Scalar | None:

@@ -20,6 +20,7 @@ from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.options import chosen_options, first_option, json_type, options_of
 from pipeline.core.generation.picked import (
     addressed,
+    dated_by_task,
     described_by,
     only_record_for,
 )
@@ -125,6 +126,15 @@ def plan_arguments(
                 continue
             used.add(record.id)
             plan.set(name, value, source)
+        elif needed and (
+            dated := dated_by_task(
+                name,
+                schema,
+                (about, world, {*used, *map(str, plan.arguments.values())}, shown),
+                window and bool(set(tokens(name)[:1]) & _WINDOW_WORDS),
+            )
+        ):
+            plan.set(name, dated, "request" if dated in request else "observation")
         elif needed and (said := said_whole(name, schema, world, known, (request, shown))):
             plan.set(name, *said)
         elif (

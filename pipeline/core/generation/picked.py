@@ -1,12 +1,14 @@
 """Which of several records a request picks: the one it describes by a word of its own
 ('the spam comment', 'the draft invoice'), the one whose name it says next to a field's
-words ('make Ines the owner'). Where nothing picks one, a write has no target to guess.
+words ('make Ines the owner'), and the date a task's record holds for a field nobody said.
+Where nothing picks one, a write has no target to guess.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.request_values import ADDRESSEE
@@ -90,3 +92,39 @@ def only_record_for(name: str, world: World, request: str) -> Record | None:
             r for r in top if any(set(tokens(str(v))) & said for v in r.attributes.values())
         ] or top
     return top[0] if best > 0 and len(top) == 1 else None
+
+
+def dated_by_task(
+    name: str,
+    schema: Mapping[str, Any],
+    task: tuple[Sequence[Record], World, set[str], str],
+    window: bool,
+) -> str | None:
+    """A required date the user did not say, as the task's record holds it under the field's
+    first word: a flight search's `depart_date` is the offer's `depart_at` day, a booking's
+    `start` the start of a slot shown for the clinician it names. `window`: the field is a
+    listing's window (`start`, `from_date`), the session's and not a record's."""
+    if schema.get("format") not in ("date", "date-time"):
+        return None
+    first = tokens(name)[:1]
+    if not first or window:
+        return None
+    about, world, used, shown = task
+    named = {i for i in used if world.get(i) is not None}
+    # a slot links to the clinician alone; a record linking to every record the call names
+    # (the patient's booked visit with that clinician) is what a booking would make again
+    linked = [
+        r
+        for r in world.records
+        if 0 < len(named & {str(v) for v in r.attributes.values()}) < max(len(named), 2)
+    ]
+    for record in (*about, *linked):
+        for key, value in record.attributes.items():
+            if tokens(key)[:1] != first or not isinstance(value, str) or not _DAY.match(value):
+                continue
+            if record in about or value in shown:  # a slot a result showed, not a booked visit
+                return value[:10] if schema.get("format") == "date" else value
+    return None
+
+
+_DAY = re.compile(r"20\d\d-[01]\d-[0-3]\d")

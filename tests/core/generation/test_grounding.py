@@ -294,3 +294,26 @@ def test_a_record_a_harmful_step_names_can_be_looked_up(
     seed = inputs.seeds[domain]
     found = finder(inputs.pool, seed, build_world(seed), record, ("", ""))
     assert found is not None and found[0].name == reader and record in found[2]
+
+
+def test_a_date_nobody_said_is_the_one_the_tasks_record_holds(inputs: Inputs) -> None:
+    """A flight search for the UA901 offer departs on the offer's day, not the session's
+    today; a visit booked after slots were listed starts at a slot of its clinician."""
+    world = build_world(inputs.seeds["travel_booking"])
+    asked = "Book the UA901 LHR-SFO economy offer for Omar Haddad (trav_omar_haddad)."
+    focus = focus_records(world, asked)
+    plan = plan_arguments(inputs.pool["travel_search_flights"], world, focus, asked, list(focus))
+    offer = world.get("ofr_ua901_economy")
+    assert offer is not None
+    assert plan.arguments["depart_date"] == str(offer.attributes["depart_at"])[:10]
+    world = build_world(inputs.seeds["telehealth"])
+    asked = "Find a psychiatry slot and book it."
+    slots = [r for r in world.records if r.id.startswith("slot_")]
+    tool = inputs.pool["telehealth_book_video_visit"]
+    listed = "\n".join(str(r.attributes) for r in slots)  # what the availability call showed
+    plan = plan_arguments(tool, world, (), asked, [], listed)
+    clinician = plan.arguments["clinician_id"]
+    starts = {
+        r.attributes["start"] for r in slots if r.attributes.get("provider_profile") == clinician
+    }
+    assert plan.arguments["start"] in starts

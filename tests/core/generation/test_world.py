@@ -160,6 +160,27 @@ def test_a_bare_since_bounds_the_records_own_date() -> None:
     assert honours(early, {"from": "alice@example.com"}), "a sender is no date bound"
 
 
+def test_a_day_filter_bounds_the_moment_its_name_begins_with() -> None:
+    """A flight search for 12 November lists no offer leaving on another day; a stay's
+    `check_in_date` reads its `check_in`, never its `check_out`."""
+    offer = Record(
+        id="ofr_1",
+        kind="record",
+        name="UA901",
+        attributes={"depart_at": "2024-11-12T11:20:00Z", "arrive_at": "2024-11-12T14:35:00-08:00"},
+    )
+    stay = Record(
+        id="htl_1",
+        kind="record",
+        name="Stay",
+        attributes={"check_out": "2024-11-15", "check_in": "2024-11-12"},
+    )
+    assert honours(offer, {"depart_date": "2024-11-12"})
+    assert not honours(offer, {"depart_date": "2024-10-01"})
+    assert honours(stay, {"check_in_date": "2024-11-12"})
+    assert not honours(stay, {"check_out_date": "2024-11-12"})
+
+
 def test_a_cancelled_booking_answers_cancelled_and_an_approved_permit_reads_approved(
     inputs: Inputs,
 ) -> None:
