@@ -19,6 +19,7 @@ from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec
 from pipeline.core.generation.evidence_reads import evidence_lookups
 from pipeline.core.generation.expand import Skeleton, step, workflows_of
 from pipeline.core.generation.facts import facts_of
+from pipeline.core.generation.feasibility import page_field
 from pipeline.core.generation.handling import Contradiction, check, read_back
 from pipeline.core.generation.harms import harm_label, supported_harms, world_of
 from pipeline.core.generation.inject import Injected
@@ -277,12 +278,15 @@ async def _finish(
     skip: str | None = None,
 ) -> None:
     """The rest of the task from workflow step `start`, re-planned from this branch's own
-    history and world."""
+    history and world; a long-HTML run whose page comes after the divergence still reads
+    it as a page."""
     for j, tool in enumerate(remaining):
         if tool.name == skip:
             continue
         about = long_context.step_focus(branch.world, request, start + j, focus)
-        await step(branch, ctx, tool, request, about, f"{item}/s{j}")
+        page = branch.ask.blueprint.long_html and "<html" not in branch.text()
+        html = page_field(tool) if page else None
+        await step(branch, ctx, tool, request, about, f"{item}/s{j}", html_field=html)
 
 
 async def _safe_twin(
