@@ -113,10 +113,20 @@ def _kept_by_task(name: str, schema: Mapping[str, Any], known: Sequence[Record])
         for key, value in record.attributes.items():
             if not isinstance(value, str) or len(value) < 3 or " " in value.strip():
                 continue
-            have = tokens(key)
-            if (have and words and have[-1] == words[-1]) or (shape and shape.fullmatch(value)):
+            if _ends(words, tokens(key)) or (shape and shape.fullmatch(value)):
                 return value
     return None
+
+
+def _ends(words: Sequence[str], have: Sequence[str]) -> bool:
+    """Whether an attribute's words end the field's (`ndc` ends `drug_ndc`): a passport's
+    `passport_number` is no `flight_number`, nor a bare `number` any thing's number."""
+    if not have or not words or list(have) != list(words[-len(have) :]):
+        return False
+    return len(have) > 1 or len(words) == 1 or have[0] not in _GENERIC_LAST
+
+
+_GENERIC_LAST = frozenset({"number", "no", "id", "name", "code", "type", "ref", "date", "value"})
 
 
 _GENERIC_WORDS = frozenset({"id", "ids", "name", "type", "date", "time", "value", "text", "to"})
@@ -227,7 +237,7 @@ def unsourced(
         return schema["default"], "default"
     if (
         schema_type(schema) == "string"
-        and tokens(name)[-1:] not in (["id"], ["ids"], ["code"])
+        and tokens(name)[-1:] not in (["id"], ["ids"], ["code"], ["number"], ["no"])
         and "format" not in schema
     ):
         stated = _named_in_request(name, request, tool)

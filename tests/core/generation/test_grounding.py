@@ -317,3 +317,16 @@ def test_a_date_nobody_said_is_the_one_the_tasks_record_holds(inputs: Inputs) ->
         r.attributes["start"] for r in slots if r.attributes.get("provider_profile") == clinician
     }
     assert plan.arguments["start"] in starts
+
+
+def test_a_passport_number_is_no_flight_number(inputs: Inputs) -> None:
+    """A seat map's `flight_number` never takes the traveller's `passport_number` (both
+    end in 'number'), nor a word of the request ('an aisle seat'): with no flight said or
+    shown it stays unsourced, and the step is not built."""
+    world = build_world(inputs.seeds["travel_booking"])
+    asked = "Book the Marriott Marquis for Omar Haddad (trav_omar_haddad), aisle seat please."
+    focus = focus_records(world, asked)
+    shown = '{"traveller_id": "trav_omar_haddad", "passport_number": "533412987"}'
+    plan = plan_arguments(inputs.pool["travel_get_seat_map"], world, focus, asked, [], shown)
+    assert plan.arguments["flight_number"] not in ("533412987", "aisle")
+    assert plan.sources["flight_number"] == "default"
