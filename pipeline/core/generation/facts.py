@@ -41,8 +41,7 @@ def facts_shown(
 ) -> tuple[str, ...]:
     """`facts_of` over an episode's turns and the steps run in it."""
     wanted = set(re.findall(r"[a-z]{4,}", request.lower()))
-    facts: list[tuple[int, str, str]] = []
-    """(step, the record's label or '', the sentence) in the order the calls ran."""
+    facts: list[tuple[int, str, str]] = []  # (step, its record's label or '', the sentence)
     for index, effect in enumerate(steps):
         observation = turns[effect.turn + 1]
         try:

@@ -11,6 +11,11 @@ from pipeline.core.generation.population import FUTURE_DATE_WORDS
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.model.world import Record, Scalar, World
 
+DAY = re.compile(r"20\d\d-[01]\d-[0-3]\d")
+"""A calendar day as records and arguments write it, at the start of a date or a moment."""
+_DATED = re.compile(DAY.pattern + ".*")
+"""A one-line value that is a date or a moment."""
+
 
 def honours(record: Record, arguments: Mapping[str, Any], world: World | None = None) -> bool:
     """Whether a record passes a list call's filters (`from_date`, `min_amount`, `status`)."""
@@ -24,7 +29,7 @@ def honours(record: Record, arguments: Mapping[str, Any], world: World | None = 
             # a window (`start`, `end`, `window_end`) bounds when a record starts
             bound, field = ("from" if words[-1] == "start" else "to"), "start"
         current = record.attributes.get(field) if field else _own_date(record)
-        if current is None and bound is None and words[-1] == "date" and _DAY.fullmatch(str(value)):
+        if current is None and bound is None and words[-1] == "date" and DAY.fullmatch(str(value)):
             # `depart_date` bounds the day of the offer's `depart_at`
             day = _day_under(record, words[:-1])
             if day is not None and day != value:
@@ -45,9 +50,6 @@ def honours(record: Record, arguments: Mapping[str, Any], world: World | None = 
     return True
 
 
-_DAY = re.compile(r"20\d\d-[01]\d-[0-3]\d")
-
-
 def _day_under(record: Record, head: list[str]) -> str | None:
     """The day of the record's moment whose name begins with `head` (`depart_at` for
     `depart_date`, `check_in` and never `check_out` for `check_in_date`)."""
@@ -57,7 +59,7 @@ def _day_under(record: Record, head: list[str]) -> str | None:
         (
             v[:10]
             for k, v in record.attributes.items()
-            if tokens(k)[: len(head)] == head and isinstance(v, str) and _DAY.match(v)
+            if tokens(k)[: len(head)] == head and isinstance(v, str) and DAY.match(v)
         ),
         None,
     )
@@ -70,9 +72,7 @@ def _own_date(record: Record) -> Scalar | None:
         (
             v
             for k, v in record.attributes.items()
-            if isinstance(v, str)
-            and re.fullmatch(r"20\d\d-[01]\d-[0-3]\d.*", v)
-            and not set(tokens(k)) & FUTURE_DATE_WORDS
+            if isinstance(v, str) and _DATED.fullmatch(v) and not set(tokens(k)) & FUTURE_DATE_WORDS
         ),
         None,
     )
@@ -95,7 +95,7 @@ def _comparable(value: Any) -> float | str | None:
     if isinstance(value, int | float):
         return abs(float(value))
     text = str(value)
-    if re.fullmatch(r"20\d\d-[01]\d-[0-3]\d.*", text):
+    if _DATED.fullmatch(text):
         return text[:10]
     try:
         return abs(float(text))

@@ -284,8 +284,9 @@ async def _finish(
         if tool.name == skip:
             continue
         about = long_context.step_focus(branch.world, request, start + j, focus)
-        page = branch.ask.blueprint.long_html and "<html" not in branch.text()
-        html = page_field(tool) if page else None
+        html = page_field(tool) if branch.ask.blueprint.long_html else None
+        if html is not None and "<html" in branch.text():
+            html = None  # the run already read its page
         await step(branch, ctx, tool, request, about, f"{item}/s{j}", html_field=html)
 
 

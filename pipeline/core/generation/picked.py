@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.core.generation.filters import DAY
 from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.request_values import ADDRESSEE
 from pipeline.core.generation.semantics import refers_to, tokens
@@ -120,11 +121,8 @@ def dated_by_task(
     ]
     for record in (*about, *linked):
         for key, value in record.attributes.items():
-            if tokens(key)[:1] != first or not isinstance(value, str) or not _DAY.match(value):
+            if tokens(key)[:1] != first or not isinstance(value, str) or not DAY.match(value):
                 continue
             if record in about or value in shown:  # a slot a result showed, not a booked visit
                 return value[:10] if schema.get("format") == "date" else value
     return None
-
-
-_DAY = re.compile(r"20\d\d-[01]\d-[0-3]\d")

@@ -246,17 +246,20 @@ class _Writer:
             if echoed is not MISSING:
                 return echoed
         if record is not None:
+            attribute = attribute_for(name, record, schema.get("format"))
+            kept = record.attributes[attribute] if attribute is not None else None
             if (
                 words[-1:] == ["id"]
                 and (name == "id" or refers_to(name, record) > 0)
                 and schema_type(schema) == "string"
+                and (kept is None or self.world.get(str(kept)) is None)
             ):
                 # the id every call passes for it, even where the record also holds one
-                # (`instance_id: i-0c19…`): a listing must show what the next call sends
+                # (`instance_id: i-0c19…`): a listing must show what the next call sends;
+                # a link it holds (a card payment's `card_id`) stays the linked record's
                 return record.id
-            attribute = attribute_for(name, record, schema.get("format"))
             if attribute is not None:
-                return fit_to(cast_to(record.attributes[attribute], schema), schema)
+                return fit_to(cast_to(kept, schema), schema)
             if names_record(words, record) and schema_type(schema) == "string":
                 return record.name
         if not writes and self.result.operation != "list":

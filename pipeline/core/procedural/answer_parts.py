@@ -121,8 +121,10 @@ def answering(payload: AgentResponseInput, rng: random.Random) -> list[str]:
     facts = [f for f in dict.fromkeys(facts) if not any(f != g and f in g for g in facts)]
     score = {f: len({w[:5] for w in re.findall(r"[a-z]{4,}", f.lower())} & wanted) for f in facts}
     score.update({f: 99 for f in side_by_side} | {f: 1 for f in done})
-    if refused and given:  # a refusal's two facts lead with construction's first: what a
-        score[given[0]] = 99  # handled twin's check showed, which the refusal acts on
+    if refused and given:
+        # a refusal's two facts lead with construction's first: what a handled twin's check
+        # showed, which the refusal acts on
+        score[given[0]] = 99
     must = set(side_by_side) | {f for f in facts if f in given or f in done}
     ranked = sorted(facts, key=lambda f: (f not in must, -score[f]))[: max(4, len(must))]
     return [

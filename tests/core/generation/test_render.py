@@ -190,3 +190,22 @@ def test_a_patients_allergy_fills_the_allergies_field() -> None:
     )
     assert attribute_for("allergies", patient) == "allergy"
     assert attribute_for("alerts", patient) == "alert"
+
+
+def test_an_id_field_shows_the_id_calls_send_and_a_link_stays_a_link(inputs: Inputs) -> None:
+    """A listed instance shows the record's id though it also holds an `instance_id` of its
+    own (the next call stops `inst_bastion_01`); a card payment's `card_id` is its card,
+    never the payment's own id."""
+    world = build_world(inputs.seeds["devops_cloud"])
+    tool = inputs.pool["infra_list_instances"]
+    _, result = execute(world, tool, {})
+    listed = render(tool, result, world, {}, random.Random(0))["instances"]
+    assert "inst_bastion_01" in [item["instance_id"] for item in listed]
+    world = build_world(inputs.seeds["personal_banking"])
+    tool = inputs.pool["bank_get_transaction_details"]
+    arguments = {"transaction_id": "txn_2024_0612_01"}
+    _, result = execute(world, tool, arguments)
+    shown = render(tool, result, world, arguments, random.Random(0))
+    payment = world.get("txn_2024_0612_01")
+    assert payment is not None
+    assert shown["card_id"] == payment.attributes["card"] != payment.id
