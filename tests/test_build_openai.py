@@ -22,10 +22,11 @@ from rich.console import Console
 from pipeline.cli.build import run_build
 from pipeline.core.evaluation.diversity import diversity_report, role_texts
 from pipeline.core.generation import roles
+from pipeline.core.generation.context import tool_view
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMRequest, TemplateRenderer
 from pipeline.core.release.store import load_trajectories
-from tests.core.procedural.conftest import POOL, scene, tool_view
+from tests.core.procedural.conftest import POOL, scene
 from tests.support.builds import stand_in_config
 from tests.support.chat_server import (
     ChatServer,

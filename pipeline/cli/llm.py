@@ -172,6 +172,9 @@ def serve_local(
                 model_alias=MODEL_ALIAS,
                 chat_format=CHAT_FORMAT,
                 n_ctx=context,
+                # The server's default keeps logits for every position: n_ctx x 262k floats,
+                # 8 GiB at the default context. Nothing here asks for log-probabilities.
+                logits_all=False,
                 n_threads=cores,
                 n_threads_batch=cores,
                 verbose=False,

@@ -470,6 +470,7 @@ def _scene(system: str, seed: int) -> dict[str, Any]:
         ],
         "policies": [p.rule for p in source.policies],
         "seed": seed,
+        "focus": [e.id for e in source.entities if f"\n- {e.id} (" in system],
     }
 
 

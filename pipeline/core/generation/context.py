@@ -3,14 +3,17 @@ views of scene, tools and history that prompts are written from."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from pipeline.core.generation.naming import focus_records
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.roles import EntityView, PersonaView, Role, Scene, ToolView, TurnView
+from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
@@ -62,8 +65,7 @@ class BuildContext:
     provenance: Provenance
 
 
-def scene_of(ctx: BuildContext, blueprint: Blueprint) -> Scene:
-    seed = ctx.seed
+def scene_of(seed: Seed, blueprint: Blueprint) -> Scene:
     persona = next(p for p in seed.personas if p.name == blueprint.persona)
     return Scene(
         domain=seed.id,
@@ -78,7 +80,20 @@ def scene_of(ctx: BuildContext, blueprint: Blueprint) -> Scene:
         ),
         policies=tuple(p.rule for p in seed.policies),
         seed=blueprint.seed,
+        focus=_named_entities(seed, blueprint),
     )
+
+
+def _named_entities(seed: Seed, blueprint: Blueprint) -> tuple[str, ...]:
+    """The seed entities the blueprint's requests and hazard speak of, in the seed's order."""
+    texts = [w.request for w in seed.workflows if w.id in blueprint.workflows]
+    texts += [
+        f"{h.description} {json.dumps(h.arguments)}"
+        for h in seed.hazards
+        if h.id == blueprint.hazard
+    ]
+    named = set(focus_records(build_world(seed), "\n".join(texts)))
+    return tuple(e.id for e in seed.entities if e.id in named)
 
 
 def tool_view(tool: Tool, description: str | None = None) -> ToolView:

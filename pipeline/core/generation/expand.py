@@ -75,7 +75,7 @@ def new_branch(ctx: BuildContext, blueprint: Blueprint, stage: str) -> Branch:
     world = build_world(ctx.seed)
     return Branch(
         ask=Asker(ctx, blueprint, stage),
-        scene=scene_of(ctx, blueprint),
+        scene=scene_of(ctx.seed, blueprint),
         world=world,
         episodes=[],
         initial=world,

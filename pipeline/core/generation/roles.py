@@ -54,6 +54,10 @@ class Scene(BaseModel):
     policies: tuple[str, ...]
     seed: int
     """Deterministic variety for the procedural backend; part of the cache key."""
+    focus: tuple[str, ...] = ()
+    """Ids of the entities the trajectory's tasks and hazard name: the only ones a model's
+    prompt lists. A whole world runs to 17k tokens, past a small model's context and paid on
+    every call; each call's own records come in its own prompt."""
 
 
 class TurnView(BaseModel):

@@ -387,7 +387,7 @@ def replay(
     used = list(dict.fromkeys(s.tool for s in kept))
     return Branch(
         ask=Asker(ctx, blueprint, stage),
-        scene=scene_of(ctx, blueprint),
+        scene=scene_of(ctx.seed, blueprint),
         world=world,
         episodes=[list(turns) for turns in episodes],
         steps=kept,

@@ -11,14 +11,13 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 
+from pipeline.core.generation.context import scene_of
 from pipeline.core.generation.grounding import focus_records, plan_arguments
+from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.render import render
 from pipeline.core.generation.roles import (
-    EntityView,
-    PersonaView,
     Role,
     Scene,
-    ToolView,
     TurnView,
 )
 from pipeline.core.generation.world import build_world, execute
@@ -34,36 +33,18 @@ MARKUP = ("{{", "}}", "[[", "]]", "TODO", "lorem ipsum")
 
 
 def scene(domain: str, seed: int = 7, persona: int = 0) -> Scene:
+    """The scene construction gives a benign run of the domain's first workflow."""
     source = SEEDS[domain]
-    chosen = source.personas[persona % len(source.personas)]
-    return Scene(
-        domain=source.id,
-        domain_name=source.name,
-        agent_profile=source.agent_profile,
-        persona=PersonaView(name=chosen.name, role=chosen.role, goal=chosen.goal),
-        entities=tuple(
-            EntityView(
-                id=e.id,
-                kind=e.kind,
-                name=e.name,
-                attributes=dict(e.attributes),
-                sensitive=e.sensitive,
-            )
-            for e in source.entities
-        ),
-        policies=tuple(p.rule for p in source.policies),
+    blueprint = Blueprint(
+        id=f"{domain}-b000",
+        domain=domain,
+        kind="benign",
+        persona=source.personas[persona % len(source.personas)].name,
+        workflows=(source.workflows[0].id,),
+        tools=(),
         seed=seed,
     )
-
-
-def tool_view(tool: Tool) -> ToolView:
-    return ToolView(
-        name=tool.name,
-        description=tool.description,
-        parameters=tool.parameters,
-        returns=tool.returns,
-        side_effect=tool.side_effect,
-    )
+    return scene_of(source, blueprint)
 
 
 def domain_tools(domain: str) -> list[Tool]:

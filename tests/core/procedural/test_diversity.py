@@ -15,6 +15,7 @@ from pipeline.core.evaluation.diversity import (
     top_opening_share,
 )
 from pipeline.core.generation import roles
+from pipeline.core.generation.context import tool_view
 from pipeline.core.procedural.common import humanise, scalar_facts
 from tests.core.procedural.conftest import (
     POOL,
@@ -22,7 +23,6 @@ from tests.core.procedural.conftest import (
     ask,
     history_for,
     scene,
-    tool_view,
     world_call,
 )
 from tests.support.factories import INJECTION, make_pair

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from pipeline.core.generation import roles
+from pipeline.core.generation.context import tool_view
 from pipeline.core.generation.dialogue import unfold
 from pipeline.core.generation.feasibility import carries_text
 from pipeline.core.generation.observed import ERROR_SCHEMA, contradicts
@@ -24,7 +25,6 @@ from tests.core.procedural.conftest import (
     history_for,
     scene,
     strings,
-    tool_view,
     world_call,
 )
 from tests.support.wording import says_in_order

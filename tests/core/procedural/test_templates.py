@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from pipeline.core.generation import roles
+from pipeline.core.generation.context import tool_view
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import TemplateRenderer
-from tests.core.procedural.conftest import POOL, scene, tool_view
+from tests.core.procedural.conftest import POOL, scene
 
 TOOL = tool_view(POOL["bank_transfer_funds"])
 BASE = scene("personal_banking")
