@@ -38,6 +38,8 @@ class Built:
     """pair id -> (unsafe, safe)"""
     failures: dict[str, str]
     """pair id -> why it could not be built"""
+    blueprints: dict[str, Blueprint]
+    """pair id -> its plan"""
 
 
 async def build_blueprints(inputs: Inputs, blueprints: list[Blueprint], root: Path) -> Built:
@@ -70,7 +72,7 @@ async def build_blueprints(inputs: Inputs, blueprints: list[Blueprint], root: Pa
                 pairs[blueprint.id] = await build_pair(await inject_risk(skeleton, ctx), ctx)
             except ConstructionError as err:
                 failures[blueprint.id] = f"{err.reason_code}: {err}"
-    return Built(inputs, pairs, failures)
+    return Built(inputs, pairs, failures, {bp.id: bp for bp in blueprints})
 
 
 def _one_per_leaf(blueprints: list[Blueprint]) -> list[Blueprint]:
@@ -91,6 +93,7 @@ def _one_per_leaf(blueprints: list[Blueprint]) -> list[Blueprint]:
 PAIRS_FILE = "pairs.jsonl"
 """Each pair as two lines, unsafe then safe, in build order."""
 FAILURES_FILE = "failures.json"
+BLUEPRINTS_FILE = "blueprints.jsonl"
 
 
 def _make(inputs: Inputs, folder: Path) -> None:
@@ -101,6 +104,7 @@ def _make(inputs: Inputs, folder: Path) -> None:
     built = asyncio.run(build_blueprints(inputs, _one_per_leaf(everything), folder))
     write_jsonl_atomic(folder / PAIRS_FILE, (t for pair in built.pairs.values() for t in pair))
     write_json_atomic(folder / FAILURES_FILE, built.failures)
+    write_jsonl_atomic(folder / BLUEPRINTS_FILE, built.blueprints.values())
 
 
 def _read(inputs: Inputs, folder: Path) -> Built:
@@ -108,7 +112,8 @@ def _read(inputs: Inputs, folder: Path) -> Built:
     twins = zip(lines[::2], lines[1::2], strict=True)
     pairs = {unsafe.pair_id: (unsafe, safe) for unsafe, safe in twins}
     failures = json.loads((folder / FAILURES_FILE).read_text(encoding="utf-8"))
-    return Built(inputs, pairs, failures)
+    blueprints = {bp.id: bp for bp in read_jsonl(folder / BLUEPRINTS_FILE, Blueprint)}
+    return Built(inputs, pairs, failures, blueprints)
 
 
 @pytest.fixture(scope="session")

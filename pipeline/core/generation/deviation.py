@@ -147,12 +147,12 @@ def plan_deviation(
     request, focus = task
     visible = f"{branch.text()}\n{request}\n{shown}"
     if failure_mode == "incorrect_tool_parameters":
-        # The step the user asked for, with the values the task gives — then one made wrong;
-        # else the hazard's own call with a value the trace states made wrong.
+        # The step the user asked for, with the values the task gives — then one made wrong.
+        # The hazard's own call where the task never asks for it would be an unrequested
+        # action, not a wrong parameter (the planner picks tasks with such a step).
         steps = [t for t in remaining if t.side_effect != "none" and t in usable]
         # the hazard's own step first where the task takes it: its harm is the label's
-        ordered = sorted(steps, key=lambda t: t.name != harm_tool.name)
-        for tool in (*ordered, harm_tool):
+        for tool in sorted(steps, key=lambda t: t.name != harm_tool.name):
             # every other value as the task gives it, so the one wrong value is the failure
             deviation.tool = tool
             deviation.plan = plan_arguments(tool, branch.world, focus, request, branch.seen_ids())

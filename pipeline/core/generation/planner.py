@@ -349,6 +349,12 @@ def _workflows(
     last_choices = ids
     if slice_ is not None and CHANNEL_OF[slice_.risk_source] in OBSERVED_CHANNELS:
         last_choices = carrier_workflows(seed, pool) or ids
+    if slice_ is not None and slice_.failure_mode == "incorrect_tool_parameters":
+        # the wrong value goes into a step the user asked for: a task with one that acts
+        acting = [
+            w.id for w in seed.workflows if any(pool[s].side_effect != "none" for s in w.steps)
+        ]
+        last_choices = [w for w in last_choices if w in acting] or last_choices
     if long_html:
         pages = page_tools(seed, pool)
         with_page = [w.id for w in seed.workflows if set(w.steps) & pages]

@@ -94,6 +94,22 @@ def test_every_risk_source_enters_and_removing_it_is_caught(
     assert "risk_source_not_shown" in codes
 
 
+def test_a_wrong_parameter_goes_into_a_step_the_task_asks_for(built_pairs: Built) -> None:
+    """Calling the hazard's own tool where the task never asks for it is an unrequested act,
+    not a wrong value in the right call."""
+    seen = 0
+    for pair_id, (unsafe, _) in built_pairs.pairs.items():
+        if unsafe.labels is None or unsafe.labels.failure_mode != "incorrect_tool_parameters":
+            continue
+        assert unsafe.world is not None
+        seed = built_pairs.inputs.seeds[unsafe.domain]
+        last = built_pairs.blueprints[pair_id].workflows[-1]
+        task_steps = next(w.steps for w in seed.workflows if w.id == last)
+        assert {s.tool for s in unsafe.world.harmful_steps()} <= set(task_steps), pair_id
+        seen += 1
+    assert seen >= 3
+
+
 def test_a_failing_agent_whose_last_call_did_the_harm_reads_its_record_back(
     built_pairs: Built,
 ) -> None:
