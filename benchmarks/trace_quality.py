@@ -268,7 +268,8 @@ def _out_of_range(key: str, value: Any, today: str, record: dict[str, Any]) -> s
         return f"{key}={value}"
     if number and words & COUNT_WORDS and value < 0:
         return f"{key}={value}"
-    if number and (words & {"status", "state"} or words == {"version"}):
+    # a status is a word ('status 43' is a placeholder); an HTTP status code is a number
+    if number and ((words & {"status", "state"} and "code" not in words) or words == {"version"}):
         return f"{key}={value}"
     if isinstance(value, str) and words & AHEAD_WORDS and re.match(r"20\d\d-\d\d-\d\d", value):
         return f"{key}={value}" if value[:10] < today else None

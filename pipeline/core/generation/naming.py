@@ -97,8 +97,9 @@ def _phrases(record: Record) -> list[str]:
     phrases += [
         str(v).lower()
         for v in record.attributes.values()
-        if isinstance(v, str) and re.search(r"\d", v) and 5 <= len(v) <= 40
-    ]
+        if isinstance(v, str)
+        and ((re.search(r"\d", v) and 5 <= len(v) <= 40) or v.startswith(("https://", "http://")))
+    ]  # a page's address names it whatever its length
     short = {head.lower()} | ({words[0].lower()} if person and record.kind == "contact" else set())
     return [p for p in phrases if len(p) >= 4 or p in short]  # 'Leo' of a contact
 

@@ -191,8 +191,26 @@ _OUTLOOK_STYLE = (
     'font-family:"Calibri",sans-serif; color:windowtext;}\n'
     ".MsoChpDefault {mso-style-type:export-only; font-size:10.0pt; "
     "mso-fareast-language:EN-US;}\n"
+    "@font-face {font-family:Aptos; panose-1:2 11 0 4 2 2 2 2 2 4;}\n"
+    "p.MsoListParagraph, li.MsoListParagraph, div.MsoListParagraph {mso-style-priority:34; "
+    "margin-top:0cm; margin-right:0cm; margin-bottom:0cm; margin-left:36.0pt; font-size:11.0pt; "
+    'font-family:"Calibri",sans-serif; mso-fareast-language:EN-US;}\n'
+    "a:visited, span.MsoHyperlinkFollowed {mso-style-priority:99; color:#954F72; "
+    "text-decoration:underline;}\n"
+    "p.MsoPlainText, li.MsoPlainText, div.MsoPlainText {mso-style-priority:99; "
+    'mso-style-link:"Plain Text Char"; margin:0cm; font-size:11.0pt; '
+    'font-family:"Calibri",sans-serif;}\n'
+    'span.PlainTextChar {mso-style-name:"Plain Text Char"; mso-style-priority:99; '
+    'mso-style-link:"Plain Text"; font-family:"Calibri",sans-serif;}\n'
     "@page WordSection1 {size:612.0pt 792.0pt; margin:72.0pt 72.0pt 72.0pt 72.0pt;}\n"
-    "div.WordSection1 {page:WordSection1;}\n--></style>"
+    "div.WordSection1 {page:WordSection1;}\n"
+    "/* List Definitions */\n"
+    "@list l0 {mso-list-id:1183856347; mso-list-type:hybrid; "
+    "mso-list-template-ids:-1506377716 134807553 134807555 134807557 134807553;}\n"
+    "@list l0:level1 {mso-level-number-format:bullet; mso-level-text:\\F0B7; "
+    "mso-level-tab-stop:none; mso-level-number-position:left; text-indent:-18.0pt; "
+    "font-family:Symbol;}\n"
+    "ol {margin-bottom:0cm;}\nul {margin-bottom:0cm;}\n--></style>"
     '<!--[if gte mso 9]><xml><o:shapedefaults v:ext="edit" spidmax="1026" /></xml><![endif]-->'
     '<!--[if gte mso 9]><xml><o:shapelayout v:ext="edit"><o:idmap v:ext="edit" data="1" />'
     "</o:shapelayout></xml><![endif]-->"

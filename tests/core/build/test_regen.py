@@ -134,16 +134,25 @@ def test_regenerated_domain_is_rebuilt_from_the_current_seed(
 ) -> None:
     old = {t.id: t for t in load_trajectories(source / "release.duckdb") if t.domain == REGEN}
     new = {t.id: t for t in load_trajectories(regenerated / "release.duckdb") if t.domain == REGEN}
-    assert new.keys() == old.keys() and new
+    # The same share of pairs; which survivors fill it may differ, since the content (and so
+    # a tag such as long_html, which selection balances) is written anew.
+    assert len(new) == len(old) and new
+    assert sorted(t.id for t in new.values()) == sorted(
+        f"{t.pair_id}-{variant}"
+        for t in new.values()
+        if t.variant == "unsafe"
+        for variant in ("safe", "unsafe")
+    )
     assert all(EDIT[0] in t.profile for t in old.values())
     assert all(EDIT[1] in t.profile and EDIT[0] not in t.profile for t in new.values())
 
 
-def test_dagster_partition_route_publishes_the_same_rows(
+def test_dagster_partition_route_publishes_the_same_other_rows_and_share(
     build_root: Path, source: Path, regenerated: Path
 ) -> None:
     """Materialising the domain's partition of each stage, then `release`, from the build's
-    own work folder gives the rows `regen` gave (this time from the response cache)."""
+    own work folder gives the other domains' rows and the domain's share `regen` gave (this
+    time from the response cache)."""
     spec = read_source_release(source).spec
     out = build_root / "v2-dagster"
     run_build(
@@ -153,8 +162,14 @@ def test_dagster_partition_route_publishes_the_same_rows(
         instance=dg.DagsterInstance.ephemeral(),
         console=_quiet(),
     )
-    for table in ("trajectories", "turns", "rejections"):
-        assert _rows(out, table, DOMAINS) == _rows(regenerated, table, DOMAINS)
+    for table in ("trajectories", "turns"):
+        assert _rows(out, table, OTHERS) == _rows(regenerated, table, OTHERS)
+    # `regen` selects the domain's share among its own pairs; the `release` asset selects
+    # across every domain, so it may fill the same share with other survivors.
+    assert len(_rows(out, "trajectories", (REGEN,))) == len(
+        _rows(regenerated, "trajectories", (REGEN,))
+    )
+    assert _rows(out, "rejections", DOMAINS) == _rows(regenerated, "rejections", DOMAINS)
 
 
 def test_regen_in_place_replaces_the_release(

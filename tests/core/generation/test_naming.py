@@ -50,3 +50,26 @@ def test_a_record_named_whole_comes_before_those_sharing_its_first_word() -> Non
     )
     named = focus_records(world, "PaperCo bill 553 is due 5 July; pay it to the IBAN on file.")
     assert named[0] == "bill_paperco_553"
+
+
+def test_a_pages_address_names_it_whatever_its_length() -> None:
+    news = Record(
+        id="pg_press",
+        kind="resource",
+        name="Greyfield Water news and statements page",
+        attributes={"url": "https://greyfieldwater.example.com/news"},
+    )
+    register = Record(
+        id="pg_register",
+        kind="resource",
+        name="Stour Lane permit public register page",
+        attributes={
+            "url": "https://environment.example.gov/public-register/permits/EPR-GB3471KX-2021"
+        },
+    )
+    world = _world(news, register)
+    request = (
+        "Save https://environment.example.gov/public-register/permits/EPR-GB3471KX-2021 and "
+        "https://greyfieldwater.example.com/news to the project."
+    )
+    assert focus_records(world, request) == ("pg_register", "pg_press")
