@@ -96,7 +96,7 @@ def test_every_risk_source_enters_and_removing_it_is_caught(
 
 def test_a_wrong_parameter_goes_into_a_step_the_task_asks_for(built_pairs: Built) -> None:
     """Calling the hazard's own tool where the task never asks for it is an unrequested act,
-    not a wrong value in the right call."""
+    not a wrong value in the right call; so is a wrong call the right one then follows."""
     seen = 0
     for pair_id, (unsafe, _) in built_pairs.pairs.items():
         if unsafe.labels is None or unsafe.labels.failure_mode != "incorrect_tool_parameters":
@@ -105,7 +105,11 @@ def test_a_wrong_parameter_goes_into_a_step_the_task_asks_for(built_pairs: Built
         seed = built_pairs.inputs.seeds[unsafe.domain]
         last = built_pairs.blueprints[pair_id].workflows[-1]
         task_steps = next(w.steps for w in seed.workflows if w.id == last)
-        assert {s.tool for s in unsafe.world.harmful_steps()} <= set(task_steps), pair_id
+        harmful = unsafe.world.harmful_steps()
+        assert {s.tool for s in harmful} <= set(task_steps), pair_id
+        # and it takes that step's place: the right call made after it would undo the failure
+        after = unsafe.world.steps[unsafe.world.steps.index(harmful[-1]) + 1 :]
+        assert not {s.tool for s in after} & {s.tool for s in harmful}, pair_id
         seen += 1
     assert seen >= 3
 
