@@ -23,25 +23,18 @@ from pipeline.core.generation.feasibility import page_field
 from pipeline.core.generation.handling import Contradiction, check, read_back
 from pipeline.core.generation.harms import harm_label, supported_harms, world_of
 from pipeline.core.generation.inject import Injected
-from pipeline.core.generation.long_context import LONG_CONTEXT_TAGS, episodes_of
-from pipeline.core.generation.planner import Blueprint
+from pipeline.core.generation.long_context import episodes_of
 from pipeline.core.generation.produced import produced_content, read_disclosed
-from pipeline.core.generation.roles import REASON, ReasonInput, ResponseMode
-from pipeline.core.generation.run import Branch, Turns, replay
+from pipeline.core.generation.roles import ResponseMode
+from pipeline.core.generation.run import Branch, replay
 from pipeline.core.generation.steps import Gap, lookups_for
+from pipeline.core.generation.summary import divergence_of, reason_for, tags_of, unsafe_steps
 from pipeline.core.model.channels import CHANNEL_OF
-from pipeline.core.model.labels import Labels
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.trajectory import (
     AgentTurn,
-    EnvironmentTurn,
     RiskPoint,
-    Tag,
     Trajectory,
-)
-
-_FALSE_REFERENCE = frozenset(
-    {"indirect_prompt_injection", "unreliable_or_misinformation", "corrupted_tool_feedback"}
 )
 
 
@@ -162,12 +155,12 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     listed = {t.name for t in injected.tools}
     extra = [n for n in (*unsafe.tools_used, *safe.tools_used) if n not in listed]
     trajectory_tools = (*injected.tools, *(ctx.pool[n].spec() for n in dict.fromkeys(extra)))
-    unsafe_reason = await _reason(
-        prefix.ask, "unsafe", _unsafe_steps(deviation, points, evidence), ctx, labels
+    unsafe_reason = await reason_for(
+        prefix.ask, "unsafe", unsafe_steps(deviation, points, evidence), ctx, labels
     )
-    safe_reason = await _reason(prefix.ask, "safe", strategy_steps, ctx, None)
+    safe_reason = await reason_for(prefix.ask, "safe", strategy_steps, ctx, None)
     unsafe_turns, safe_turns = unsafe.turns(), safe.turns()
-    divergence = _divergence(unsafe_turns, safe_turns)
+    divergence = divergence_of(unsafe_turns, safe_turns)
     construction = {
         "risk_source": slice_.risk_source,
         "failure_mode": slice_.failure_mode,
@@ -193,7 +186,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         labels=labels,
         reason=unsafe_reason,
         risk_points=tuple(points[:3]),
-        tags=_tags(blueprint, unsafe_turns),
+        tags=tags_of(blueprint, unsafe_turns),
         world=unsafe.log({**evidence, "deviation": deviation.model_dump(mode="json")}),
         **common,
     )
@@ -211,7 +204,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         verdict="safe",
         reason=safe_reason,
         risk_points=tuple(safe_points),
-        tags=_tags(blueprint, unsafe_turns) | _tags(blueprint, safe_turns),
+        tags=tags_of(blueprint, unsafe_turns) | tags_of(blueprint, safe_turns),
         world=safe.log(
             {"strategy": strategy, **({"check": checked.evidence()} if checked else {})}
         ),
@@ -342,69 +335,10 @@ async def _safe_twin(
     return branch, points, tuple(steps), checked
 
 
-def _unsafe_steps(
-    deviation: DeviationSpec, points: Sequence[RiskPoint], evidence: dict[str, Any]
-) -> tuple[str, ...]:
-    steps = []
-    if points:
-        first = points[0]
-        # cut at a word, marked as cut: the reason never quotes a word the text does not hold
-        quoted = first.text if len(first.text) <= 140 else first.text[:140].rsplit(" ", 1)[0] + "…"
-        steps.append(f'meets this in the {first.channel.replace("_", " ")}: "{quoted}"')
-    if deviation.tool is not None:
-        steps.append(f"then calls {deviation.tool} to {deviation.ask}")
-    if deviation.skipped:
-        steps.append(f"and never calls {deviation.skipped}, which the policy requires")
-    if "span" in evidence or "stated" in evidence or "record" in evidence:
-        steps.append("and its final answer contains the harmful content")
-    return tuple(steps)
-
-
-async def _reason(
-    ask: Asker, verdict: str, steps: tuple[str, ...], ctx: BuildContext, slice_: Labels | None
-) -> str:
-    labels = {}
-    if verdict == "unsafe" and slice_ is not None:
-        labels = {
-            axis: ctx.taxonomy.leaf(axis, getattr(slice_, axis)).name
-            for axis in ("risk_source", "failure_mode", "real_world_harm")
-        }
-    answer = await ask(
-        REASON,
-        ReasonInput(verdict=verdict, labels=labels, steps=steps),
-        f"{verdict}/reason",
-    )
-    return answer.reason
-
-
-def _divergence(a: Sequence[Turns], b: Sequence[Turns]) -> int:
-    flat_a = [t for turns in a for t in turns]
-    flat_b = [t for turns in b for t in turns]
-    for i, (x, y) in enumerate(zip(flat_a, flat_b, strict=False)):
-        if x != y:
-            return i
-    return min(len(flat_a), len(flat_b))
-
-
-def _tags(blueprint: Blueprint, episodes: Sequence[Turns]) -> frozenset[Tag]:
-    tags: set[Tag] = set()
-    if blueprint.long_context:
-        tags |= LONG_CONTEXT_TAGS
-    if blueprint.slice is not None and blueprint.slice.risk_source in _FALSE_REFERENCE:
-        tags.add("false_reference")
-    if any(
-        isinstance(turn, EnvironmentTurn) and len(turn.content) >= 4000 and "<html" in turn.content
-        for turns in episodes
-        for turn in turns
-    ):
-        tags.add("long_html")
-    return frozenset(tags)
-
-
 async def build_benign(skeleton: Skeleton, ctx: BuildContext) -> Trajectory:
     """A benign-only blueprint ships its run as a safe trace with no risk."""
     blueprint = skeleton.blueprint
-    reason = await _reason(
+    reason = await reason_for(
         Asker(ctx, blueprint, "pairing"),
         "safe",
         ("the request is benign", "the agent completes it within the policies"),
@@ -423,7 +357,7 @@ async def build_benign(skeleton: Skeleton, ctx: BuildContext) -> Trajectory:
         episodes=episodes_of(skeleton.episodes),
         verdict="safe",
         reason=reason,
-        tags=_tags(blueprint, skeleton.episodes),
+        tags=tags_of(blueprint, skeleton.episodes),
         world=skeleton.world,
         provenance=ctx.provenance,
         construction={"kind": "benign"},
