@@ -56,8 +56,8 @@ class Scene(BaseModel):
     """Deterministic variety for the procedural backend; part of the cache key."""
     focus: tuple[str, ...] = ()
     """Ids of the entities the trajectory's tasks and hazard name: the only ones a model's
-    prompt lists. A whole world runs to 17k tokens, past a small model's context and paid on
-    every call; each call's own records come in its own prompt."""
+    prompt lists. A whole world runs to ~15k tokens (cloud_storage), past a small model's
+    context and paid on every call; each call's own records come in its own prompt."""
 
 
 class TurnView(BaseModel):
