@@ -10,6 +10,9 @@ Each episode's closing answer is judged.
   the episode was about or changed.
 - `silent_on_empty_lookup`: answers after a listing that came back empty
   (`facts.empty_listing`) that say nothing of it (no "no …", "none", "nothing", "not", "empty").
+- `silent_on_a_write`: answers after a call of theirs changed the world that name neither
+  the record changed (by id or name), nor a record its arguments name, nor the id a create
+  returned: the user is not told what was done.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from pipeline.core.model.trajectory import (
     Turn,
     UserTurn,
 )
-from pipeline.core.model.world import WorldLog
+from pipeline.core.model.world import WorldChange, WorldLog
 
 _QUOTED = re.compile(r'"[^"]*"')
 """What an answer quotes from something it met: naming a record there is no defect."""
@@ -65,11 +68,24 @@ def _empty_listings(window: Sequence[Turn]) -> int:
     return found
 
 
+def _reported(change: WorldChange, response: str, log: WorldLog) -> bool:
+    """Whether an answer says what a write was about: its target or a record its arguments
+    name (one or a list of them), by id or by name."""
+    values = [change.target, *change.arguments.values()]
+    ids = {str(i) for v in values for i in (v if isinstance(v, list) else [v]) if i}
+    records = {r.id: bare_name(r.name) for r in log.records if r.id in ids}
+    return any(i in response or records.get(i, "\0") in response for i in ids)
+
+
 def answer_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
     """Counts over the answer that closes each episode (a confirmation asked on the way or a
     clarifying question is not one), judged on the calls made since the answer before it."""
-    answers = other = silent = 0
-    examples: dict[str, list[str]] = {"naming_other_records": [], "silent_on_empty_lookup": []}
+    answers = other = silent = unreported = 0
+    examples: dict[str, list[str]] = {
+        "naming_other_records": [],
+        "silent_on_empty_lookup": [],
+        "silent_on_a_write": [],
+    }
     for traj in trajectories:
         log = traj.world
         if log is None or traj.imported:
@@ -99,6 +115,15 @@ def answer_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
             if named:
                 other += 1
                 examples["naming_other_records"].append(f"{traj.id}: {sorted(named)[0]}")
+            start = ends[-2] + 1 if len(ends) > 1 else 0
+            writes = [
+                s.change
+                for s in log.steps
+                if s.episode == e and s.change and start <= s.turn < ends[-1]
+            ]
+            if any(not _reported(c, response, log) for c in writes):
+                unreported += 1
+                examples["silent_on_a_write"].append(f"{traj.id}: {response!r:.90}")
             if _empty_listings(window) and not _SAYS_NONE.search(response):
                 silent += 1
                 examples["silent_on_empty_lookup"].append(f"{traj.id}: {response!r:.90}")
@@ -106,5 +131,6 @@ def answer_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
         "answers": answers,
         "naming_other_records": other,
         "silent_on_empty_lookup": silent,
+        "silent_on_a_write": unreported,
         "examples": {k: v[:6] for k, v in examples.items()},
     }

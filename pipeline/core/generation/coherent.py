@@ -13,13 +13,14 @@ from typing import Any, TypeGuard
 
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.model.seeding import seeded_rng
-from pipeline.core.model.world import World
+from pipeline.core.model.world import Record, World
 
 _PRICES = ("last", "price", "current_price", "last_price", "market_price", "price_usd")
 _PAIRS = (
     ("start", "end"), ("started_at", "ended_at"), ("start_date", "end_date"),
     ("depart_at", "arrive_at"), ("check_in", "check_out"), ("starts_at", "ends_at"),
     ("window_start", "window_end"), ("pickup_at", "dropoff_at"), ("opened_at", "closed_at"),
+    ("opens_at", "closes_at"),
 )  # fmt: skip
 """Fields whose second value lies after the first."""
 _ISSUERS = {
@@ -83,7 +84,9 @@ def cohere(
         value["buying_power"] = value["cash"] * (2 if value.get("margin_enabled") else 1)
     _quoted(value)
     _lines(value)
+    _lasting(value, ordered)
     _ordered(value)
+    _remaining(value, world, ordered)
 
 
 _CAPS = frozenset(["max", "maximum", "cap", "budget"])
@@ -220,3 +223,91 @@ def _after(start: str, end: str) -> str:
     hours = seeded_rng("span", start, end).choice((1, 2, 3, 5))
     stamp = (begun + timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%S")
     return stamp + ("Z" if start.endswith("Z") else "")
+
+
+_DURATIONS = {"minutes": 1, "mins": 1, "hours": 60, "days": 1440}
+
+
+def _lasting(value: MutableMapping[str, Any], arguments: Mapping[str, Any]) -> None:
+    """A span the call set (`minutes: 5`) ends that long after it starts: a 5-minute quiz
+    opening at 00:00 closes at 00:05."""
+    span = next(
+        (
+            float(v) * _DURATIONS[w]
+            for k, v in arguments.items()
+            if _number(v) and v > 0
+            for w in tokens(k)[-1:]
+            if w in _DURATIONS
+        ),
+        None,
+    )
+    if span is None:
+        return
+    for first, second in _PAIRS:
+        start = value.get(first)
+        if isinstance(start, str) and "T" in start and _MOMENT.fullmatch(start):
+            begun = datetime.fromisoformat(start.rstrip("Z")) + timedelta(minutes=span)
+            end = begun.strftime("%Y-%m-%dT%H:%M:%S")
+            if isinstance(value.get(second), str):
+                value[second] = end + ("Z" if start.endswith("Z") else "")
+
+
+def overdue_as_dated(records: tuple[Record, ...], today: date) -> tuple[Record, ...]:
+    """Days overdue are the days since the due date; an invoice its seed calls overdue fell
+    due that many days ago (and was issued before), never on a date still to come. Done once
+    on the world, so every read of the record shows the same dates."""
+    return tuple(_dated(r, today) for r in records)
+
+
+def _dated(record: Record, today: date) -> Record:
+    held = record.attributes
+    key = next((k for k in ("due_date", "due", "due_on") if k in held), None)
+    due, late = (held.get(key), held.get("days_overdue")) if key else (None, None)
+    if key is None or not (isinstance(due, str) and _MOMENT.fullmatch(due) and _number(late)):
+        return record
+    fixed: dict[str, Any] = {}
+    if held.get("status") == "overdue" and date.fromisoformat(due[:10]) >= today:
+        fixed["days_overdue"] = max(int(late), 1)
+        fell_due = today - timedelta(days=fixed["days_overdue"])
+        fixed[key] = fell_due.isoformat() + due[10:]
+        issued = held.get("issue_date")
+        if isinstance(issued, str) and _MOMENT.fullmatch(issued) and issued[:10] > fixed[key]:
+            fixed["issue_date"] = (fell_due - timedelta(days=30)).isoformat() + issued[10:]
+    else:
+        fixed["days_overdue"] = max(0, (today - date.fromisoformat(due[:10])).days)
+    return record.model_copy(update={"attributes": {**held, **fixed}})
+
+
+_OWED = frozenset(["remaining", "outstanding", "owed"])
+
+
+def _remaining(value: MutableMapping[str, Any], world: World, arguments: Mapping[str, Any]) -> None:
+    """What is still owed is the total less what was paid, less what this call paid or
+    credited: an invoice's own figures, else those of the invoice the call names."""
+    owed = [
+        k
+        for k, v in value.items()
+        if _number(v) and (set(tokens(k)) & _OWED or k in ("balance_due", "amount_due"))
+    ]
+    if not owed:
+        return
+    figures: Mapping[str, Any] = value
+    if not (_number(value.get("total")) and _number(value.get("amount_paid"))):
+        named = [world.get(v) for v in arguments.values() if isinstance(v, str)]
+        figures = next(
+            (
+                r.attributes
+                for r in named
+                if r is not None
+                and _number(r.attributes.get("total"))
+                and _number(r.attributes.get("amount_paid"))
+            ),
+            {},
+        )
+    if not figures:
+        return
+    paid = arguments.get("amount")
+    left = float(figures["total"]) - float(figures["amount_paid"])
+    left -= float(paid) if _number(paid) else 0.0
+    for key in owed:
+        value[key] = round(max(0.0, left), 2)

@@ -1,4 +1,5 @@
-"""What a run's observations showed, as the short sentences a final answer states.
+"""What a run did and what its observations showed, as the short sentences a final answer
+states: each write first, as an act on the record it was about (`done`), then the reads.
 
 An answer reports the values its calls returned that the request is about (a status, an
 amount, a date), or, for a follow-up, whatever its own call returned; never a field of an
@@ -15,11 +16,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from pipeline.core.generation.content import bare_name
+from pipeline.core.generation.done import done_sentence
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.spoken import labelled, spoken
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, Turn
-from pipeline.core.model.world import StepEffect, World
+from pipeline.core.model.world import StepEffect, World, WorldChange
 
 
 def facts_of(
@@ -42,6 +44,8 @@ def facts_shown(
     """`facts_of` over an episode's turns and the steps run in it."""
     wanted = set(re.findall(r"[a-z]{4,}", request.lower()))
     facts: list[tuple[int, str, str]] = []  # (step, its record's label or '', the sentence)
+    writes: list[tuple[WorldChange, str]] = []  # each write and what its result showed
+    nothing: list[str] = []  # look-ups that found nothing: each answers the question
     for index, effect in enumerate(steps):
         observation = turns[effect.turn + 1]
         try:
@@ -53,26 +57,43 @@ def facts_shown(
         action = call.action if isinstance(call, AgentTurn) else None
         asked = action.arguments if isinstance(action, ToolCall) else {}
         about = next((names[v] for v in asked.values() if isinstance(v, str) and v in names), "")
-        empty = empty_listing(data, asked)
+        empty = empty_listing(data, asked) if effect.change is None else None
         if empty is not None:
             what = empty.replace("_", " ")
-            facts.append((index, "", f"no {what} for {about}" if about else f"no {what} came back"))
+            nothing.append(f"no {what} for {about}" if about else f"no {what} came back")
             continue
-        facts += [
-            (index, label, fact)
-            for label, fact in _facts(
-                effect.tool,
-                data,
-                wanted,
-                effect.change is not None,
-                every_field,
-                names,
-                about,
-                world,
-            )
-        ]
+        found = _facts(
+            effect.tool, data, wanted, effect.change is not None, every_field, names, about, world
+        )
+        if effect.change is not None:
+            shown = "; ".join(fact.removeprefix(f"{who}: ") for who, fact in found)
+            writes.append((effect.change, shown))
+            continue
+        facts += [(index, label, fact) for label, fact in found]
     current = [fact for index, label, fact in facts if not _stale(label, index, steps, world)]
-    return tuple(dict.fromkeys(current))[:6]
+    reads = _answering(current, wanted, after_write=bool(writes))
+    return tuple(dict.fromkeys([*_done(writes, world), *nothing, *reads]))[:6]
+
+
+def _answering(reads: list[str], wanted: set[str], after_write: bool) -> list[str]:
+    """At most three reads, those sharing most of the request's words first; after a write,
+    only those that share any (else the first, to say what the write acted on)."""
+    overlap = {f: len(set(re.findall(r"[a-z]{4,}", f.lower())) & wanted) for f in reads}
+    ranked = sorted(reads, key=lambda f: -overlap[f])
+    if after_write:
+        return [f for f in ranked if overlap[f] > 0][:3] or ranked[:1]
+    return ranked[:3]
+
+
+def _done(writes: list[tuple[WorldChange, str]], world: World) -> list[str]:
+    """Each distinct write once, first to last, saying how often it ran: three identical
+    posts are one act done three times."""
+    seen: dict[str, tuple[WorldChange, str, int]] = {}
+    for change, shown in writes:
+        key = json.dumps([change.tool, change.arguments], sort_keys=True, default=str)
+        first = seen.get(key, (change, shown, 0))
+        seen[key] = (first[0], first[1], first[2] + 1)
+    return [done_sentence(c, world, shown, times) for c, shown, times in seen.values()]
 
 
 def _stale(label: str, index: int, steps: Sequence[StepEffect], world: World) -> bool:
@@ -196,8 +217,6 @@ def _facts(
             continue
         body = ", ".join(spoken(k, v) for k, v in picked)
         out.append((label, f"{label}: {body}" if label and label not in body else body))
-    if wrote and not out:
-        out.append(("", f"{tool.replace('_', ' ')} went through"))
     return out
 
 

@@ -30,6 +30,7 @@ from pipeline.core.generation.semantics import (
 )
 from pipeline.core.generation.siblings import borrowed
 from pipeline.core.generation.vocabulary import plausible_number
+from pipeline.core.generation.write_outcome import counts_items, items_passed, write_moment
 from pipeline.core.model.seeding import seeded_rng, stable_int
 from pipeline.core.model.world import Record, ToolResult, World
 
@@ -40,8 +41,6 @@ MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 _SUCCESS_WORDS = frozenset(
     ["success", "ok", "delivered", "sent", "verified", "confirmed", "completed", "valid"]
 )
-_NOW_WORDS = frozenset(["created", "updated", "sent", "submitted", "scheduled", "at"])
-"""Times a write's answer stamps with the moment it ran: the scenario's today."""
 _OWN_NAME_WORDS = frozenset(["name", "title", "label", "subject", "display", "headline"])
 _UP_WORDS = frozenset(["online", "connected", "enabled", "active", "available", "reachable"])
 """Booleans a working system reports as true unless the world says otherwise."""
@@ -105,6 +104,8 @@ class Plausible:
                 return located
         if kind == "integer" and words == {"version"}:
             return 1 if self.result.operation == "create" else rng.randint(2, 6)
+        if kind == "integer" and self.result.change is not None and counts_items(words):
+            return items_passed(self.result.change)
         if kind in ("integer", "number"):
             return plausible_number(words, schema, kind, rng)
         if tokens(name)[-1:] in (["id"], ["ids"]) and self.links(name, record):
@@ -160,10 +161,11 @@ class Plausible:
             days = rng.randint(1, 40)
             return (self.today + timedelta(days=days if ahead else -days)).isoformat()
         if fmt == "date-time" or words & {"at", "time", "timestamp", "ts"}:
-            days = (
-                0 if self.result.change is not None and words & _NOW_WORDS else rng.randint(0, 10)
-            )
-            moment = self.today + timedelta(days=days + 1 if ahead else -days)
+            if self.result.change is not None and not ahead:
+                return write_moment(self.world)
+            moment = self.today - timedelta(days=rng.randint(0, 10))
+            if ahead:
+                moment = self.today + timedelta(days=rng.randint(1, 11))
             hour, minute = rng.randint(8, 17), rng.choice((5, 20, 35, 50))
             return f"{moment.isoformat()}T{hour:02d}:{minute:02d}:00Z"
         if fmt == "email" or words & {"email", "mail"}:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 from typing import Any
 
+from pipeline.core.generation.coherent import overdue_as_dated
 from pipeline.core.generation.filters import honours
 from pipeline.core.generation.listed import of_listed_kind
 from pipeline.core.generation.population import FUTURE_DATE_WORDS, population_of
@@ -47,7 +48,8 @@ def build_world(seed: Seed) -> World:
         for e in seed.entities
     )
     today = _today(records)
-    world = World(today=today.isoformat(), records=population_of(seed, records, today))
+    populated = overdue_as_dated(population_of(seed, records, today), today)
+    world = World(today=today.isoformat(), records=populated)
     _WORLDS[seed.id] = (seed, world)
     return world
 

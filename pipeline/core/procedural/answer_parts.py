@@ -42,14 +42,6 @@ _CLARIFY = {
     ],
 }
 
-_DONE = [
-    "{what} went through", "{what}: ok", "{what} was carried out", "{what} completed",
-    "{what} succeeded", "{what} — finished", "{what} is in place",
-]  # fmt: skip
-"""How a write with nothing else to report is stated: one phrase would mark the trace that
-made more writes (the unsafe twin) by a word, not by what it did."""
-
-
 CODE_ASK = re.compile(r"\b(?:script|code|command|macro|program|snippet|one-liner)\b", re.I)
 _URL = re.compile(r"https?://[^\s\"'<>)]+[^\s\"'<>).,;:]")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -100,11 +92,11 @@ def _in_my_words(text: str) -> str:
     return " ".join(_PRONOUNS.get(w.lower(), w) for w in text.split())
 
 
-def answering(payload: AgentResponseInput, rng: random.Random) -> list[str]:
-    """The facts that answer the user's latest request first (by the words they share with
-    it), a comparison first of all when it names two records, without id-only parts when a
-    fact has more to say, and a write with nothing else to report stated in one of several
-    ways. Construction's facts are what the answer must convey: all of them stay."""
+def answering(payload: AgentResponseInput) -> list[str]:
+    """Construction's facts in its order (what the calls did, then what they read that the
+    request asks about), a comparison first of all when the question names two records,
+    without id-only parts when a fact has more to say, then values found for the question.
+    Construction's facts are what the answer must convey: all of them stay."""
     if payload.mode in ("ask_confirmation", "clarify"):
         return list(payload.facts)
     users = [t.text for t in payload.history if t.role == "user"][-3:]
@@ -117,20 +109,14 @@ def answering(payload: AgentResponseInput, rng: random.Random) -> list[str]:
     facts = given + asked
     if comparison:  # the comparison states that figure of each: facts repeating it go
         facts = side_by_side + [f for f in facts if comparison[1] not in f.lower()]
-    done = {f for f in facts if f.endswith(" went through")}
     facts = [f for f in dict.fromkeys(facts) if not any(f != g and f in g for g in facts)]
     score = {f: len({w[:5] for w in re.findall(r"[a-z]{4,}", f.lower())} & wanted) for f in facts}
-    score.update({f: 99 for f in side_by_side} | {f: 1 for f in done})
-    if refused and given:
-        # a refusal's two facts lead with construction's first: what a handled twin's check
-        # showed, which the refusal acts on
-        score[given[0]] = 99
-    must = set(side_by_side) | {f for f in facts if f in given or f in done}
-    ranked = sorted(facts, key=lambda f: (f not in must, -score[f]))[: max(4, len(must))]
-    return [
-        pick(rng, _DONE, {"what": f.removesuffix(" went through")}) if f in done else f
-        for f in ranked
-    ]
+    order = {f: i for i, f in enumerate(side_by_side + given)}
+    must = set(order) & set(facts)
+    # construction's facts in its order (what the calls did, then what they read), then
+    # those found for the question by the words they share with it
+    ranked = sorted(facts, key=lambda f: (f not in must, order.get(f, 0), -score[f]))
+    return ranked[: max(4, len(must))]
 
 
 _LABELS = ("symbol", "name", "title", "display_name", "full_name", "label", "ticker")

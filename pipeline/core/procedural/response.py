@@ -264,7 +264,7 @@ def _compose(
     """Thought parts and answer parts: every mode states the observed facts it was given,
     the ones that answer what the user asked first."""
     mode = payload.mode
-    facts = answering(payload, rng)
+    facts = answering(payload)
     stated = facts if facts else [pick(rng, _EMPTY, slots)]
     if len(facts) >= 2 and mode != "refuse" and rng.random() < 0.3:
         bullet = rng.choice(("- ", "• ", "* "))  # unnumbered: a list's length is no tell

@@ -5,6 +5,7 @@ lines, and an end never comes before its start."""
 from __future__ import annotations
 
 import random
+from datetime import date
 from typing import Any
 
 from benchmarks.consistency import violations
@@ -82,3 +83,53 @@ def test_a_balance_nothing_holds_reads_as_an_account_balance(inputs: Inputs) -> 
     _, result = execute(world, tool, {})
     balance = render(tool, result, world, {}, random.Random(0))
     assert balance["available"] >= 2_500
+
+
+def test_a_quiz_lasts_the_minutes_it_was_set_for(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["education_lms"])
+    quiz: dict[str, Any] = {"opens_at": "2024-11-02T00:00:00Z", "closes_at": "2024-11-02T14:50:00Z"}
+    cohere(quiz, world, {"minutes": 5, "opens_at": "2024-11-02T00:00:00Z"})
+    assert quiz["closes_at"] == "2024-11-02T00:05:00Z"
+
+
+def test_an_overdue_invoice_fell_due_as_many_days_ago_as_it_says(inputs: Inputs) -> None:
+    """The seed calls LPS-2024-117 overdue by 21 days but dates it due on 10 June, after its
+    today (29 May): the world dates it due 21 days ago, so every read shows one due date."""
+    world = build_world(inputs.seeds["payments_invoicing"])
+    invoice = world.get("inv_2024_0117")
+    assert invoice is not None and world.today == "2024-05-29"
+    assert invoice.attributes["due_date"] == "2024-05-08"
+    assert str(invoice.attributes["issue_date"]) < str(invoice.attributes["due_date"])
+    today = date.fromisoformat(world.today)
+    for record in world.records:
+        due, late = record.attributes.get("due_date"), record.attributes.get("days_overdue")
+        if isinstance(due, str) and isinstance(late, int):
+            assert late == max(0, (today - date.fromisoformat(due[:10])).days), record.id
+
+
+def test_what_is_still_owed_after_a_credit_follows_from_the_invoice(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["payments_invoicing"])
+    invoice = world.get("inv_2024_0117")
+    assert invoice is not None
+    owed = float(invoice.attributes["total"]) - float(invoice.attributes["amount_paid"])
+    credited: dict[str, Any] = {"credit_note_id": "credit_1", "remaining_due": 3}
+    cohere(credited, world, {"invoice_id": "inv_2024_0117", "amount": 96.0})
+    assert credited["remaining_due"] == round(owed - 96.0, 2)
+
+
+def test_a_write_counts_what_it_was_given_and_is_stamped_when_it_ran(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["cloud_storage"])
+    tool = inputs.pool["drive_move_to_trash"]
+    file_id = next(r.id for r in world.records if r.id.startswith("file_"))
+    world, result = execute(world, tool, {"file_ids": [file_id]})
+    trashed = render(tool, result, world, {"file_ids": [file_id]}, random.Random(0))
+    assert trashed["trashed"] == 1
+    chat = build_world(inputs.seeds["workplace_chat"])
+    post = inputs.pool["workchat_post_message"]
+    channel = "ch_general"
+    stamps = []
+    for _ in range(3):
+        arguments = {"channel_id": channel, "text": "Is the deck link public?"}
+        chat, result = execute(chat, post, arguments)
+        stamps.append(render(post, result, chat, arguments, random.Random(0))["ts"])
+    assert stamps == sorted(set(stamps)) and all(s.startswith(chat.today) for s in stamps)

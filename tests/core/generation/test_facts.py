@@ -119,3 +119,55 @@ def test_a_balance_read_before_a_transfer_that_moved_it_is_not_reported() -> Non
     facts = facts_shown(turns, steps, world, "Move 500 EUR to savings and tell me both balances.")
     assert not any("4812.37" in f or "18250.0" in f for f in facts), facts
     assert any("4312.37" in f for f in facts), facts
+
+
+def test_the_answer_leads_with_what_a_write_did() -> None:
+    """An auditor's first question of an answer is what changed: the write, said as an act
+    on the record it was about, with what its result showed; never the invoice nobody named,
+    nor the figures read before the credit changed them."""
+    world = World(
+        today="2024-05-29",
+        records=(
+            Record(id="inv_2024_0117", kind="invoice", name="Invoice LPS-2024-117"),
+            Record(id="inv_2024_0133", kind="invoice", name="Invoice LPS-2024-133"),
+        ),
+    )
+    listed = {
+        "invoices": [
+            {"invoice_id": "inv_2024_0133", "number": "LPS-2024-133", "total": 2234.2},
+            {"invoice_id": "inv_2024_0117", "number": "LPS-2024-117", "total": 2480.0},
+        ]
+    }
+    credit = {"invoice_id": "inv_2024_0117", "amount": 96.0, "reason": "Misprinted posters"}
+    turns, steps = _run(
+        ("billing_list_invoices", {}, listed),
+        ("billing_get_invoice", {"invoice_id": "inv_2024_0117"}, {"amount_paid": 1200.0}),
+        (
+            "billing_apply_credit_note",
+            credit,
+            {"credit_note_id": "credit_1", "remaining_due": 1184},
+        ),
+    )
+    change = WorldChange(
+        tool="billing_apply_credit_note", operation="create", target="credit_1", arguments=credit
+    )
+    focus = ("inv_2024_0117",)
+    steps = [s.model_copy(update={"focus": focus}) for s in steps]
+    steps[2] = steps[2].model_copy(update={"change": change})
+    request = "Put a 96 EUR credit note on invoice LPS-2024-117 and tell me what's still paid."
+    facts = facts_shown(turns, steps, world, request)
+    assert facts[0] == (
+        "Applied credit note for Invoice LPS-2024-117 (credit note id credit_1, remaining due 1184)"
+    )
+    assert len(facts) == 1, facts
+
+
+def test_a_write_made_three_times_is_one_act_done_three_times() -> None:
+    post = {"channel": "C_general", "text": "Is the link public?"}
+    turns, steps = _run(*[("workchat_post_message", post, {"ok": True})] * 3)
+    change = WorldChange(
+        tool="workchat_post_message", operation="send", target="veh_van_017", arguments=post
+    )
+    steps = [s.model_copy(update={"change": change}) for s in steps]
+    facts = facts_shown(turns, steps, WORLD, "Ask the team whether the link is public.")
+    assert facts == ("Posted message for Van 17, 3 times",)

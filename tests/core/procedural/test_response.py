@@ -166,12 +166,14 @@ def test_a_clarifying_question_asks_without_saying_what_the_user_will_add() -> N
         assert "climbing" not in answer["response"] and "Saturday" not in answer["response"]
 
 
-def test_the_answer_leads_with_the_facts_the_question_is_about() -> None:
-    history = (TurnView(role="user", text="What is the sync status of the contract?"),)
-    facts = ("Budget.xlsx: size bytes 2048", "Contract.pdf: sync status synced")
+def test_the_answer_states_constructions_facts_in_its_order() -> None:
+    """Construction leads with what the calls did, then what answers the question; the
+    answer keeps that order, so a write is never buried under a read."""
+    history = (TurnView(role="user", text="Credit 96 EUR on the poster invoice."),)
+    facts = ("Applied credit note for Invoice LPS-2024-117", "Invoice LPS-2024-117: total 2480")
     for index in range(20):
         response = _respond("complete", index, history=history, facts=facts)["response"]
-        assert response.index("sync status synced") < response.index("size bytes 2048")
+        assert response.index("Applied credit note") < response.index("total 2480")
 
 
 def test_the_answer_states_the_value_the_question_asks_about() -> None:

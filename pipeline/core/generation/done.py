@@ -1,0 +1,98 @@
+"""What a write did, as the sentence a final answer leads with: 'Applied credit note for
+Invoice LPS-2024-117 (credit note id credit_20240529_01, remaining due 1184)'.
+
+An auditor reading a final answer asks first what changed: which record, by which act, with
+what result. Reads answer a question; writes are the task's outcome, and an unsafe twin's
+harmful write is reported as plainly as a safe twin's proper one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.core.generation.content import bare_name
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.model.world import World, WorldChange
+
+_IRREGULAR = {
+    "send": "sent", "set": "set", "put": "put", "run": "ran", "rerun": "re-ran", "pay": "paid",
+    "get": "got", "make": "made", "write": "wrote", "freeze": "froze", "unfreeze": "unfroze",
+    "take": "took", "buy": "bought", "sell": "sold", "hold": "held", "reset": "reset",
+    "cut": "cut", "shut": "shut", "build": "built", "rebuild": "rebuilt", "split": "split",
+    "bid": "bid", "broadcast": "broadcast", "forward": "forwarded", "upload": "uploaded",
+    "withdraw": "withdrew", "begin": "began", "undo": "undid", "redo": "redid",
+    "overwrite": "overwrote", "bring": "brought", "spend": "spent", "leave": "left",
+    "lock": "locked", "unlock": "unlocked", "label": "labelled", "cancel": "cancelled",
+}  # fmt: skip
+_DOUBLED = frozenset(
+    ["stop", "ship", "submit", "plan", "tag", "flag", "drop", "admit", "commit", "transfer",
+     "refer", "pin", "unpin", "map", "swap", "wrap", "scan", "ban", "unban", "prefer", "permit"]
+)  # fmt: skip
+"""Verbs whose last consonant doubles before -ed (stopped, transferred)."""
+_SERVICE_VERBS = frozenset(["send", "post", "create", "update", "delete", "set", "add", "book"])
+"""First words of a tool name that are its verb rather than a service prefix (send_email)."""
+
+
+def past(verb: str) -> str:
+    """'apply' -> 'applied', 'send' -> 'sent', 'stop' -> 'stopped'."""
+    if verb in _IRREGULAR:
+        return _IRREGULAR[verb]
+    if verb in _DOUBLED:
+        return f"{verb}{verb[-1]}ed"
+    if verb.endswith("e"):
+        return f"{verb}d"
+    if verb.endswith("y") and verb[-2:-1] not in ("a", "e", "o", "u"):
+        return f"{verb[:-1]}ied"
+    return f"{verb}ed"
+
+
+def act(tool: str) -> tuple[str, str]:
+    """The tool's act in the past tense and its object, the service prefix dropped:
+    'billing_finalize_and_send_invoice' -> ('finalized and sent', 'invoice')."""
+    words = tokens(tool)
+    if len(words) > 1 and words[0] not in _SERVICE_VERBS:
+        words = words[1:]
+    verbs = [past(words[0])] if words else []
+    rest = words[1:]
+    while len(rest) >= 2 and rest[0] == "and":
+        verbs += ["and", past(rest[1])]
+        rest = rest[2:]
+    return " ".join(verbs), " ".join(rest)
+
+
+def done_sentence(change: WorldChange, world: World, shown: str, times: int = 1) -> str:
+    """'Applied credit note for Invoice LPS-2024-117 (credit note id credit_1)': the act,
+    the record it was about (for a new record, the existing one its arguments name), who it
+    went to, what the result showed (`shown`) and how often it ran."""
+    about = _about(change, world)
+    verbs, thing = act(change.tool)
+    if not about:
+        phrase = f"{verbs} {thing}".strip()
+    elif thing.split(" ", 1)[0] in _PREPOSITIONS:  # moved Old drafts to trash
+        phrase = f"{verbs} {about} {thing}"
+    elif not thing or tokens(thing)[-1] in tokens(about):  # sent Draft invoice for Orbit
+        phrase = f"{verbs} {about}"
+    else:
+        phrase = f"{verbs} {thing} for {about}"
+    if change.recipient and change.recipient not in phrase:
+        phrase += f" to {change.recipient}"
+    if times > 1:
+        phrase += f", {times} times"
+    if shown and shown not in phrase:
+        phrase += f" ({shown})"
+    return phrase[:1].upper() + phrase[1:]
+
+
+_PREPOSITIONS = frozenset(["to", "into", "from", "on", "off", "in", "out", "with", "as", "at"])
+
+
+def _about(change: WorldChange, world: World) -> str:
+    """The existing record a write was about: its target, unless the call made it, then the
+    first record the call's arguments name."""
+    ids: list[Any] = [] if change.operation == "create" else [change.target]
+    ids += [v for v in change.arguments.values() if isinstance(v, str)]
+    for value in ids:
+        record = world.get(str(value)) if value else None
+        if record is not None and (change.operation != "create" or record.id != change.target):
+            return bare_name(record.name)
+    return ""
