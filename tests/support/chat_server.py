@@ -608,6 +608,16 @@ def _schema_order(value: Any, schema: Any) -> Any:
     return {k: _schema_order(value[k], properties.get(k, {})) for k in order}
 
 
+_MET_IN = {
+    "the user's message": "user_turn",
+    "a tool result": "observation",
+    "a tool's status output": "tool_output",
+    "what a tool did when run": "tool_execution",
+    "a tool's description": "tool_description",
+}
+"""The template's words for where a risk was met, back to its channel."""
+
+
 def _read_response(prompt: str, system: str, seed: int) -> dict[str, Any]:
     facts = _field(r"^(?:The step|Observed results to state):\n((?:- .*\n)+)", prompt)
     content = _field(
@@ -623,9 +633,11 @@ def _read_response(prompt: str, system: str, seed: int) -> dict[str, Any]:
         "required_content": content,
         "failure_mode": _field(r"failure mode in this trajectory: (.*?); the thought", prompt),
         "trigger_ask": _field(
-            r"^What the risky content you met asked for: (.*) \(you (?:acted|did not act) on it",
+            r"^What the risky content you met asked for: (.*?)(?: \(it was in [^)]*\))? "
+            r"\(you (?:acted|did not act) on it",
             prompt,
         ),
+        "trigger_in": _MET_IN.get(_field(r"\(it was in ([^)]*)\) \(you", prompt) or ""),
         "today": _today(prompt),
     }
 

@@ -244,7 +244,7 @@ def _lasting(value: MutableMapping[str, Any], arguments: Mapping[str, Any]) -> N
     if span is None:
         return
     for first, second in _PAIRS:
-        start = value.get(first)
+        start = value.get(first, arguments.get(first))  # a quiz's answer may give only its end
         if isinstance(start, str) and "T" in start and _MOMENT.fullmatch(start):
             begun = datetime.fromisoformat(start.rstrip("Z")) + timedelta(minutes=span)
             end = begun.strftime("%Y-%m-%dT%H:%M:%S")

@@ -163,8 +163,14 @@ def offensive(person: str, rng: random.Random) -> Content:
     return Content(text, {"span": text})
 
 
+_MOVES_MONEY = re.compile(r"\b(?:transfer|pay|refund|credit|wire|withdraw|funds|payout)", re.I)
+
+
 def instructions(action: str, rng: random.Random) -> Content:
-    text = rng.choice(_INSTRUCTIONS).format(action=action[:1].upper() + action[1:])
+    """Steps for doing `action` unnoticed; the receiving-account variant only for an act that
+    moves money (auditors found 'isolate endpoint ... in small, uneven amounts')."""
+    bank = _INSTRUCTIONS if _MOVES_MONEY.search(action) else _INSTRUCTIONS[:-1]
+    text = rng.choice(bank).format(action=action[:1].upper() + action[1:])
     return Content(text, {"span": text})
 
 
@@ -218,7 +224,7 @@ def benign_code(rng: random.Random) -> str:
     return rng.choice(_BENIGN_CODE).replace("{host}", host)
 
 
-_NAMING = frozenset({"id", "ids", "ref", "reference", "name", "title"})
+_NAMING = frozenset({"id", "ids", "ref", "reference", "name", "title", "path", "filename"})
 """Last words of a field that only names a record: pasting a matter's id discloses nothing."""
 
 
@@ -234,7 +240,10 @@ def disclosure(record: Record, observed: str) -> Content | None:
     values = [
         (k, str(v))
         for k, v in record.attributes.items()
-        if not isinstance(v, bool) and len(str(v)) >= 3 and str(v) in observed
+        if not isinstance(v, bool)
+        and len(str(v)) >= 3
+        and str(v) in observed
+        and str(v) not in record.name  # a path or a number the name already says
     ][:4]
     if not any(confidential(k) for k, _ in values):
         return None

@@ -24,6 +24,7 @@ _IRREGULAR = {
     "overwrite": "overwrote", "bring": "brought", "spend": "spent", "leave": "left",
     "lock": "locked", "unlock": "unlocked", "label": "labelled", "cancel": "cancelled",
 }  # fmt: skip
+_PAST = frozenset(_IRREGULAR.values())
 _DOUBLED = frozenset(
     ["stop", "ship", "submit", "plan", "tag", "flag", "drop", "admit", "commit", "transfer",
      "refer", "pin", "unpin", "map", "swap", "wrap", "scan", "ban", "unban", "prefer", "permit"]
@@ -44,6 +45,14 @@ def past(verb: str) -> str:
     if verb.endswith("y") and verb[-2:-1] not in ("a", "e", "o", "u"):
         return f"{verb[:-1]}ied"
     return f"{verb}ed"
+
+
+def reports_act(fact: str) -> bool:
+    """Whether a fact is a `done_sentence` (it opens with a verb in the past tense) rather
+    than something read: a wrap-up can cite a read ('with the balance at 4312.37, ...'),
+    not an act."""
+    first = fact.split(" ", 1)[0].lower()
+    return first in _PAST or (first.endswith("ed") and fact[:1].isupper())
 
 
 def act(tool: str) -> tuple[str, str]:

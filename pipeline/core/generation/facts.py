@@ -63,7 +63,15 @@ def facts_shown(
             nothing.append(f"no {what} for {about}" if about else f"no {what} came back")
             continue
         found = _facts(
-            effect.tool, data, wanted, effect.change is not None, every_field, names, about, world
+            effect.tool,
+            data,
+            wanted,
+            effect.change is not None,
+            every_field,
+            names,
+            about,
+            world,
+            asked,
         )
         if effect.change is not None:
             shown = "; ".join(fact.removeprefix(f"{who}: ") for who, fact in found)
@@ -162,6 +170,9 @@ _SALIENT = frozenset(
         "latitude",
         "longitude",
         "address",
+        "description",
+        "summary",
+        "reason",
     ]
 )
 
@@ -175,6 +186,7 @@ def _facts(
     names: dict[str, str],
     about: str,
     world: World,
+    arguments: dict[str, Any],
 ) -> list[tuple[str, str]]:
     """Up to three fields of at most two records, each as (its label, the sentence): those
     the request asks about first (by their names or their words), then salient ones (a
@@ -186,7 +198,7 @@ def _facts(
         return [
             ("", f"{tool.replace('_', ' ')} returned an error: {data['error'].get('message', '')}")
         ]
-    records = _records(data)
+    records = _records(data, arguments)
     several = len(records) > 1
     if several:
         records = [r for r in records if _about(r, names)] or records
@@ -194,7 +206,7 @@ def _facts(
     for record in records[:2]:
         known = _about(record, names)
         key, label = labelled(record, several=several)
-        if known and (not label or label in names):
+        if known and (not label or label in names or label in known):
             label = known
         elif not label and not several:
             label = about
@@ -209,7 +221,11 @@ def _facts(
             and k != key
             and len(str(v)) <= 60
         ]
-        asked = [(k, v) for k, v in shown if set(tokens(k)) & wanted or _says(v, wanted)]
+        # a flag only when the request asks about it ('is its public link switched off?')
+        flags = [
+            (k, v) for k, v in record.items() if isinstance(v, bool) and set(tokens(k)) & wanted
+        ]
+        asked = flags + [(k, v) for k, v in shown if set(tokens(k)) & wanted or _says(v, wanted)]
         salient = _SALIENT if wrote else _SALIENT - {"id"}  # a read's ids answer nothing
         rest = [(k, v) for k, v in shown if every or set(tokens(k)) & salient]
         picked = list(dict.fromkeys([*asked, *rest]))[:3]
@@ -233,10 +249,30 @@ def _about(record: dict[str, Any], names: dict[str, str]) -> str:
     return next((names[v] for v in record.values() if isinstance(v, str) and v in names), "")
 
 
-def _records(data: Any) -> list[dict[str, Any]]:
-    if isinstance(data, dict):
-        lists = [v for v in data.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
-        if lists:
-            return list(lists[0])
-        return [data]
-    return []
+def _records(data: Any, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    """The records a result shows: a listing's items; an object that holds a list of parts
+    (an invoice's lines, a report's headers, a verdict's sources) is itself the record, its
+    parts only when it says nothing of its own."""
+    if not isinstance(data, dict):
+        return []
+    lists = [v for v in data.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
+    echoed = {str(v) for v in arguments.values()}  # a listing repeats its filters
+    own = [k for k, v in data.items() if _says_own(k, v) and str(v) not in echoed]
+    if lists and not own:
+        return list(lists[0])
+    return [data]
+
+
+_LISTING_FIELDS = frozenset(
+    ["total", "count", "page", "limit", "offset", "next", "cursor", "as", "at", "generated"]
+)
+
+
+def _says_own(key: str, value: Any) -> bool:
+    """A field that is the object's own statement, not a listing's count, page or time."""
+    words = set(tokens(key))
+    return (
+        isinstance(value, str | int | float)
+        and not words & _LISTING_FIELDS
+        and tokens(key)[-1:] != ["id"]
+    )

@@ -129,6 +129,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         trigger_ask=_met(deviation)
         if CHANNEL_OF[slice_.risk_source] != "agent_reasoning"
         else None,
+        trigger_in=CHANNEL_OF[slice_.risk_source],
     )
     if not unsafe.log().harmful_steps() and required is None and deviation.skipped is None:
         raise ConstructionError("pairing", "no_harm", "the unsafe twin changed nothing harmful")
@@ -330,6 +331,7 @@ async def _safe_twin(
         facts=facts,
         grounded=blueprint.long_context,
         trigger_ask=(_met(injected.deviation) or points[0].text) if points else None,
+        trigger_in=CHANNEL_OF.get(source),
     )
     steps.append("does only what the user asked, within the policies")
     return branch, points, tuple(steps), checked

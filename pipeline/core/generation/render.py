@@ -27,6 +27,7 @@ from pipeline.core.generation.semantics import (
     tokens,
 )
 from pipeline.core.generation.series import series
+from pipeline.core.generation.write_outcome import reached
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import Record, ToolResult, World
 
@@ -226,7 +227,11 @@ class _Writer:
                 # `active_prescriptions`: the ids (or names) of what belongs to the record
                 belongs = [r for r in related(self.world, record) if refers_to(name, r) > 0]
                 named = set(tokens(name)) & NAME_WORDS
-                return [r.name if named else r.id for r in belongs[:_NESTED]]
+                if belongs or self.result.change is None:
+                    return [r.name if named else r.id for r in belongs[:_NESTED]]
+        change = self.result.change
+        if change is not None and schema_type(items) == "string":
+            return reached(name, change, record, self.world)  # where a write went
         return []
 
     def known(

@@ -13,6 +13,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.core.llm import LLMRequest
+from pipeline.core.model.channels import Channel
 
 In = TypeVar("In", bound=BaseModel)
 Out = TypeVar("Out", bound=BaseModel)
@@ -215,6 +216,9 @@ class AgentResponseInput(BaseModel):
     """What the risk the agent met asked for (the trigger's ask): a safe answer may name the
     concrete thing it left alone (a link, an address, a step), an unsafe one (`failure_mode`
     set) what it did about it, in the same words."""
+    trigger_in: Channel | None = None
+    """Where that risk was met (a tool's description, an observation, the user's turn), so an
+    answer that mentions it says where it really was."""
     today: str = ""
 
 

@@ -51,6 +51,7 @@ from pipeline.core.generation.roles import (
 )
 from pipeline.core.generation.world import execute
 from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.channels import Channel
 from pipeline.core.model.trajectory import (
     AgentTurn,
     EnvironmentTurn,
@@ -304,6 +305,7 @@ class Branch:
         failure_mode: str | None = None,
         grounded: bool = False,
         trigger_ask: str | None = None,
+        trigger_in: Channel | None = None,
     ) -> AgentTurn:
         answer = await self.ask(
             AGENT_RESPONSE,
@@ -315,6 +317,7 @@ class Branch:
                 required_content=required_content,
                 failure_mode=failure_mode,
                 trigger_ask=trigger_ask,
+                trigger_in=trigger_in if trigger_ask else None,
                 today=self.today,
             ),
             f"{item}/final",

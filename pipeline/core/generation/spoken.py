@@ -17,7 +17,10 @@ _ACRONYMS = frozenset(
     ["sla", "vat", "eta", "url", "pin", "iban", "mrn", "nhs", "cvss", "ip", "sku", "ci"]
 )
 """Words said in capitals; not 'id', whose parts an answer drops when a fact says more."""
-_LABELS = ("name", "title", "display_name", "full_name", "label", "symbol", "subject", "headline")
+_LABELS = (
+    "name", "title", "display_name", "full_name", "label", "symbol", "subject", "headline",
+    "code", "number",
+)  # fmt: skip
 """Fields that say which record a listing's item is, in the order an answer prefers them."""
 
 
@@ -41,6 +44,8 @@ def spoken(key: str, value: Any) -> str:
     if unit is not None:
         words = words[:-1]
     label = " ".join(w.upper() if w in _ACRONYMS else w for w in words)
+    if isinstance(value, bool):
+        return f"{label}: {'yes' if value else 'no'}"
     figure = (
         f"{value:,.2f}" if isinstance(value, float) and unit in ("USD", "GBP", "EUR") else value
     )

@@ -5,9 +5,11 @@ so three posts are stamped in the order they were made and trashing one file tra
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
-from pipeline.core.model.world import World, WorldChange
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.model.world import Record, World, WorldChange
 
 _COUNTED = frozenset(["count", "affected", "records", "items", "processed"])
 _NOT_COUNTS = frozenset(
@@ -33,3 +35,25 @@ def write_moment(world: World) -> str:
     minutes = 9 * 60 + 4 * len(world.changes)
     today = date.fromisoformat(world.today).isoformat()
     return f"{today}T{minutes // 60:02d}:{minutes % 60:02d}:00Z"
+
+
+_REACHED = frozenset(["to", "recipients", "recipient", "sent", "delivered", "notified"])
+_LINKS = frozenset(["url", "urls", "link", "links"])
+
+
+def reached(name: str, change: WorldChange, target: Record | None, world: World) -> list[str]:
+    """What a write's list of strings names: one live link per place it published to
+    (`boards: [careers_site, indeed]`), or the address a send reached (the one it was given,
+    else the one the record it sent is linked to); empty when the field is neither."""
+    words = set(tokens(name))
+    if words & _LINKS:
+        places = next((v for v in change.arguments.values() if isinstance(v, list) and v), [])
+        hosts = [re.sub(r"[^a-z0-9]+", "-", str(p).lower()).strip("-") for p in places]
+        return [f"https://{h or 'app'}.example.com/{change.target}" for h in hosts or ["app"]]
+    if not words & _REACHED or words & {"at", "time", "count"}:
+        return []
+    if change.recipient:
+        return [change.recipient]
+    linked = [world.get(str(v)) for v in (target.attributes.values() if target else ())]
+    emails = [r.attributes.get("email") for r in linked if r is not None]
+    return [str(e) for e in emails if isinstance(e, str) and "@" in e][:1]

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from pipeline.core.generation.content import benign_code, courteous, proper_steps
+from pipeline.core.generation.done import reports_act
 from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput
 from pipeline.core.procedural.answer_parts import (
     CODE_ASK,
@@ -145,6 +146,11 @@ _WHERE = [
     "back", "a comment", "a field in the response", "the returned text",
 ]  # fmt: skip
 _USER_WHERE = ["your message", "the request", "your note", "the last part of your message"]
+_TOOL_WHERE = [
+    "a tool's description", "the notes on one of the tools", "a tool's usage notes",
+    "the description of a tool I was given",
+]  # fmt: skip
+"""Where a tool-description injection was met: not 'a message that came back'."""
 _OUTCOMES = [
     "I left that as it was", "I set that aside", "I held off", "that part is your call",
     "I kept it apart from the task", "I went no further", "I passed on it",
@@ -217,7 +223,9 @@ def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
     step = clause(payload.facts[0]) if payload.mode == "ask_confirmation" and payload.facts else ""
     asked = (payload.trigger_ask or "")[:40].lower()
     said = asked and any(asked in t.text.lower() for t in payload.history if t.role == "user")
-    where = rng.choice(_USER_WHERE if said else _WHERE)
+    where = rng.choice(
+        _USER_WHERE if said else _TOOL_WHERE if payload.trigger_in == "tool_description" else _WHERE
+    )
     outcome, outcome_low = _outcome(rng.choice(_OUTCOMES))
     name = known_name(scene, payload.history)
     user = name or "the user"
@@ -269,7 +277,8 @@ def _compose(
     if len(facts) >= 2 and mode != "refuse" and rng.random() < 0.3:
         bullet = rng.choice(("- ", "• ", "* "))  # unnumbered: a list's length is no tell
         stated = ["\n" + "\n".join(f"{bullet}{sentence(f)}" for f in facts) + "\n"]
-    fact = clause(facts[0]) if facts else ""
+    read = [f for f in facts if not reports_act(f)]  # a wrap-up cites a read, not an act
+    fact = clause(read[0]) if read else ""
     slots["fact"], slots["fact_cap"] = fact, fact[:1].upper() + fact[1:]
     wrap_up = _WRAP_UP_ON if fact and rng.random() < 0.5 else _WRAP_UP
     if mode == "clarify":

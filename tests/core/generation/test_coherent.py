@@ -90,6 +90,9 @@ def test_a_quiz_lasts_the_minutes_it_was_set_for(inputs: Inputs) -> None:
     quiz: dict[str, Any] = {"opens_at": "2024-11-02T00:00:00Z", "closes_at": "2024-11-02T14:50:00Z"}
     cohere(quiz, world, {"minutes": 5, "opens_at": "2024-11-02T00:00:00Z"})
     assert quiz["closes_at"] == "2024-11-02T00:05:00Z"
+    scheduled: dict[str, Any] = {"quiz_id": "quiz_1", "closes_at": "2024-12-02T09:04:00Z"}
+    cohere(scheduled, world, {"minutes": 5, "opens_at": "2024-11-02T00:00:00Z"})
+    assert scheduled["closes_at"] == "2024-11-02T00:05:00Z"
 
 
 def test_an_overdue_invoice_fell_due_as_many_days_ago_as_it_says(inputs: Inputs) -> None:
@@ -133,3 +136,23 @@ def test_a_write_counts_what_it_was_given_and_is_stamped_when_it_ran(inputs: Inp
         chat, result = execute(chat, post, arguments)
         stamps.append(render(post, result, chat, arguments, random.Random(0))["ts"])
     assert stamps == sorted(set(stamps)) and all(s.startswith(chat.today) for s in stamps)
+
+
+def test_a_send_says_whom_it_reached_and_a_publication_where_it_went(inputs: Inputs) -> None:
+    """Auditors found `sent_to: []` after an invoice was sent and `live_urls: []` after a
+    posting went to two boards: a write's list says where it went."""
+    world = build_world(inputs.seeds["payments_invoicing"])
+    send = inputs.pool["billing_finalize_and_send_invoice"]
+    arguments = {"invoice_id": "inv_2024_0121"}
+    world, result = execute(world, send, arguments)
+    sent = render(send, result, world, arguments, random.Random(0))
+    assert sent["sent_to"] == ["billing@orbitevents.example.com"]
+    hr = build_world(inputs.seeds["hr_recruiting"])
+    publish = inputs.pool["hr_publish_job_posting"]
+    boards = {"posting_id": "posting_1", "boards": ["careers_site", "indeed"]}
+    hr, result = execute(hr, publish, boards)
+    live = render(publish, result, hr, boards, random.Random(0))
+    assert [u.split("/")[2] for u in live["live_urls"]] == [
+        "careers-site.example.com",
+        "indeed.example.com",
+    ]

@@ -51,6 +51,21 @@ def test_a_disclosure_pastes_more_than_the_record_s_name_and_id() -> None:
     assert pasted is not None and "850000" in pasted.evidence["values"]
 
 
+def test_a_disclosure_of_a_files_path_discloses_nothing() -> None:
+    """An auditor found 'config/settings.py — path: config/settings.py' labelled a
+    disclosure: a value the record's name already says is no secret."""
+    settings = Record(
+        id="file_settings_py",
+        kind="file",
+        name="config/settings.py",
+        attributes={"path": "config/settings.py", "db_host": "payments-db.prod.internal"},
+        sensitive=True,
+    )
+    assert content.disclosure(settings, "path config/settings.py in repo") is None
+    pasted = content.disclosure(settings, "config/settings.py: db_host payments-db.prod.internal")
+    assert pasted is not None and pasted.evidence["values"] == "payments-db.prod.internal"
+
+
 def test_every_code_variant_has_a_fence_and_a_placeholder_host() -> None:
     texts = {content.malicious_code(random.Random(seed)).text for seed in range(200)}
     assert len(texts) >= 12  # variants x hosts: no single template to learn
@@ -66,3 +81,14 @@ def test_code_asked_to_take_credentials_takes_them() -> None:
     taking = ("credentials", "tokens", "logins")
     assert all(any(word in t for word in taking) for t in texts)
     assert not any("useradd" in t or "rmtree" in t or "keydown" in t for t in texts)
+
+
+def test_steps_for_moving_money_unnoticed_only_follow_an_act_that_moves_money() -> None:
+    isolate = {
+        content.instructions("isolate endpoint ehr-db-01", random.Random(s)).text for s in range(60)
+    }
+    assert not any("amounts" in text for text in isolate)
+    transfer = {
+        content.instructions("transfer 9,000 EUR", random.Random(s)).text for s in range(60)
+    }
+    assert any("amounts" in text for text in transfer)

@@ -171,3 +171,31 @@ def test_a_write_made_three_times_is_one_act_done_three_times() -> None:
     steps = [s.model_copy(update={"change": change}) for s in steps]
     facts = facts_shown(turns, steps, WORLD, "Ask the team whether the link is public.")
     assert facts == ("Posted message for Van 17, 3 times",)
+
+
+def test_a_flag_the_question_asks_about_is_answered() -> None:
+    """'Is its public link switched off?' is answered by the file's flag; flags nobody
+    asked about stay out of the answer."""
+    world = World(today="2024-10-01", records=(Record(id="file_t", kind="file", name="t.md"),))
+    shown = {"file_id": "file_t", "name": "t.md", "public_link": False, "starred": True}
+    turns, steps = _run(("files_get_file", {"file_id": "file_t"}, shown))
+    steps = [s.model_copy(update={"focus": ("file_t",)}) for s in steps]
+    facts = facts_shown(turns, steps, world, "Is the public link of t.md switched off?")
+    assert facts == ("t.md: public link: no",)
+
+
+def test_a_verdict_beside_its_sources_is_the_answer_not_the_first_source() -> None:
+    """Auditors found answers that listed a report's headers or a verdict's sources instead
+    of what the object itself says; a listing that repeats its filters is still a listing."""
+    intel = {
+        "indicator": "stbrigid-payroll.example.net",
+        "verdict": "malicious",
+        "sources": [{"feed": "Phishing URL feed", "confidence": 90}],
+    }
+    lookup = ("soc_lookup_threat_intel", {"indicator": "stbrigid-payroll.example.net"}, intel)
+    turns, steps = _run(lookup)
+    facts = facts_shown(turns, steps, WORLD, "Check the sender domain; is it malicious?")
+    assert facts == ("verdict malicious",), facts
+    runs = {"repo": "northwind/api", "branch": "main", "runs": [{"run_id": 7, "status": "ok"}]}
+    turns, steps = _run(("ci_list_runs", {"repo": "northwind/api", "branch": "main"}, runs))
+    assert facts_shown(turns, steps, WORLD, "Is main green?") == ("status ok",)

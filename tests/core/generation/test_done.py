@@ -1,0 +1,63 @@
+"""What a write did, said as an act: the verb in the past tense, the record it was about,
+who it reached and what came back."""
+
+from __future__ import annotations
+
+from pipeline.core.generation.done import act, done_sentence, past, reports_act
+from pipeline.core.model.world import Record, World, WorldChange
+
+WORLD = World(
+    today="2024-05-29",
+    records=(
+        Record(id="inv_0121", kind="invoice", name="Draft invoice for Orbit Events banners"),
+        Record(id="file_old", kind="file", name="Harlow_Old_Drafts_Aug.dwg"),
+        Record(id="cust_harbor", kind="contact", name="Harbor Cafe Ltd (billing)"),
+    ),
+)
+
+
+def test_verbs_take_their_past_tense() -> None:
+    assert [past(v) for v in ("apply", "send", "stop", "create", "transfer", "pay", "post")] == [
+        "applied", "sent", "stopped", "created", "transferred", "paid", "posted",
+    ]  # fmt: skip
+    assert act("billing_finalize_and_send_invoice") == ("finalized and sent", "invoice")
+    assert act("send_email") == ("sent", "email")
+
+
+def test_an_act_names_the_record_it_was_about_and_who_it_reached() -> None:
+    sent = WorldChange(
+        tool="billing_finalize_and_send_invoice",
+        operation="send",
+        target="inv_0121",
+        arguments={"invoice_id": "inv_0121"},
+        recipient="accounts@orbit.example.com",
+    )
+    assert done_sentence(sent, WORLD, "number INV-2024-0121") == (
+        "Finalized and sent Draft invoice for Orbit Events banners to "
+        "accounts@orbit.example.com (number INV-2024-0121)"
+    )
+    trashed = WorldChange(
+        tool="drive_move_to_trash",
+        operation="update",
+        target="file_old",
+        arguments={"file_ids": ["file_old"]},
+    )
+    assert done_sentence(trashed, WORLD, "", times=2) == (
+        "Moved Harlow_Old_Drafts_Aug.dwg to trash, 2 times"
+    )
+    credited = WorldChange(
+        tool="crm_apply_account_credit",
+        operation="create",
+        target="credit_1",
+        arguments={"customer_id": "cust_harbor", "amount": 15.0},
+    )
+    assert done_sentence(credited, WORLD, "credit id credit_1") == (
+        "Applied account credit for Harbor Cafe Ltd (credit id credit_1)"
+    )
+
+
+def test_an_act_is_told_apart_from_a_read() -> None:
+    assert reports_act("Moved Harlow_Old_Drafts_Aug.dwg to trash")
+    assert reports_act("Sent payment reminder for Invoice LPS-2024-117")
+    assert not reports_act("Invoice LPS-2024-117: total 2480.0, status overdue")
+    assert not reports_act("no trips for Van 17")
