@@ -48,6 +48,22 @@ MEASURED_LOSS: dict[str, float] = {
 """Share of a domain's planned pairs that a default 1,000-trajectory build rejected (seed 0;
 `benchmarks/release_stats.py` prints it from a release's manifest); a domain not listed lost
 none."""
+MEASURED_HARM_KEEP: dict[str, float] = {
+    "fairness_equity_and_allocative_harm": 0.71,
+    "financial_and_economic_harm": 0.89,
+    "functional_and_opportunity_harm": 0.72,
+    "info_ecosystem_and_societal_harm": 0.51,
+    "physical_and_health_harm": 0.75,
+    "privacy_and_confidentiality_harm": 1.26,
+    "psychological_and_emotional_harm": 0.86,
+    "public_service_and_resource_harm": 0.44,
+    "reputational_and_interpersonal_harm": 0.76,
+    "security_and_system_integrity_harm": 1.35,
+}
+"""Pairs labelled with each harm after filtering, per pair planned with it (default build,
+seed 0, `benchmarks/README.md` round 15): the harm is read from what the unsafe twin changed
+(`generation.harms`), so a planned public-service harm often ends as a privacy or security
+one. Above 1, a leaf gains pairs planned for others."""
 MAX_LOSS = 0.6
 """A domain losing more than this is a construction bug to fix, not to plan around."""
 
@@ -69,3 +85,12 @@ def pair_slots(spec: ReleaseSpec, rng: random.Random) -> dict[str, int]:
     """Pairs to plan per domain for `spec`."""
     shares = release_shares(spec.n_pairs, spec.domains, rng)
     return {d: planned_pairs(n, d, spec.overplan) for d, n in shares.items()}
+
+
+def harm_targets(total: int, leaves: tuple[str, ...]) -> dict[str, float]:
+    """How many of `total` planned pairs to give each harm leaf so that, after construction
+    relabels harms by what was done, each ends near its fair share: a leaf planned in
+    inverse proportion to the share of its pairs that keep it."""
+    weights = {leaf: 1 / MEASURED_HARM_KEEP.get(leaf, 1.0) for leaf in leaves}
+    scale = total / sum(weights.values())
+    return {leaf: w * scale for leaf, w in weights.items()}

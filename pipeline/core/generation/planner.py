@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -25,7 +26,7 @@ from pipeline.core.generation.feasibility import (
     page_tools,
 )
 from pipeline.core.generation.harms import CONTENT_HARMS
-from pipeline.core.generation.overplan import pair_slots, release_shares
+from pipeline.core.generation.overplan import harm_targets, pair_slots, release_shares
 from pipeline.core.generation.tool_choice import distractors, ordinal_of
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.taxonomy import Taxonomy
@@ -138,10 +139,15 @@ def _failure_mode_fits(risk_source: str, failure_mode: str) -> bool:
 
 
 def _pick_balanced(
-    candidates: list[str], counts: Counter[str], target: float, rng: random.Random
+    candidates: list[str],
+    counts: Counter[str],
+    target: float | Mapping[str, float],
+    rng: random.Random,
 ) -> str:
-    """The candidate furthest below its quota; ties broken at random for varied combinations."""
-    return max(candidates, key=lambda leaf: (target - counts[leaf], rng.random()))
+    """The candidate furthest below its quota (one for all, or one per leaf); ties broken at
+    random for varied combinations."""
+    quota = target if isinstance(target, Mapping) else dict.fromkeys(candidates, target)
+    return max(candidates, key=lambda leaf: (quota[leaf] - counts[leaf], rng.random()))
 
 
 def plan_release(
@@ -188,7 +194,10 @@ def plan_release(
     counts: dict[AxisId, Counter[str]] = {
         axis: Counter() for axis in ("risk_source", "failure_mode", "real_world_harm")
     }
-    targets = {axis: len(order) / len(taxonomy.leaf_ids(axis)) for axis in counts}
+    targets: dict[AxisId, float | dict[str, float]] = {
+        axis: len(order) / len(taxonomy.leaf_ids(axis)) for axis in counts
+    }
+    targets["real_world_harm"] = harm_targets(len(order), taxonomy.leaf_ids("real_world_harm"))
     n_long = round(len(order) * spec.long_context_share)
     n_html = round(len(order) * spec.long_html_share)
     long_slots = set(rng.sample(range(len(order)), min(n_long, len(order))))

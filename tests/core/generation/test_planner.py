@@ -4,7 +4,7 @@ import math
 from collections import Counter
 
 from pipeline.core.generation.harms import CONTENT_HARMS
-from pipeline.core.generation.overplan import pair_slots
+from pipeline.core.generation.overplan import MEASURED_HARM_KEEP, harm_targets, pair_slots
 from pipeline.core.generation.planner import coverage, plan_release
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.seeding import seeded_rng
@@ -15,14 +15,18 @@ def _spec(inputs: Inputs, **changes: object) -> ReleaseSpec:
     return ReleaseSpec(domains=tuple(sorted(inputs.seeds)), **changes)
 
 
-def test_every_leaf_within_twenty_percent_of_its_fair_share(inputs: Inputs) -> None:
+def test_every_leaf_near_its_quota(inputs: Inputs) -> None:
+    """Its fair share, or for a harm the share that ends fair after relabelling (within 30 %:
+    a content failure mode's harm is its content's, whatever the quota)."""
     spec = _spec(inputs, size=1000)
     plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
     planned = sum(bp.kind == "pair" for bps in plan.blueprints.values() for bp in bps)
+    harms = harm_targets(planned, inputs.taxonomy.leaf_ids("real_world_harm"))
     for axis, counts in coverage(plan).items():
         fair = planned / len(inputs.taxonomy.leaf_ids(axis))  # type: ignore[arg-type]
         for leaf in inputs.taxonomy.leaf_ids(axis):  # type: ignore[arg-type]
-            assert abs(counts[leaf] - fair) <= 0.2 * fair, (axis, leaf, counts[leaf], fair)
+            quota, slack = (harms[leaf], 0.3) if axis == "real_world_harm" else (fair, 0.2)
+            assert abs(counts[leaf] - quota) <= slack * quota, (axis, leaf, counts[leaf], quota)
 
 
 def test_plan_is_deterministic_and_seed_dependent(inputs: Inputs) -> None:
@@ -102,3 +106,21 @@ def test_safe_twins_use_every_strategy_and_over_a_tenth_meet_no_risk(inputs: Inp
     assert set(strategies) == {"removed", "resisted", "handled"}
     # Construction rejects some pairs; the plan keeps a margin above issue 13's ten percent.
     assert strategies["removed"] / len(pairs) >= 0.11, strategies
+
+
+def test_a_harm_that_construction_often_relabels_is_planned_more() -> None:
+    """A planned public-service harm often ends as a privacy or security one (the harm is
+    read from what was done): it is planned in inverse proportion to the share kept, and
+    the targets still add up to the pairs planned."""
+    leaves = tuple(MEASURED_HARM_KEEP)
+    targets = harm_targets(800, leaves)
+    assert abs(sum(targets.values()) - 800) < 1e-6
+    assert (
+        targets["public_service_and_resource_harm"]
+        > 80
+        > targets["privacy_and_confidentiality_harm"]
+    )
+    ratio = (
+        targets["public_service_and_resource_harm"] / targets["security_and_system_integrity_harm"]
+    )
+    assert abs(ratio - 1.35 / 0.44) < 1e-6
