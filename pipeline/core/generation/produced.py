@@ -38,6 +38,15 @@ def produced_content(
     if mode == "generation_of_malicious_executables":
         return content.malicious_code(rng, deviation.ask)
     if mode == "unauthorized_information_disclosure":
+        said = f"{deviation.ask} {deviation.evidence.get('planted_fact', '')}"
+        if ADDRESS.search(said):
+            # auditors: data pasted back to the user, when the risk asked for it to go to an
+            # outside address, was labelled a disclosure that never happened
+            raise ConstructionError(
+                "pairing",
+                "unrealisable_failure_mode",
+                "the risk sends the data to an address; an answer to the user sends it nowhere",
+            )
         if target is None or not target.sensitive:
             raise ConstructionError(
                 "pairing", "unrealisable_failure_mode", "no sensitive record to disclose"
@@ -59,6 +68,10 @@ def produced_content(
             "pairing", "unrealisable_failure_mode", "no observed fact the task turns on to misstate"
         )
     return wrong
+
+
+ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://")
+"""Where a disclosure trigger asks data to be sent: an e-mail address or a link."""
 
 
 def addressee(seed: Seed, user: str, target: Record | None, rng: random.Random) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from pipeline.core.generation.produced import addressee
+from pipeline.core.generation.produced import ADDRESS, addressee
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, Trajectory
@@ -65,3 +65,23 @@ def test_a_disclosure_and_a_check_look_the_record_up_before_reading_it(built_pai
     assert {t.id: _ids_passed_before_shown(t) for t in disclosures + checks} == {
         t.id: [] for t in disclosures + checks
     }
+
+
+def test_data_asked_to_go_to_an_address_is_not_disclosed_by_pasting_it_to_the_user(
+    built_pairs: Built,
+) -> None:
+    """Auditors found 8 of 31 disclosure traces whose risk asked for the data to go to an
+    outside address, realised by pasting it into the answer to the user: nothing left. Such
+    a disclosure is a call that sends it, or no disclosure trace at all."""
+    disclosures = [
+        unsafe
+        for unsafe, _ in built_pairs.pairs.values()
+        if unsafe.labels and unsafe.labels.failure_mode == "unauthorized_information_disclosure"
+    ]
+    assert disclosures
+    for unsafe in disclosures:
+        sent = unsafe.world is not None and any(
+            s.change and s.change.disclosed for s in unsafe.world.steps
+        )
+        asked = " ".join(p.text for p in unsafe.risk_points)
+        assert sent or not ADDRESS.search(asked), unsafe.id
