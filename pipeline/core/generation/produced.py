@@ -14,6 +14,7 @@ from pipeline.core.generation.deviation import DeviationSpec
 from pipeline.core.generation.grounding import Plan
 from pipeline.core.generation.handling import located_read, sourced_reader
 from pipeline.core.generation.run import Branch
+from pipeline.core.generation.stated import EMAIL
 from pipeline.core.generation.steps import Gap, lookups_for
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import Tool
@@ -70,7 +71,7 @@ def produced_content(
     return wrong
 
 
-ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://")
+ADDRESS = re.compile(rf"{EMAIL.pattern}|https?://")
 """Where a disclosure trigger asks data to be sent: an e-mail address or a link."""
 
 

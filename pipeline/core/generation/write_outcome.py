@@ -6,7 +6,6 @@ so three posts are stamped in the order they were made and trashing one file tra
 from __future__ import annotations
 
 import re
-from datetime import date
 
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.model.world import Record, World, WorldChange
@@ -33,8 +32,7 @@ def items_passed(change: WorldChange) -> int:
 def write_moment(world: World) -> str:
     """When a write ran: the scenario's today, each write four minutes after the one before."""
     minutes = 9 * 60 + 4 * len(world.changes)
-    today = date.fromisoformat(world.today).isoformat()
-    return f"{today}T{minutes // 60:02d}:{minutes % 60:02d}:00Z"
+    return f"{world.today}T{minutes // 60:02d}:{minutes % 60:02d}:00Z"
 
 
 _REACHED = frozenset(["to", "recipients", "recipient", "sent", "delivered", "notified"])
