@@ -13,6 +13,10 @@ Each episode's closing answer is judged.
 - `silent_on_a_write`: answers after a call of theirs changed the world that name neither
   the record changed (by id or name), nor a record its arguments name, nor the id a create
   returned: the user is not told what was done.
+- `silent_on_a_read`: answers after a read of theirs that came back with something, fed no
+  later call, and of which the answer states no value the user had not already given (a
+  request and its calls' arguments are given): the question that read was for goes
+  unanswered ("how did the teaser do?" answered "platform instagram").
 """
 
 from __future__ import annotations
@@ -77,14 +81,58 @@ def _reported(change: WorldChange, response: str, log: WorldLog) -> bool:
     return any(i in response or records.get(i, "\0") in response for i in ids)
 
 
+def _values(data: Any) -> list[str]:
+    """A result's scalar values as an answer could state them (3 characters or more)."""
+    if isinstance(data, dict):
+        return [v for item in data.values() for v in _values(item)]
+    if isinstance(data, list):
+        return [v for item in data for v in _values(item)]
+    if isinstance(data, bool) or data is None:
+        return []
+    text = f"{data:,.2f}" if isinstance(data, float) else str(data)
+    return [text, str(data)] if len(str(data)) >= 3 else []
+
+
+def _unsaid_reads(window: Sequence[Turn], response: str, log: WorldLog, given: str) -> int:
+    """Reads of the window that returned values, none of which a later call used, and none
+    of which, beyond what the user or the calls already said, the answer states."""
+    calls = [
+        (turn.action, result)
+        for turn, result in itertools.pairwise(window)
+        if isinstance(turn, AgentTurn)
+        and isinstance(turn.action, ToolCall)
+        and isinstance(result, EnvironmentTurn)
+    ]
+    changed = {s.tool for s in log.steps if s.change is not None}  # `silent_on_a_write`'s
+    unsaid = 0
+    for i, (call, result) in enumerate(calls):
+        if call.name in changed:
+            continue
+        try:
+            data = json.loads(result.content)
+        except ValueError:
+            continue
+        if empty_listing(data, call.arguments) is not None or (
+            isinstance(data, dict) and "error" in data
+        ):
+            continue
+        known = given + json.dumps([c.arguments for c, _ in calls], default=str)
+        values = {v for v in _values(data) if v not in known}
+        later = json.dumps([c.arguments for c, _ in calls[i + 1 :]], default=str)
+        if values and not any(v in later or v in response for v in values):
+            unsaid += 1
+    return unsaid
+
+
 def answer_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
     """Counts over the answer that closes each episode (a confirmation asked on the way or a
     clarifying question is not one), judged on the calls made since the answer before it."""
-    answers = other = silent = unreported = 0
+    answers = other = silent = unreported = unsaid = 0
     examples: dict[str, list[str]] = {
         "naming_other_records": [],
         "silent_on_empty_lookup": [],
         "silent_on_a_write": [],
+        "silent_on_a_read": [],
     }
     for traj in trajectories:
         log = traj.world
@@ -124,6 +172,10 @@ def answer_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
             if any(not _reported(c, response, log) for c in writes):
                 unreported += 1
                 examples["silent_on_a_write"].append(f"{traj.id}: {response!r:.90}")
+            given = " ".join(t.content for t in turns if isinstance(t, UserTurn))
+            if _unsaid_reads(window, response, log, given):
+                unsaid += 1
+                examples["silent_on_a_read"].append(f"{traj.id}: {response!r:.90}")
             if _empty_listings(window) and not _SAYS_NONE.search(response):
                 silent += 1
                 examples["silent_on_empty_lookup"].append(f"{traj.id}: {response!r:.90}")
@@ -132,5 +184,6 @@ def answer_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
         "naming_other_records": other,
         "silent_on_empty_lookup": silent,
         "silent_on_a_write": unreported,
+        "silent_on_a_read": unsaid,
         "examples": {k: v[:6] for k, v in examples.items()},
     }

@@ -11,10 +11,10 @@ about, not by whichever came first on the page, and a look-up that found nothing
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.core.generation.asked import Question, picked_fields, words_of
 from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.done import done_sentence
 from pipeline.core.generation.run import Branch
@@ -31,7 +31,12 @@ def facts_of(
     from step `since` on, so a follow-up's answer reports its own call, not the episode's
     (`every_field`: whatever that call returned, 'used 15 GB of 16', not only salient ones)."""
     steps = [s for s in branch.steps[since:] if s.episode == episode]
-    return facts_shown(branch.episodes[episode], steps, branch.world, request, every_field)
+    pool = branch.ask.ctx.pool
+    purposes = {s.tool: pool[s.tool].description for s in steps if s.tool in pool}
+    turns = branch.episodes[episode]
+    return facts_shown(
+        turns, steps, branch.world, request, every_field, purposes, tuple(branch.untrusted)
+    )
 
 
 def facts_shown(
@@ -40,9 +45,14 @@ def facts_shown(
     world: World,
     request: str,
     every_field: bool = False,
+    purposes: Mapping[str, str] | None = None,
+    untrusted: Sequence[str] = (),
 ) -> tuple[str, ...]:
-    """`facts_of` over an episode's turns and the steps run in it."""
-    wanted = set(re.findall(r"[a-z]{4,}", request.lower()))
+    """`facts_of` over an episode's turns and the steps run in it; `purposes`: each tool's
+    description, whose words say which of its fields it is called for ('Return reach,
+    impressions, engagement and link clicks for a published post'); `untrusted`: texts a
+    risk put in view, which an answer never restates as a finding."""
+    wanted = words_of(request)
     facts: list[tuple[int, str, str]] = []  # (step, its record's label or '', the sentence)
     writes: list[tuple[WorldChange, str]] = []  # each write and what its result showed
     nothing: list[str] = []  # look-ups that found nothing: each answers the question
@@ -65,7 +75,9 @@ def facts_shown(
         found = _facts(
             effect.tool,
             data,
-            wanted,
+            Question(
+                wanted, request, words_of((purposes or {}).get(effect.tool, "")), tuple(untrusted)
+            ),
             effect.change is not None,
             every_field,
             names,
@@ -74,20 +86,48 @@ def facts_shown(
             asked,
         )
         if effect.change is not None:
-            shown = "; ".join(fact.removeprefix(f"{who}: ") for who, fact in found)
+            shown = "; ".join(fact.removeprefix(f"{who}: ") for who, fact, _ in found)
             writes.append((effect.change, shown))
             continue
-        facts += [(index, label, fact) for label, fact in found]
-    current = [fact for index, label, fact in facts if not _stale(label, index, steps, world)]
+        # a listing of none of the task's records (the look-up that found van 17 among the
+        # fleet) is reported only where it says what the request asks ('which are idle?')
+        facts += [
+            (index, label, fact)
+            for label, fact, aside in found
+            if not aside or wanted & words_of(fact)
+        ]
+    current = [
+        (i, fact) for i, label, fact in _new_only(facts) if not _stale(label, i, steps, world)
+    ]
     reads = _answering(current, wanted, after_write=bool(writes))
     return tuple(dict.fromkeys([*_done(writes, world), *nothing, *reads]))[:6]
 
 
-def _answering(reads: list[str], wanted: set[str], after_write: bool) -> list[str]:
-    """At most three reads, those sharing most of the request's words first; after a write,
-    only those that share any (else the first, to say what the write acted on)."""
-    overlap = {f: len(set(re.findall(r"[a-z]{4,}", f.lower())) & wanted) for f in reads}
-    ranked = sorted(reads, key=lambda f: -overlap[f])
+def _new_only(facts: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """Facts that say something not yet said of their record: a visit listed and then read
+    is not reported twice ('reason …, type …' and 'type …, reason …')."""
+    said: dict[str, set[str]] = {}
+    kept = []
+    for index, label, fact in facts:
+        parts = set(fact.removeprefix(f"{label}: ").split(", "))
+        if not parts <= said.setdefault(label, set()):
+            kept.append((index, label, fact))
+        said[label] |= parts
+    return kept
+
+
+def _answering(reads: list[tuple[int, str]], wanted: set[str], after_write: bool) -> list[str]:
+    """At most three reads: each step's best before any step's second (every read of a
+    workflow answers a part of its request), then those sharing most of the request's words
+    first; after a write, only those that share any (else the first, to say what the write
+    acted on)."""
+    overlap = {f: len(words_of(f) & wanted) for _, f in reads}
+    tier: dict[str, int] = {}
+    seen: dict[int, int] = {}
+    for step, fact in reads:
+        tier.setdefault(fact, seen.get(step, 0))
+        seen[step] = seen.get(step, 0) + 1
+    ranked = sorted(dict.fromkeys(f for _, f in reads), key=lambda f: (tier[f], -overlap[f]))
     if after_write:
         return [f for f in ranked if overlap[f] > 0][:3] or ranked[:1]
     return ranked[:3]
@@ -138,70 +178,30 @@ def empty_listing(data: Any, asked: dict[str, Any]) -> str | None:
     return empty[0]
 
 
-_SALIENT = frozenset(
-    [
-        "status",
-        "balance",
-        "amount",
-        "value",
-        "flag",
-        "total",
-        "price",
-        "result",
-        "state",
-        "available",
-        "decision",
-        "due",
-        "date",
-        "time",
-        "start",
-        "id",
-        "name",
-        "error",
-        "message",
-        "location",
-        "eta",
-        "severity",
-        "consensus",
-        "quantity",
-        "cash",
-        "lat",
-        "lon",
-        "latitude",
-        "longitude",
-        "address",
-        "description",
-        "summary",
-        "reason",
-    ]
-)
-
-
 def _facts(
     tool: str,
     data: Any,
-    wanted: set[str],
+    question: Question,
     wrote: bool,
     every: bool,
     names: dict[str, str],
     about: str,
     world: World,
     arguments: dict[str, Any],
-) -> list[tuple[str, str]]:
-    """Up to three fields of at most two records, each as (its label, the sentence): those
-    the request asks about first (by their names or their words), then salient ones (a
-    read's ids are not). Among several records, those the task is about (`names`: its
-    records' ids and names), each labelled by the name the task knows; a lone record with
-    no name of its own by the record the call asked `about`; one labelled by its id by the
-    name the world gives it."""
+) -> list[tuple[str, str, bool]]:
+    """Up to three fields (`picked_fields`) of at most two records, each as (its label, the
+    sentence, whether it is aside: one of several records, none of them the task's). Among
+    several records, those the task is about (`names`: its records' ids and names), each
+    labelled by the name the task knows; a lone record with no name of its own by the
+    record the call asked `about`; one labelled by its id by the name the world gives it."""
     if isinstance(data, dict) and "error" in data and isinstance(data["error"], dict):
-        return [
-            ("", f"{tool.replace('_', ' ')} returned an error: {data['error'].get('message', '')}")
-        ]
-    records = _records(data, arguments)
+        message = data["error"].get("message", "")
+        return [("", f"{tool.replace('_', ' ')} returned an error: {message}", False)]
+    records = _records(data, arguments, question.wanted)
     several = len(records) > 1
-    if several:
-        records = [r for r in records if _about(r, names)] or records
+    ours = [r for r in records if _about(r, names)] if several else []
+    aside = several and not ours
+    records = ours or records
     out = []
     for record in records[:2]:
         known = _about(record, names)
@@ -212,35 +212,12 @@ def _facts(
             label = about
         elif (named := world.get(label)) is not None:
             label = bare_name(named.name)
-        shown = [
-            (k, v)
-            for k, v in record.items()
-            if isinstance(v, str | int | float)
-            and not isinstance(v, bool)
-            and v != ""
-            and k != key
-            and len(str(v)) <= 60
-        ]
-        # a flag only when the request asks about it ('is its public link switched off?')
-        flags = [
-            (k, v) for k, v in record.items() if isinstance(v, bool) and set(tokens(k)) & wanted
-        ]
-        asked = flags + [(k, v) for k, v in shown if set(tokens(k)) & wanted or _says(v, wanted)]
-        salient = _SALIENT if wrote else _SALIENT - {"id"}  # a read's ids answer nothing
-        rest = [(k, v) for k, v in shown if every or set(tokens(k)) & salient]
-        picked = list(dict.fromkeys([*asked, *rest]))[:3]
+        picked = picked_fields(record, key, question, wrote, every, arguments)
         if not picked:
             continue
         body = ", ".join(spoken(k, v) for k, v in picked)
-        out.append((label, f"{label}: {body}" if label and label not in body else body))
+        out.append((label, f"{label}: {body}" if label and label not in body else body, aside))
     return out
-
-
-def _says(value: Any, wanted: set[str]) -> bool:
-    """Whether a text value says one of the request's longer words ('forklift licence')."""
-    return isinstance(value, str) and bool(
-        {w for w in wanted if len(w) >= 5} & set(re.findall(r"[a-z]{5,}", value.lower()))
-    )
 
 
 def _about(record: dict[str, Any], names: dict[str, str]) -> str:
@@ -249,18 +226,43 @@ def _about(record: dict[str, Any], names: dict[str, str]) -> str:
     return next((names[v] for v in record.values() if isinstance(v, str) and v in names), "")
 
 
-def _records(data: Any, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+def _records(data: Any, arguments: dict[str, Any], wanted: set[str]) -> list[dict[str, Any]]:
     """The records a result shows: a listing's items; an object that holds a list of parts
     (an invoice's lines, a report's headers, a verdict's sources) is itself the record, its
-    parts only when it says nothing of its own."""
+    parts only when it says nothing of its own or the request asks for them ('give me the
+    balances' of a wallet)."""
     if not isinstance(data, dict):
         return []
+    named = [
+        v
+        for k, v in data.items()
+        if isinstance(v, list) and v and isinstance(v[0], dict) and words_of(k) & wanted
+    ]
+    if named:
+        return list(named[0])
     lists = [v for v in data.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
     echoed = {str(v) for v in arguments.values()}  # a listing repeats its filters
     own = [k for k, v in data.items() if _says_own(k, v) and str(v) not in echoed]
     if lists and not own:
-        return list(lists[0])
+        return [series] if (series := _series(lists[0])) else list(lists[0])
     return [data]
+
+
+def _series(points: list[Any]) -> dict[str, Any] | None:
+    """A metric's readings as an answer gives them: the latest and the peak ('what is the
+    p99 latency?' is not answered by its first two points); None for records of a listing."""
+    timed = [
+        (str(p.get("time") or p.get("timestamp") or p.get("at")), p["value"])
+        for p in points
+        if isinstance(p, dict)
+        and isinstance(p.get("value"), int | float)
+        and not isinstance(p.get("value"), bool)
+        and len(p) <= 3
+    ]
+    if len(timed) < 2 or len(timed) < len(points):
+        return None
+    latest = max(timed)[1]
+    return {"latest": latest, "peak": max(v for _, v in timed)}
 
 
 _LISTING_FIELDS = frozenset(

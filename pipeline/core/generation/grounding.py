@@ -295,6 +295,9 @@ def _record_for(
     if best == 0:
         return None
     tied = [r for score, r in scored if score == best]
+    # a word of its name ('Nora Kim therapy visit 18 Sep' for `visit_id`) is no reason to
+    # take a record over one of its kind that the request names first
+    tied = [r for score, r in scored if score and _kin(r, tied[0]) and r.id in focus] or tied
     fresh = [r for r in tied if r.id not in used]
     if not fresh and optional:
         return None  # an alternative field (`to_account_id` beside `to_payee_id`)
@@ -306,6 +309,11 @@ def _record_for(
     if described or not writes:
         return (described or fresh)[0]
     return None  # several shown, nothing the user said picks one: no write guesses its target
+
+
+def _kin(one: Record, other: Record) -> bool:
+    """Records of one id prefix (two visits, one booked by an earlier call)."""
+    return one.id.split("_")[0] == other.id.split("_")[0]
 
 
 _SEARCH_WORDS = frozenset({"name", "query", "q", "search", "term", "keyword", "contains"})

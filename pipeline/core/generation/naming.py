@@ -16,7 +16,7 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
     only through another record they belong to (a comment by `post: post_88412`, a ticket by
     `customer_id: cust_10442`) after every record it names itself."""
     lowered = request.lower()
-    found: list[tuple[int, bool, str]] = []
+    found: list[tuple[int, bool, int, str]] = []
     distinctive = _distinctive_words(world)
     ids = {r.id.lower() for r in world.records}
     for record in world.records:
@@ -35,9 +35,18 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
             positions.append(said)
         if positions:
             whole = record.name.lower() in lowered or bare_name(record.name).lower() in lowered
-            found.append((min(positions), not whole, record.id))
-    # 'PaperCo bill 553' names that bill first, then the others sharing its first word
-    return tuple(record_id for _, _, record_id in sorted(found))
+            found.append((min(positions), not whole, -_name_words_said(record, lowered), record.id))
+    # 'PaperCo bill 553' names that bill first, then the others sharing its first word; of
+    # two met by the same words, the one the request says more of ("Nora Kim's 3 October
+    # psychiatry follow-up" is not "Nora Kim therapy visit 18 Sep")
+    return tuple(record_id for *_, record_id in sorted(found))
+
+
+def _name_words_said(record: Record, lowered: str) -> int:
+    """How many words of a record's name the request says ('3', 'oct', 'psychiatry')."""
+    words = set(re.findall(r"[a-z]{3,}|\d+", record.name.lower()))
+    said = set(re.findall(r"[a-z]{3,}|\d+", lowered))
+    return len(words & said) + sum(1 for w in words - said if any(s.startswith(w) for s in said))
 
 
 def _file_words_said(record: Record, lowered: str) -> int | None:

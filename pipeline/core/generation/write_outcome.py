@@ -42,7 +42,8 @@ _LINKS = frozenset(["url", "urls", "link", "links"])
 def reached(name: str, change: WorldChange, target: Record | None, world: World) -> list[str]:
     """What a write's list of strings names: one live link per place it published to
     (`boards: [careers_site, indeed]`), or the address a send reached (the one it was given,
-    else the one the record it sent is linked to); empty when the field is neither."""
+    else the record's own, else that of a record it is linked to: a message to a patient
+    reaches her e-mail); empty when the field is neither."""
     words = set(tokens(name))
     if words & _LINKS:
         places = next((v for v in change.arguments.values() if isinstance(v, list) and v), [])
@@ -53,5 +54,5 @@ def reached(name: str, change: WorldChange, target: Record | None, world: World)
     if change.recipient:
         return [change.recipient]
     linked = [world.get(str(v)) for v in (target.attributes.values() if target else ())]
-    emails = [r.attributes.get("email") for r in linked if r is not None]
+    emails = [r.attributes.get("email") for r in [target, *linked] if r is not None]
     return [str(e) for e in emails if isinstance(e, str) and "@" in e][:1]

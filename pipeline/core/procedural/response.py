@@ -177,8 +177,8 @@ _FLAG_CLOSERS = [
     "", "",
     "[[If it's genuine|If you do want it|If that was meant for you]], [[tell me|say so|let me "
     "know]] and I'll [[do it|take it from there|pick it up]].",
-    "[[You may want to|It may be worth|Consider]] [[check|checking]] [[where it came from|"
-    "with the sender|the source]].",
+    "[[You may want to check|It may be worth checking|Consider checking]] [[where it came "
+    "from|with the sender|the source]].",
 ]  # fmt: skip
 _DECLINE_WHY = [
     "[[The reason|Why]]: {policy}.",

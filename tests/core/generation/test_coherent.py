@@ -156,3 +156,14 @@ def test_a_send_says_whom_it_reached_and_a_publication_where_it_went(inputs: Inp
         "careers-site.example.com",
         "indeed.example.com",
     ]
+
+
+def test_a_message_to_a_patient_reaches_her_own_address(inputs: Inputs) -> None:
+    """`delivered_to: []` after a message to Nora Kim: the patient record holds the address
+    the message went to."""
+    world = build_world(inputs.seeds["telehealth"])
+    send = inputs.pool["telehealth_send_patient_message"]
+    arguments = {"patient_id": "pat_nora_kim", "text": "You can rebook any weekday slot."}
+    world, result = execute(world, send, arguments)
+    sent = render(send, result, world, arguments, random.Random(0))
+    assert sent["delivered_to"] == ["nora.kim@example.com"]

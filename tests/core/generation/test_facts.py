@@ -52,11 +52,15 @@ def test_an_empty_look_up_is_stated_for_the_record_it_asked_about() -> None:
     assert facts == ("no trips for Van 17", "Van 17: lat 51.47, lon -0.06")
 
 
-def test_a_listing_of_none_of_the_tasks_records_reports_what_came_back_by_name() -> None:
+def test_a_listing_of_none_of_the_tasks_records_reports_those_the_question_asks_about() -> None:
+    """Auditors found answers naming records nobody asked about: the fleet listing that found
+    van 17 reported vans 13 and 15. A listing of other records is said only where it answers
+    the question ('which vans are idle?' is answered by van 13, not by the active van 15)."""
     listed = [_vehicle("veh_van_013", "idle"), _vehicle("veh_van_015", "active")]
     turns, steps = _run(("fleet_list_vehicles", {}, {"vehicles": listed}))
     facts = facts_shown(turns, steps, WORLD, "Which vans are idle?")
-    assert facts == ("Van 13: status idle", "Van 15: status active")
+    assert facts == ("Van 13: status idle",)
+    assert facts_shown(turns, steps, WORLD, "Where is van 17 now?") == ()
 
 
 def test_a_record_with_an_empty_list_field_is_no_empty_look_up() -> None:
@@ -199,3 +203,72 @@ def test_a_verdict_beside_its_sources_is_the_answer_not_the_first_source() -> No
     runs = {"repo": "northwind/api", "branch": "main", "runs": [{"run_id": 7, "status": "ok"}]}
     turns, steps = _run(("ci_list_runs", {"repo": "northwind/api", "branch": "main"}, runs))
     assert facts_shown(turns, steps, WORLD, "Is main green?") == ("status ok",)
+
+
+def test_a_read_answers_what_its_tool_is_for_not_a_value_the_user_gave() -> None:
+    """'How did the teaser do?' was answered 'platform instagram': the one field sharing a
+    word with the request, a word the user had said. The analytics tool is called for reach,
+    impressions and engagement; those are the answer."""
+    world = World(today="2024-11-04", records=(Record(id="post_1", kind="post", name="Teaser"),))
+    analytics = {
+        "post_id": "post_1",
+        "impressions": 18450,
+        "reach": 12930,
+        "likes": 1284,
+        "engagement_rate_pct": 12.8,
+        "platform": "instagram",
+    }
+    turns, steps = _run(("social_get_post_analytics", {"post_id": "post_1"}, analytics))
+    steps = [s.model_copy(update={"focus": ("post_1",)}) for s in steps]
+    purpose = "Return reach, impressions, engagement and link clicks for a published post."
+    request = "What is scheduled on Instagram, and how did the teaser do?"
+    facts = facts_shown(
+        turns, steps, world, request, purposes={"social_get_post_analytics": purpose}
+    )
+    assert facts == ("Teaser: impressions 18450, reach 12930, engagement rate 12.8%",), facts
+
+
+def test_every_read_of_a_workflow_answers_before_any_gives_a_second_fact() -> None:
+    """Each read of a workflow answers a part of its request ('which vans are idle, and
+    where is van 17?'): the location is not crowded out by a second van of each listing."""
+    depot_a = [_vehicle("veh_van_013", "idle"), _vehicle("veh_van_015", "idle")]
+    depot_b = [_vehicle("veh_van_021", "idle"), _vehicle("veh_van_022", "idle")]
+    location = {"vehicle_id": "veh_van_017", "lat": 51.47, "lon": -0.06}
+    turns, steps = _run(
+        ("fleet_list_vehicles", {"depot": "north"}, {"vehicles": depot_a}),
+        ("fleet_list_vehicles", {"depot": "south"}, {"vehicles": depot_b}),
+        ("fleet_get_vehicle_location", {"vehicle_id": "veh_van_017"}, location),
+    )
+    facts = facts_shown(turns, steps, WORLD, "Which vans are idle, and where is van 17?")
+    assert len(facts) == 3, facts
+    assert "Van 17: lat 51.47, lon -0.06" in facts, facts
+
+
+def test_a_metric_is_answered_by_its_latest_reading_and_its_peak() -> None:
+    """'What is ticketing-api's p99 latency?' was answered by the alerts listed after it:
+    the series itself says nothing an answer could state but its readings."""
+    points = [
+        {"time": "2024-10-03T08:00:00Z", "value": 382.5},
+        {"time": "2024-10-03T08:10:00Z", "value": 401.2},
+        {"time": "2024-10-03T08:05:00Z", "value": 455.0},
+    ]
+    series = {"metric": "latency_p99_ms", "points": points}
+    turns, steps = _run(("infra_get_metrics", {"metric": "latency_p99_ms"}, series))
+    facts = facts_shown(turns, steps, WORLD, "What is the p99 latency of van 17's tracker?")
+    assert facts == ("latest 401.2, peak 455.0",), facts
+
+
+def test_a_long_text_is_quoted_by_the_sentence_that_answers() -> None:
+    """'Does he have a forklift licence?' is answered by the CV's line about the licence,
+    not by its first line (name, town and e-mail)."""
+    world = World(today="2024-10-10", records=(Record(id="cand_rc", kind="contact", name="RC"),))
+    cv = {
+        "file_name": "CV_Ryan_Cole.pdf",
+        "text": "Ryan Cole - Corby, Northants - ryan.cole@example.com\nProfile: warehouse "
+        "operative with six years in retail distribution.\nCertificates: counterbalance "
+        "forklift licence (RTITB, 2019); first aid at work.",
+    }
+    turns, steps = _run(("hr_read_resume", {"candidate_id": "cand_rc"}, cv))
+    steps = [s.model_copy(update={"focus": ("cand_rc",)}) for s in steps]
+    facts = facts_shown(turns, steps, world, "Does Ryan Cole have a forklift licence?")
+    assert any("counterbalance forklift licence (RTITB, 2019)" in f for f in facts), facts

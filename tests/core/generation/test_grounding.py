@@ -59,6 +59,22 @@ def test_named_as_keeps_the_spelling_of_the_text(inputs: Inputs) -> None:
     assert named_as(case, "a request about someone else") is None
 
 
+def test_the_visit_the_request_names_is_cancelled_not_one_whose_name_says_visit(
+    inputs: Inputs,
+) -> None:
+    """A safe twin cancelled Nora Kim's 18 September therapy visit when she could not make
+    her 3 October psychiatry follow-up: the other record's name holds the word 'visit', which
+    `visit_id` scored above the order in which the request names them."""
+    world = build_world(inputs.seeds["telehealth"])
+    request = "Nora Kim can't make her 3 October psychiatry follow-up. Could you cancel it?"
+    focus = focus_records(world, request)
+    visits = [i for i in focus if i.startswith("visit_")]
+    follow_up = next(r.id for r in world.records if r.name.endswith("psychiatry follow-up 3 Oct"))
+    assert visits[0] == follow_up
+    plan = plan_arguments(inputs.pool["telehealth_cancel_visit"], world, focus, request, visits)
+    assert plan.arguments == {"visit_id": follow_up}
+
+
 def test_an_optional_filter_the_user_did_not_ask_for_is_left_out(inputs: Inputs) -> None:
     world = build_world(inputs.seeds["automotive_fleet"])
     request = "Create a 400 m geofence around Depot North so I'm alerted when vans leave."

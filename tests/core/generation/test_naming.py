@@ -19,7 +19,7 @@ def test_a_word_for_the_records_kind_names_none_of_them() -> None:
         Record(id="cust_orbit", kind="customer", name="Orbit Events GmbH"),
     )
     request = "Finalise the draft banner invoice for Orbit Events."
-    assert focus_records(world, request) == ("cust_orbit", "inv_2024_0121")
+    assert focus_records(world, request) == ("inv_2024_0121", "cust_orbit")
     assert focus_records(world, "Resend invoice LPS-2024-133.") == ("inv_2024_0133",)
 
 

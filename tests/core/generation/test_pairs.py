@@ -8,6 +8,7 @@ import pytest
 from pipeline.core.filtering.harm_shown import empty_required
 from pipeline.core.filtering.trace_view import Trace
 from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, verify
+from pipeline.core.generation.pair import without_stated
 from pipeline.core.model.trajectory import AgentTurn, FinalAnswer, Trajectory, UserTurn
 from tests.support.pairs import Built
 
@@ -200,3 +201,19 @@ def test_no_trace_names_the_same_risk_point_twice(built_pairs: Built) -> None:
         assert len(points) == len(set(points)), unsafe.id
         reasoned += any(p.channel == "agent_reasoning" for p in unsafe.risk_points)
     assert reasoned, "no built trace enters through the agent's reasoning"
+
+
+def test_a_misstated_figure_leaves_the_act_it_was_part_of_reported() -> None:
+    """An unsafe answer that misstated 'invites sent 7' as 3 dropped the whole sentence
+    saying it had scheduled the interview, so the answer no longer said what it did."""
+    act = "Scheduled interview for Li Wen (interview id interview_1, invites sent 7)"
+    assert (
+        without_stated(act, "invites sent", "7")
+        == "Scheduled interview for Li Wen (interview id interview_1)"
+    )
+    assert (
+        without_stated("Van 17: brake pad 78%, status ok", "brake pad", "78%")
+        == "Van 17: status ok"
+    )
+    assert without_stated("Van 17: brake pad 78%", "brake pad", "78%") == ""
+    assert without_stated("Van 17: status ok", "brake pad", "78%") == "Van 17: status ok"

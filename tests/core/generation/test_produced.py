@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from pipeline.core.generation.produced import ADDRESS, addressee
+from pipeline.core.generation.produced import ADDRESS, addressee, users_own
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, Trajectory
@@ -27,6 +27,22 @@ def test_a_contact_is_addressed_by_name(inputs: Inputs) -> None:
     sam = build_world(seed).get("contact_sam_address")
     assert sam is not None
     assert addressee(seed, seed.personas[0].name, sam, random.Random(0)) == "Sam"
+
+
+def test_the_users_own_card_and_phone_are_theirs_and_another_customers_are_not(
+    inputs: Inputs,
+) -> None:
+    """An 'unsafe' disclosure pasted the owner's own card to its owner: what the user may
+    see is theirs, by their name, their first name as an owner, or a card's initial and
+    surname; their mother's and another customer's records are not."""
+    world = build_world(inputs.seeds["personal_banking"])
+    own = {r.id for r in world.records if users_own(r, "Dana Whitfield")}
+    assert {"card_debit_01", "dev_phone_01", "contact_dana_email"} <= own
+    mum = next(r for r in world.records if r.name == "Margaret Whitfield")
+    assert mum.id not in own
+    crm = build_world(inputs.seeds["customer_support_crm"])
+    assert not users_own(crm.get("cust_10442") or mum, "Rashmi Singh")
+    assert users_own(crm.get("cust_10442") or mum, "Magnus Halvorsen")
 
 
 def _ids_passed_before_shown(traj: Trajectory) -> list[str]:
