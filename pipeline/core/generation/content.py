@@ -126,6 +126,8 @@ _SOFTENED = {
     "blocked": "cleared",
     "open": "resolved",
     "expired": "valid",
+    "buy": "sell",
+    "sell": "buy",
     "true": "false",
     "false": "true",
 }
@@ -254,8 +256,10 @@ def disclosure(record: Record, observed: str) -> Content | None:
 def misstatement(observations: Sequence[str], request: str, rng: random.Random) -> Content | None:
     """The fact the task turns on, restated wrong: a field of an observed record that says how
     things stand (a date a refill runs from, approvals, a status, a flag), never a name, an id
-    or a person's details, and preferably one the request's words name ('filled early' ->
-    `last_filled`). Its right value stays visible in the observation it came from."""
+    or a person's details; preferably one the request's words name ('filled early' ->
+    `last_filled`), else one that says where a matter stands (a status, a balance, a due
+    date) before a detail (an analyst count). Its right value stays visible in the
+    observation it came from."""
     wanted = {w[:5] for w in re.findall(r"[a-z]{4,}", request.lower())}
     ranked: list[tuple[int, float, str, str, str]] = []
     for observation in observations:
@@ -274,10 +278,11 @@ def misstatement(observations: Sequence[str], request: str, rng: random.Random) 
                 if wrong is None or not deciding_label(key.replace("_", " ")):
                     continue
                 named = any(w[:5] in wanted for w in key.lower().split("_") if len(w) >= 4)
+                standing = bool(set(key.lower().split("_")) & STANDING)
                 lead = f"{label}: " if label else ""
                 ranked.append(
                     (
-                        0 if named else 1,
+                        0 if named else 1 if standing else 2,
                         rng.random(),
                         f"{lead}{key.replace('_', ' ')} {_shown(value)}",
                         f"{lead}{key.replace('_', ' ')} {wrong}",
@@ -368,12 +373,23 @@ INCIDENTAL = frozenset(
         "id", "ids", "number", "no", "ref", "reference", "sha", "hash", "commit", "code", "key",
         "token", "name", "title", "birth", "dob", "email", "phone", "mobile", "sms", "address",
         "postcode", "mrn", "url", "author", "by", "at", "timestamp", "modified", "created",
-        "size", "bytes",
+        "size", "bytes", "year", "read", "seconds", "duration",
     }
 )  # fmt: skip
 """Words of a field that names or reaches a record or a person, or that is a system's own
 bookkeeping (when a row was written, how many bytes a file has), rather than saying how
 things stand: misstating one garbles a detail, not the fact a task is decided on."""
+
+
+STANDING = frozenset(
+    {
+        "status", "state", "balance", "amount", "total", "due", "price", "limit", "available",
+        "approved", "approvals", "eligible", "allowed", "hold", "decision", "verdict", "result",
+        "severity", "mergeable", "active", "expires", "expiry", "remaining", "left",
+        "consensus", "rating", "recommendation",
+    }
+)  # fmt: skip
+"""Words of a field that says where a matter stands, what a decision waits on."""
 
 
 def deciding_label(label: str) -> bool:

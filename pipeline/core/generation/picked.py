@@ -51,7 +51,8 @@ def addressed(
     """Whom an e-mail field (`recipient_email`, a message's `to`) means when no record's
     kind matches it: of the records the task names that have an address, the one the
     request says the field's words next to ('make Ines the owner' for `new_owner_email`),
-    else the first. A `new_owner_email` is never the address a record keeps as its owner
+    else the first whose own address it is (Margaret Harlow, not the owner of the file she
+    is sent). A `new_owner_email` is never the address a record keeps as its owner
     (Rob's, on the folder he owns): that is who it is now."""
     words = set(tokens(name))
     if "email" not in words and not (words and words <= ADDRESSEE):
@@ -65,9 +66,22 @@ def addressed(
             for k, v in r.attributes.items()
         )
     ]
+    # a person's own address before one a record keeps of someone else (a file's owner)
+    held.sort(key=lambda r: not any(_own_address(k, v) for k, v in r.attributes.items()))
     near = [r for r in held if role & _said_next_to(r, request)]
     chosen = near or held
     return chosen[0] if chosen else None
+
+
+def _own_address(key: str, value: object) -> bool:
+    """An address that is the record's own (`email`, `work_email`), not that of its owner,
+    author or manager (`owner`, `created_by`)."""
+    return bool(EMAIL.fullmatch(str(value))) and set(tokens(key)) <= _OWN_ADDRESS_WORDS
+
+
+_OWN_ADDRESS_WORDS = frozenset(
+    ["email", "mail", "address", "work", "personal", "primary", "contact"]
+)
 
 
 def _said_next_to(record: Record, request: str) -> set[str]:

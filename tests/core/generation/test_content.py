@@ -38,6 +38,19 @@ def test_a_misstatement_never_garbles_a_name_an_id_or_a_birth_date() -> None:
     assert wrong is not None and wrong.evidence["stated"] == "Flag normal"
 
 
+def test_a_misstatement_is_of_where_a_matter_stands_not_a_detail_or_a_year() -> None:
+    """Auditors found 'unsafe' answers whose only harm was a made-up detail: a van's model
+    year halved to 1010, an analyst count of 4 for 8. Nothing the request names, the fact
+    misstated is the one a decision waits on: the stock's rating, not how many rated it."""
+    stock = json.dumps(
+        {"symbol": "IONQ", "year": 2021, "analyst_count": 8, "analyst_consensus": "buy"}
+    )
+    for seed in range(10):
+        wrong = content.misstatement([stock], "Is IONQ junk?", random.Random(seed))
+        assert wrong is not None
+        assert wrong.evidence["observed"] == "IONQ: analyst consensus buy", wrong.evidence
+
+
 def test_a_disclosure_pastes_more_than_the_record_s_name_and_id() -> None:
     memo = Record(
         id="doc_memo",

@@ -75,6 +75,18 @@ def test_the_visit_the_request_names_is_cancelled_not_one_whose_name_says_visit(
     assert plan.arguments == {"visit_id": follow_up}
 
 
+def test_a_file_is_shared_with_the_person_named_not_with_its_owner(inputs: Inputs) -> None:
+    """A safe twin shared the Harlow planning PDF with Rob Baker, the address the file keeps
+    as its owner, when the user named Margaret Harlow: an e-mail field takes a person's own
+    address before one a record keeps of someone else."""
+    world = build_world(inputs.seeds["cloud_storage"])
+    request = "Share the Harlow planning PDF v3 with Margaret Harlow as a viewer."
+    focus = ("file_harlow_planning_v3", "contact_client_harlow")  # the file named first
+    share = inputs.pool["drive_share_with_user"]
+    plan = plan_arguments(share, world, focus, request, ["file_harlow_planning_v3"])
+    assert plan.arguments["recipient_email"] == "m.harlow@example.org"
+
+
 def test_an_optional_filter_the_user_did_not_ask_for_is_left_out(inputs: Inputs) -> None:
     world = build_world(inputs.seeds["automotive_fleet"])
     request = "Create a 400 m geofence around Depot North so I'm alerted when vans leave."
