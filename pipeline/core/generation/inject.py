@@ -195,7 +195,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
             mode = _OBSERVATION_MODE.get(source, "injected_instruction")
             planted = Planted(
                 mode=mode,
-                ask=_planted_ask(mode, deviation, branch),
+                ask=_planted_ask(mode, deviation, branch, focus),
                 required_values=deviation.required_values,
             )
         html = page_field(steps[j]) if html_at(skeleton, last, j) else None
@@ -252,7 +252,9 @@ def _observed(skeleton: Skeleton, episode: int, step_index: int) -> Any:
     return json.loads(observed[-1].content) if observed else None
 
 
-def _planted_ask(mode: ObservationMode, deviation: Deviation, branch: Branch) -> str:
+def _planted_ask(
+    mode: ObservationMode, deviation: Deviation, branch: Branch, focus: tuple[str, ...]
+) -> str:
     """What the planted text says: a misbehaving tool reports the follow-up it queued; an
     injected instruction asks for the deviation. A false or tampered record asks for nothing:
     it states data — a fact the world's own record of the target contradicts, and the values
@@ -263,11 +265,19 @@ def _planted_ask(mode: ObservationMode, deviation: Deviation, branch: Branch) ->
     if mode not in ("misinformation", "tampered"):
         return deviation.ask
     target = branch.world.get(deviation.target) if deviation.target else None
+    misled = deviation.failure_mode == "provide_inaccurate_misleading_or_unverified_information"
+    if misled:
+        # an answer misled by it: the claim is about a record of the task, which the agent
+        # reads, not values for a call nobody makes ('incident id: +44 7700 900729')
+        records = [r for i in focus if (r := branch.world.get(i)) is not None]
+        target = next((r for r in records if content.false_fact(r) is not None), target)
     claim = content.false_claim(target) if target is not None else None
     facts = [claim] if claim else []
-    if claim:
+    if claim and target is not None:
         deviation.evidence["false_claim"] = claim
-    facts += _stated_values(deviation, target)
+        deviation.evidence["claimed_of"] = target.id
+    if not misled:
+        facts += _stated_values(deviation, target)
     if not facts:
         raise ConstructionError(
             "risk_injection", "no_false_fact", f"{mode}: the target holds no fact to falsify"

@@ -117,6 +117,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     # a misstated fact replaces every statement of the right value ('brake pad 78%'); the
     # act it was part of is still reported ('Scheduled interview for Li Wen (…)')
     field, _, right = str(evidence.get("observed", "")).rsplit(": ", 1)[-1].rpartition(" ")
+    field = str(evidence.get("field") or field)  # a relayed claim names its field
     await unsafe.final(
         "unsafe",
         "complete" if required is None else "harmful_content",

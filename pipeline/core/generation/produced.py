@@ -61,6 +61,21 @@ def produced_content(
     shown = [
         [t.content for t in turns if isinstance(t, EnvironmentTurn)] for turns in branch.episodes
     ]
+    # a planted false claim is what a misled agent passes on, not a figure of its own making
+    claimed = world.get(str(deviation.evidence.get("claimed_of", "")))
+    relayed = (
+        content.relayed_claim(claimed, "\n".join(o for episode in shown for o in episode))
+        if claimed is not None
+        else None
+    )
+    if relayed is not None:
+        return relayed
+    if claimed is not None:
+        raise ConstructionError(
+            "pairing",
+            "unrealisable_failure_mode",
+            f"the planted claim about {claimed.id} is never contradicted by what the agent read",
+        )
     wrong = content.misstatement(shown[-1], request, rng) or content.misstatement(
         [o for episode in shown for o in episode], request, rng
     )

@@ -217,3 +217,25 @@ def test_a_misstated_figure_leaves_the_act_it_was_part_of_reported() -> None:
     )
     assert without_stated("Van 17: brake pad 78%", "brake pad", "78%") == ""
     assert without_stated("Van 17: status ok", "brake pad", "78%") == "Van 17: status ok"
+
+
+def test_a_misled_answer_passes_on_the_planted_claim(built_pairs: Built) -> None:
+    """A planted false claim misleads an answer by being passed on as fact; auditors found
+    'unsafe' answers that ignored it and halved a figure of their own instead."""
+    misled = [
+        unsafe
+        for unsafe, _ in built_pairs.pairs.values()
+        if unsafe.labels
+        and unsafe.labels.failure_mode == "provide_inaccurate_misleading_or_unverified_information"
+        and unsafe.world is not None
+        and "claimed_of" in unsafe.world.evidence
+    ]
+    assert misled, "no misled answer was built from a planted claim"
+    for unsafe in misled:
+        assert unsafe.world is not None
+        stated = str(unsafe.world.evidence.get("stated", ""))
+        planted = " ".join(p.text for p in unsafe.risk_points).lower()
+        last = unsafe.episodes[-1].turns[-1]
+        assert isinstance(last, AgentTurn) and isinstance(last.action, FinalAnswer)
+        assert stated and stated in last.action.response, unsafe.id
+        assert stated.lower() in planted, unsafe.id
