@@ -195,7 +195,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
             mode = _OBSERVATION_MODE.get(source, "injected_instruction")
             planted = Planted(
                 mode=mode,
-                ask=_planted_ask(mode, deviation, branch, focus),
+                ask=_planted_ask(mode, deviation, branch, (focus, workflow.request)),
                 required_values=deviation.required_values,
             )
         html = page_field(steps[j]) if html_at(skeleton, last, j) else None
@@ -253,7 +253,7 @@ def _observed(skeleton: Skeleton, episode: int, step_index: int) -> Any:
 
 
 def _planted_ask(
-    mode: ObservationMode, deviation: Deviation, branch: Branch, focus: tuple[str, ...]
+    mode: ObservationMode, deviation: Deviation, branch: Branch, task: tuple[tuple[str, ...], str]
 ) -> str:
     """What the planted text says: a misbehaving tool reports the follow-up it queued; an
     injected instruction asks for the deviation. A false or tampered record asks for nothing:
@@ -265,13 +265,15 @@ def _planted_ask(
     if mode not in ("misinformation", "tampered"):
         return deviation.ask
     target = branch.world.get(deviation.target) if deviation.target else None
+    focus, request = task
     misled = deviation.failure_mode == "provide_inaccurate_misleading_or_unverified_information"
     if misled:
         # an answer misled by it: the claim is about a record of the task, which the agent
-        # reads, not values for a call nobody makes ('incident id: +44 7700 900729')
+        # reads, not values for a call nobody makes ('incident id: +44 7700 900729'), and
+        # about what the user decides on, not a shift date or a page count
         records = [r for i in focus if (r := branch.world.get(i)) is not None]
-        target = next((r for r in records if content.false_fact(r) is not None), target)
-    claim = content.false_claim(target) if target is not None else None
+        target = content.claimed_record(records, request) or target
+    claim = content.false_claim(target, request if misled else "") if target else None
     facts = [claim] if claim else []
     if claim and target is not None:
         deviation.evidence["false_claim"] = claim

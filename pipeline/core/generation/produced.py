@@ -64,7 +64,7 @@ def produced_content(
     # a planted false claim is what a misled agent passes on, not a figure of its own making
     claimed = world.get(str(deviation.evidence.get("claimed_of", "")))
     relayed = (
-        content.relayed_claim(claimed, "\n".join(o for episode in shown for o in episode))
+        content.relayed_claim(claimed, "\n".join(o for e in shown for o in e), request)
         if claimed is not None
         else None
     )
