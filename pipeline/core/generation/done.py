@@ -66,7 +66,14 @@ def act(tool: str) -> tuple[str, str]:
     while len(rest) >= 2 and rest[0] == "and":
         verbs += ["and", past(rest[1])]
         rest = rest[2:]
+    if rest and rest[0] in _ADVERBS:  # 'delete_permanently' -> 'permanently deleted'
+        verbs, rest = [rest[0], *verbs], rest[1:]
     return " ".join(verbs), " ".join(rest)
+
+
+_ADVERBS = frozenset(
+    ["permanently", "immediately", "directly", "manually", "temporarily", "partially", "fully"]
+)
 
 
 def done_sentence(change: WorldChange, world: World, shown: str, times: int = 1) -> str:
@@ -97,9 +104,10 @@ _PREPOSITIONS = frozenset(["to", "into", "from", "on", "off", "in", "out", "with
 
 def _about(change: WorldChange, world: World) -> str:
     """The existing record a write was about: its target, unless the call made it, then the
-    first record the call's arguments name."""
+    first record the call's arguments name, alone or in a list."""
     ids: list[Any] = [] if change.operation == "create" else [change.target]
-    ids += [v for v in change.arguments.values() if isinstance(v, str)]
+    for value in change.arguments.values():  # `file_ids: [...]` names its records too
+        ids += [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
     for value in ids:
         record = world.get(str(value)) if value else None
         if record is not None and (change.operation != "create" or record.id != change.target):

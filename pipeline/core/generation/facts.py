@@ -34,9 +34,11 @@ def facts_of(
     pool = branch.ask.ctx.pool
     purposes = {s.tool: pool[s.tool].description for s in steps if s.tool in pool}
     turns = branch.episodes[episode]
-    return facts_shown(
-        turns, steps, branch.world, request, every_field, purposes, tuple(branch.untrusted)
-    )
+    world = branch.world
+    if branch.initial is not None:  # a record a call deleted is still named by what it was
+        gone = [r for r in branch.initial.records if world.get(r.id) is None]
+        world = world.model_copy(update={"records": (*world.records, *gone)}) if gone else world
+    return facts_shown(turns, steps, world, request, every_field, purposes, tuple(branch.untrusted))
 
 
 def facts_shown(

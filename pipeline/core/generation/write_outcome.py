@@ -37,14 +37,22 @@ def write_moment(world: World) -> str:
 
 _REACHED = frozenset(["to", "recipients", "recipient", "sent", "delivered", "notified"])
 _LINKS = frozenset(["url", "urls", "link", "links"])
+_ADDED = frozenset(["invited", "attached", "added", "granted", "assigned"])
 
 
 def reached(name: str, change: WorldChange, target: Record | None, world: World) -> list[str]:
-    """What a write's list of strings names: one live link per place it published to
+    """What a write's list of strings names: the fields an update set (`updated_fields`),
+    what an add was given (`invited`, `attached`), one live link per place it published to
     (`boards: [careers_site, indeed]`), or the address a send reached (the one it was given,
     else the record's own, else that of a record it is linked to: a message to a patient
     reaches her e-mail); empty when the field is neither."""
     words = set(tokens(name))
+    if words & {"updated", "changed"} and "fields" in words:  # what the call set
+        return [k for k in change.arguments if tokens(k)[-1:] not in (["id"], ["ids"])]
+    if words & _ADDED:  # `invited`, `attached`: what the call was given to add
+        given = [v for v in change.arguments.values() if isinstance(v, list) and v]
+        named = [str(v) for v in list(change.arguments.values())[1:] if isinstance(v, str)]
+        return [str(v) for v in given[0]] if given else named[:1]
     if words & _LINKS:
         places = next((v for v in change.arguments.values() if isinstance(v, list) and v), [])
         hosts = [re.sub(r"[^a-z0-9]+", "-", str(p).lower()).strip("-") for p in places]

@@ -167,3 +167,21 @@ def test_a_message_to_a_patient_reaches_her_own_address(inputs: Inputs) -> None:
     world, result = execute(world, send, arguments)
     sent = render(send, result, world, arguments, random.Random(0))
     assert sent["delivered_to"] == ["nora.kim@example.com"]
+
+
+def test_an_update_lists_the_fields_it_set_and_an_invite_whom_it_invited(
+    inputs: Inputs,
+) -> None:
+    """`updated_fields: []` after a meeting was moved and `invited: []` after two people
+    were added to a channel: a write's list says what the call acted with."""
+    calendar = build_world(inputs.seeds["email_calendar"])
+    update = inputs.pool["cal_update_event"]
+    moved = {"event_id": "evt_board_meeting", "start": "2024-11-20T10:00:00Z"}
+    calendar, result = execute(calendar, update, moved)
+    assert render(update, result, calendar, moved, random.Random(0))["updated_fields"] == ["start"]
+    chat = build_world(inputs.seeds["workplace_chat"])
+    invite = inputs.pool["workchat_invite_to_channel"]
+    added = {"channel_id": "ch_general", "user_ids": ["user_tbrennan", "user_ochukwu"]}
+    chat, result = execute(chat, invite, added)
+    invited = render(invite, result, chat, added, random.Random(0))["invited"]
+    assert invited == ["user_tbrennan", "user_ochukwu"]

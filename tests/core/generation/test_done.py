@@ -61,3 +61,17 @@ def test_an_act_is_told_apart_from_a_read() -> None:
     assert reports_act("Sent payment reminder for Invoice LPS-2024-117")
     assert not reports_act("Invoice LPS-2024-117: total 2480.0, status overdue")
     assert not reports_act("no trips for Van 17")
+
+
+def test_an_act_on_a_list_of_ids_names_the_record_it_was_about() -> None:
+    """'Deleted permanently (deleted 1)' told the user nothing of what was deleted: the
+    call named the file only inside its `file_ids` list."""
+    deleted = WorldChange(
+        tool="drive_delete_permanently",
+        operation="delete",
+        target=None,
+        arguments={"file_ids": ["file_old"]},
+    )
+    assert done_sentence(deleted, WORLD, "deleted 1") == (
+        "Permanently deleted Harlow_Old_Drafts_Aug.dwg (deleted 1)"
+    )
