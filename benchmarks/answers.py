@@ -104,6 +104,7 @@ def _unsaid_reads(window: Sequence[Turn], response: str, log: WorldLog, given: s
         and isinstance(result, EnvironmentTurn)
     ]
     changed = {s.tool for s in log.steps if s.change is not None}  # `silent_on_a_write`'s
+    known = given + json.dumps([c.arguments for c, _ in calls], default=str)
     unsaid = 0
     for i, (call, result) in enumerate(calls):
         if call.name in changed:
@@ -116,7 +117,6 @@ def _unsaid_reads(window: Sequence[Turn], response: str, log: WorldLog, given: s
             isinstance(data, dict) and "error" in data
         ):
             continue
-        known = given + json.dumps([c.arguments for c, _ in calls], default=str)
         values = {v for v in _values(data) if v not in known}
         later = json.dumps([c.arguments for c, _ in calls[i + 1 :]], default=str)
         if values and not any(v in later or v in response for v in values):

@@ -63,14 +63,13 @@ def picked_fields(
     then: 'is its public link switched off?'; a read's ids never), then those a 'where' or
     'when' asks for, then those the tool is called for ('assessment, plan and follow-up'),
     then a value saying a word of the request, then salient ones (with `every`, anything;
-    a long text as its first sentence). A read never reports back a
-    value the user already gave ('platform instagram' to 'what is scheduled on Instagram
+    a long text by the sentence that answers). A read never reports back a value the user
+    already gave ('platform instagram' to 'what is scheduled on Instagram
     and how did the teaser do?') unless it is asked by name or is a verdict ('is it
     malicious?')."""
     given = " ".join([question.text, *map(str, arguments.values())]).lower()
     asks = words_of(question.text)
     hinted = {w for asked, words in _ASKED_BY.items() if asked in asks for w in words}
-    salient = _SALIENT
     scored: list[tuple[int, str, Any]] = []
     for k, v in record.items():
         words = {singular(w) for w in tokens(k)}
@@ -103,7 +102,7 @@ def picked_fields(
             scored.append((3, k, v))
         elif _says(v, question.wanted):
             scored.append((2, k, v))
-        elif words & salient:
+        elif words & _SALIENT:
             scored.append((1, k, v))
         elif every:
             scored.append((0, k, v))
