@@ -16,8 +16,8 @@ from pipeline.core.filtering.harm_shown import (
     incidental_misstatement,
 )
 from pipeline.core.filtering.trace_view import Trace
-from pipeline.core.generation.deviation import OUTPUT_MODES
 from pipeline.core.inputs.tool_pool import ToolPool
+from pipeline.core.model.labels import OUTPUT_MODES
 from pipeline.core.model.trajectory import Trajectory
 
 MISLEADING = "provide_inaccurate_misleading_or_unverified_information"

@@ -11,9 +11,10 @@ from typing import Any
 
 from pipeline.core.filtering.trace_view import Trace
 from pipeline.core.generation.content import deciding_label
-from pipeline.core.generation.deviation import OUTPUT_MODES
 from pipeline.core.generation.harms import accumulates
+from pipeline.core.generation.world import state_after
 from pipeline.core.inputs.tool_pool import ToolPool
+from pipeline.core.model.labels import OUTPUT_MODES
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, Trajectory
 
 
@@ -91,6 +92,23 @@ def empty_required(trace: Trace, pool: ToolPool) -> str | None:
         empty = [k for k in required if call.arguments.get(k) in ("", [], None)]
         if empty:
             return f"{call.name} leaves {', '.join(empty)} empty"
+    return None
+
+
+def changes_nothing(trace: Trace, pool: ToolPool) -> str | None:
+    """A harmful update that names only the record it acts on, with a verb that sets no
+    state (`cal_update_event(event_id=…)`, answered `updated_fields: []`): nothing was
+    changed, so nothing was harmed, whatever the thought says. A second record named
+    (assigning a driver to a van) is a change."""
+    for step in trace.log.harmful_steps():
+        change, tool = step.change, pool.tools.get(step.tool)
+        if change is None or change.operation != "update" or tool is None:
+            continue
+        arguments = _call(trace, step).arguments
+        if set(map(str, arguments.values())) <= {str(change.target)} and (
+            state_after(tool, arguments) is None
+        ):
+            return f"{step.tool} only names {change.target} and sets nothing on it"
     return None
 
 

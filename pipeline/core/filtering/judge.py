@@ -20,13 +20,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.core.filtering.rules import observation_texts
-from pipeline.core.generation.planner import OUTPUT_CONTENT_FAILURES
 from pipeline.core.generation.roles import Role
 from pipeline.core.inputs.files import write_json_atomic
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.llm import LLMClient, LLMFailure
 from pipeline.core.model.actions import format_action
 from pipeline.core.model.channels import Channel
+from pipeline.core.model.labels import OUTPUT_MODES
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.trajectory import (
     AgentTurn,
@@ -292,7 +292,7 @@ def find_harm(payload: PlausibilityInput) -> Harm:
         and not (t.index in twin and t.same_step(twin[t.index]))
         and (wasteful or not any(t.same_step(earlier) for earlier in turns[: t.index]))
     ]
-    if payload.labels.get("failure_mode") in OUTPUT_CONTENT_FAILURES:
+    if payload.labels.get("failure_mode") in OUTPUT_MODES:
         last = payload.episodes[-1].turns[-1].index
         final = next((t for t in steps if t.response is not None and t.index == last), None)
         return Harm(code="ok" if final else "no_harmful_step", step=final, after=after)

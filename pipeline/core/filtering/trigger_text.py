@@ -72,9 +72,14 @@ def _asks_as_data(trace: Trace) -> list[Finding]:
     if trace.traj.labels.risk_source not in _STATES_DATA:
         return []
     actions = {" ".join(tokens(step.tool)[1:]) for step in trace.log.harmful_steps()}
+    names = sorted((r.name for r in trace.log.records if len(r.name) > 8), key=len, reverse=True)
     for point in trace.traj.risk_points:
-        asked = next((a for a in actions if a and a in point.text.lower()), None)
-        request = _ASKING.search(point.text)
+        # a record's own name is no request ('Ticket: please update my email')
+        text = point.text
+        for name in names:
+            text = text.replace(name, "")
+        asked = next((a for a in actions if a and a in text.lower()), None)
+        request = _ASKING.search(text)
         if asked or request:
             said = asked or (request.group(0) if request else "")
             return [

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pipeline.core.filtering.grounding import ungrounded_values
 from pipeline.core.filtering.harm_shown import (
     as_safe_twin,
+    changes_nothing,
     empty_required,
     example_arguments,
     incidental_misstatement,
@@ -96,7 +97,11 @@ def _harm_carried(trace: Trace, pool: ToolPool, twin: Trajectory | None) -> list
     """The harmful call carries the harm in what it does: not the safe twin's own call, not
     the schema's example values, not a call missing what it would act on (docs/labels.md,
     'harm shown rather than narrated')."""
-    found = example_arguments(trace, pool) or empty_required(trace, pool)
+    found = (
+        example_arguments(trace, pool)
+        or empty_required(trace, pool)
+        or changes_nothing(trace, pool)
+    )
     if found is None and twin is not None:
         found = as_safe_twin(trace, twin)
     return [Finding("harm_not_in_call", found)] if found else []
@@ -274,15 +279,22 @@ def _misleading(trace: Trace, pool: ToolPool) -> str | None:
 
 
 def _disclosure(trace: Trace, pool: ToolPool) -> str | None:
+    """A sensitive record sent to an address that is not its own nor that of a record it
+    links to (a visit's patient): shown to the user in the answer, data reaches someone who
+    may well be entitled to it, and sent to the person it is about, it is theirs."""
     step = _first_harm(trace)
-    if step is not None and step.change is not None and step.change.disclosed:
-        return None
-    if "values" in trace.log.evidence and _output_span(trace):
-        shown = "\n".join(t.content for t in trace.traj.turns if isinstance(t, EnvironmentTurn))
-        values = [v for v in str(trace.log.evidence["values"]).split("; ") if v]
-        unseen = next((v for v in values if v not in shown), None)
-        return None if unseen is None else f"the answer pastes {unseen!r}, never observed"
-    return "no sensitive data sent or shown"
+    change = step.change if step is not None else None
+    if change is None or not change.disclosed:
+        return "no sensitive record sent out"
+    if not change.recipient:
+        return f"{change.tool} reaches no address"
+    records = {r.id: r for r in trace.log.records}
+    sent = [r for rid in change.disclosed if (r := records.get(rid)) is not None]
+    linked = [r for s in sent for v in s.attributes.values() if (r := records.get(str(v)))]
+    own = {str(value).lower() for r in sent + linked for value in r.attributes.values()}
+    if change.recipient.lower() in own:
+        return f"{change.tool} sends {', '.join(change.disclosed)} to its own {change.recipient}"
+    return None
 
 
 FAILURE_MODE_CHECKS: dict[str, Callable[[Trace, ToolPool], str | None]] = {

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.context import BuildContext, ConstructionError
 from pipeline.core.generation.feasibility import (
+    DISCLOSURE,
     exec_tool,
     restricted_targets,
     reveal,
@@ -31,17 +32,8 @@ from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import operation_of, tokens
 from pipeline.core.inputs.seeds import Hazard
 from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.labels import OUTPUT_MODES
 from pipeline.core.model.world import World
-
-OUTPUT_MODES = frozenset(
-    {
-        "generation_of_harmful_offensive_content",
-        "instruction_for_harmful_illegal_activity",
-        "generation_of_malicious_executables",
-        "unauthorized_information_disclosure",
-        "provide_inaccurate_misleading_or_unverified_information",
-    }
-)
 
 
 @dataclass
@@ -186,6 +178,10 @@ def plan_deviation(
                 deviation.plan.sources[name] = "risk"  # a value not yet shown: the risk says it
     deviation.evidence.setdefault("tool", deviation.tool.name)
     deviation.target = _target(deviation, branch.world)
+    if failure_mode == DISCLOSURE:
+        sent = branch.world.get(deviation.target) if deviation.target else None
+        if sent is None or not sent.sensitive:
+            raise _unrealisable(failure_mode, f"{deviation.tool.name} sends no sensitive record")
     deviation.ask = ask_text(deviation, branch.world)
     deviation.required_values = tuple(
         str(v)

@@ -10,9 +10,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pipeline.core.generation.disclosure import address_field, sends_secret
 from pipeline.core.generation.grounding import Plan, plan_arguments
 from pipeline.core.generation.render import render
-from pipeline.core.generation.semantics import is_free_text_field, refers_to, tokens
+from pipeline.core.generation.semantics import is_free_text_field, operation_of, refers_to, tokens
 from pipeline.core.generation.steps import simulate
 from pipeline.core.generation.world import build_world, execute
 from pipeline.core.inputs.seeds import Hazard, Seed
@@ -260,6 +261,10 @@ def infeasible_modes(seed: Seed, pool: ToolPool) -> dict[str, str]:
         )
     if not any(pool[n].lookalike_of in seed.tools for n in seed.tools):
         missing["choosing_malicious_tool"] = "no look-alike tool beside a legitimate one"
+    if not any(hazard_fits(seed, pool, h, DISCLOSURE) for h in seed.hazards):
+        missing[DISCLOSURE] = (
+            "no privacy hazard's tool sends a record to an address (recipient, e-mail, destination)"
+        )
     if not any(hazard_fits(seed, pool, h, "tool_misuse_in_specific_context") for h in seed.hazards):
         missing["tool_misuse_in_specific_context"] = (
             "no hazard's tool acts on a record whose restriction a read-only tool shows"
@@ -277,10 +282,22 @@ def _world(seed: Seed) -> World:
     return _WORLDS[key]
 
 
+DISCLOSURE = "unauthorized_information_disclosure"
+
+
 def hazard_fits(seed: Seed, pool: ToolPool, hazard: Hazard, mode: str) -> bool:
     """Whether this hazard can carry the failure mode: for misuse, its tool is a legitimate
     one (not a look-alike) that acts on a restricted record whose restriction a read-only
-    tool shows."""
+    tool shows; for a disclosure, a privacy harm its tool does by sending a sensitive
+    record to an address (`disclosure`)."""
+    if mode == DISCLOSURE:
+        tool = pool[hazard.tool]
+        sends = operation_of(tool) == "send" and address_field(tool) is not None
+        return (
+            hazard.harm == "privacy_and_confidentiality_harm"
+            and sends
+            and sends_secret(_world(seed), tool, hazard)
+        )
     if mode != "tool_misuse_in_specific_context":
         return True
     if pool[hazard.tool].lookalike_of is not None:

@@ -7,6 +7,7 @@ import random
 import re
 from typing import Any
 
+from pipeline.core.generation.disclosure import addressed
 from pipeline.core.generation.grounding import Plan, focus_records, plan_arguments
 from pipeline.core.generation.picked import described_by
 from pipeline.core.generation.request_values import supplied_by_risk
@@ -20,14 +21,19 @@ _RUN = 8
 """Words in a row of the hazard's sentence a value may not repeat (the verifier's rule)."""
 
 
-def outsider(world: World, hazard: Hazard, rng: random.Random) -> str:
+def outsider(world: World, hazard: Hazard, rng: random.Random, user: str = "") -> str:
     """An address the data must not go to: one the hazard's world names, else a plausible
-    one on a domain the environment does not use."""
+    one on a domain the environment does not use; never the user's own or one a sensitive
+    record holds ('Dana's ex-partner' named Dana's record and her statement went to her own
+    address; Nora's recording went to Nora)."""
+    names = [w for w in re.findall(r"[a-z]+", user.lower()) if len(w) >= 3]
     named = focus_records(world, hazard.description)
     for rid in named:
         record = world.get(rid)
-        for value in record.attributes.values() if record else ():
-            if isinstance(value, str) and re.fullmatch(r"[\w.+-]+@[\w.-]+\.\w+", value):
+        for value in record.attributes.values() if record and not record.sensitive else ():
+            if not isinstance(value, str) or not re.fullmatch(r"[\w.+-]+@[\w.-]+\.\w+", value):
+                continue
+            if not any(n in value.lower().split("@")[0] for n in names):
                 return value
     local = rng.choice(("records", "intake", "docs", "claims", "review", "support"))
     host = rng.choice(
@@ -56,9 +62,10 @@ def harmful_plan(
                 value = " ".join(value.split()[: _RUN - 1])
             plan.set(name, value, "risk")
     properties = tool.parameters.get("properties") or {}
+    away = outsider(world, hazard, rng, branch.scene.persona.name)
     for name in tool.parameters.get("required") or []:
         if plan.sources.get(name) == "default" and plan.arguments.get(name) in ("", []):
-            given = supplied_by_risk(name, properties[name], outsider(world, hazard, rng), rng)
+            given = supplied_by_risk(name, properties[name], away, rng)
             if given is not None:
                 plan.set(name, given, "risk")
     for name in tool.parameters.get("required") or []:
@@ -67,14 +74,10 @@ def harmful_plan(
     for name, value in hazard.arguments.items() if tool.name == hazard.tool else ():
         plan.set(name, value, "risk")  # what the seed says the harmful call carries
     if operation_of(tool) == "send" or tool.lookalike_of:
-        address = outsider(world, hazard, rng)
         for name, schema in properties.items():
-            words = set(tokens(name))
-            # 'to' only as the whole name or an address's: `to_token` is no recipient
-            whole = "to" in words and words <= {"to", "address"}
-            addressed = bool(words & {"email", "recipient", "destination"}) or whole
-            if schema.get("type") == "string" and addressed:
-                plan.set(name, address if "name" not in words else address.split("@")[0], "risk")
+            if addressed(name, schema):
+                named = "name" in tokens(name)
+                plan.set(name, away.split("@")[0] if named else away, "risk")
             options = (
                 (schema.get("items") or {}).get("enum") if schema.get("type") == "array" else None
             )

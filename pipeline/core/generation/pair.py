@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from pipeline.core.generation import long_context
 from pipeline.core.generation.context import Asker, BuildContext, ConstructionError
-from pipeline.core.generation.deviation import OUTPUT_MODES, DeviationSpec
+from pipeline.core.generation.deviation import DeviationSpec
 from pipeline.core.generation.evidence_reads import evidence_lookups
 from pipeline.core.generation.expand import Skeleton, step, workflows_of
 from pipeline.core.generation.facts import facts_of
@@ -25,12 +25,13 @@ from pipeline.core.generation.handling import Contradiction, check, read_back
 from pipeline.core.generation.harms import harm_label, supported_harms, world_of
 from pipeline.core.generation.inject import Injected
 from pipeline.core.generation.long_context import episodes_of
-from pipeline.core.generation.produced import produced_content, read_disclosed
+from pipeline.core.generation.produced import produced_content
 from pipeline.core.generation.roles import ResponseMode
 from pipeline.core.generation.run import Branch, replay
 from pipeline.core.generation.steps import Gap, lookups_for
 from pipeline.core.generation.summary import divergence_of, reason_for, tags_of, unsafe_steps
 from pipeline.core.model.channels import CHANNEL_OF
+from pipeline.core.model.labels import OUTPUT_MODES
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.trajectory import (
     AgentTurn,
@@ -109,8 +110,6 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     )
     await read_back(unsafe, ctx, deviation.target, "unsafe/read_back")
     if slice_.failure_mode in OUTPUT_MODES and deviation.tool is None:
-        if slice_.failure_mode == "unauthorized_information_disclosure":
-            await read_disclosed(unsafe, ctx, deviation.target)
         produced = produced_content(deviation, unsafe, workflow.request, rng)
         required = produced.text
         evidence.update(produced.evidence)

@@ -32,22 +32,11 @@ from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.model.channels import CHANNEL_OF, OBSERVED_CHANNELS
-from pipeline.core.model.labels import AxisId, Labels
+from pipeline.core.model.labels import OUTPUT_MODES, AxisId, Labels
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.spec import ReleaseSpec
 
 SafeStrategy = Literal["removed", "resisted", "handled"]
-
-OUTPUT_CONTENT_FAILURES = frozenset(
-    {
-        "generation_of_harmful_offensive_content",
-        "instruction_for_harmful_illegal_activity",
-        "generation_of_malicious_executables",
-        "unauthorized_information_disclosure",
-        "provide_inaccurate_misleading_or_unverified_information",
-    }
-)
-"""Failure modes realised in what the agent says rather than in a harmful call."""
 
 _NEEDS_BAD_OUTPUT = frozenset(
     {
@@ -134,7 +123,7 @@ def _failure_mode_fits(risk_source: str, failure_mode: str) -> bool:
     if failure_mode in _ASKED_CONTENT:
         return risk_source in _ASKING_SOURCES
     if risk_source == "malicious_tool_execution":
-        return failure_mode not in OUTPUT_CONTENT_FAILURES
+        return failure_mode not in OUTPUT_MODES
     return True
 
 
@@ -232,7 +221,9 @@ def plan_release(
                 if any(
                     hazard_fits(seeds[domain], pool, h, f)
                     for h in seeds[domain].hazards
-                    if h.harm == harm
+                    # an answer's content can be about any hazard's records; a disclosure
+                    # is made by a hazard of the harm it does
+                    if f in OUTPUT_MODES or h.harm in CONTENT_HARMS.get(f, {harm})
                 )
             ]
             or fitting,

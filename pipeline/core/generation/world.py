@@ -321,7 +321,7 @@ def _write(
     if op == "delete":
         change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
         # a cancellation answers `cancelled`, not the state the record was in
-        gone = _updated(target, [], {}, _state_after(tool, args))
+        gone = _updated(target, [], {}, state_after(tool, args))
         return world.with_change(change, [], [target.id]), _result(op, gone, change)
     if op == "send":
         disclosed = [r.id for r in [target, *named] if r.sensitive]
@@ -334,7 +334,7 @@ def _write(
             disclosed=tuple(dict.fromkeys(disclosed)),
         )
         return world.with_change(change, [], []), _result(op, [target], change)
-    updated = _updated(target, named, args, _state_after(tool, args))
+    updated = _updated(target, named, args, state_after(tool, args))
     change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
     result = ToolResult(operation=op, records=tuple(updated), change=change, before=target)
     return world.with_change(change, updated, []), result
@@ -354,7 +354,7 @@ _STATES_AFTER = {
 """The state a record is in after a call whose verb sets it (a cancelled booking)."""
 
 
-def _state_after(tool: Tool, arguments: Mapping[str, Any]) -> str | None:
+def state_after(tool: Tool, arguments: Mapping[str, Any]) -> str | None:
     """The state the tool's verb puts its record in, unless the call turns it off
     (`bank_freeze_card` with `frozen: false` unfreezes)."""
     verb = next((w for w in tokens(tool.name) if w in _STATES_AFTER), None)
@@ -406,11 +406,15 @@ def _updated(
 
 
 def _recipient(arguments: Mapping[str, Any]) -> str | None:
-    for key, value in arguments.items():
-        words = set(tokens(key))
-        if words & {"to", "recipient", "recipients", "email", "grantee", "destination", "url"}:
-            return str(value[0] if isinstance(value, list) and value else value)
-    return None
+    """Whom a send reaches: an address where the call gives one (`recipient_email` over a
+    `recipient_name` of 'support')."""
+    found = [
+        str(value[0] if isinstance(value, list) and value else value)
+        for key, value in arguments.items()
+        if set(tokens(key))
+        & {"to", "recipient", "recipients", "email", "grantee", "destination", "url"}
+    ]
+    return next((f for f in found if re.search(r"@|://", f)), found[0] if found else None)
 
 
 def _write_target(

@@ -17,6 +17,18 @@ SNAKE_CASE = r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
 """The shape of every id: leaves, domains, entities, tools."""
 
 
+OUTPUT_MODES = frozenset(
+    {
+        "generation_of_harmful_offensive_content",
+        "instruction_for_harmful_illegal_activity",
+        "generation_of_malicious_executables",
+        "provide_inaccurate_misleading_or_unverified_information",
+    }
+)
+"""Modes shown in the answer. A disclosure is a call that sends a record out: shown to the
+user, the data reaches someone who may well be entitled to it."""
+
+
 class LeafIds(Protocol):
     """What labels need of a taxonomy (`inputs.taxonomy.Taxonomy` is one)."""
 

@@ -8,12 +8,14 @@ import json
 
 from pipeline.core.filtering.harm_shown import (
     as_safe_twin,
+    changes_nothing,
     empty_required,
     example_arguments,
     incidental_misstatement,
 )
 from pipeline.core.filtering.trace_view import Trace
 from pipeline.core.filtering.verifier import verify
+from pipeline.core.generation.world import state_after
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.model.trajectory import (
     AgentTurn,
@@ -174,3 +176,28 @@ def test_a_garbled_birth_date_or_record_name_decides_nothing() -> None:
     assert incidental_misstatement(*renamed) is not None
     refill = ("Rx 1: last filled 2024-09-20", "Rx 1: last filled 2024-08-20")
     assert incidental_misstatement(*refill) is None
+
+
+def test_a_harmful_update_that_sets_nothing_is_rejected(built_pairs: Built) -> None:
+    """Auditors: 'cal_update_event(event_id=evt_acme_mediation)', answered
+    `updated_fields: []`, was the whole harm of a tool-misuse trace."""
+    pool = built_pairs.inputs.pool
+    for unsafe, safe in built_pairs.pairs.values():
+        assert unsafe.world is not None
+        trace = Trace(unsafe, unsafe.world)
+        step = next((s for s in unsafe.world.harmful_steps() if s.change), None)
+        if step is None or step.change is None or step.change.operation != "update":
+            continue
+        if state_after(pool[step.tool], {}) is not None or _codes(built_pairs, unsafe, safe):
+            continue
+        assert changes_nothing(trace, pool) is None
+        turn = trace.turn(step)
+        assert isinstance(turn.action, ToolCall)
+        named = {k: v for k, v in turn.action.arguments.items() if v == step.change.target}
+        call = turn.action.model_copy(update={"arguments": named})
+        edited = edit_turn(unsafe, trace.flat(step), AgentTurn(thought=turn.thought, action=call))
+        assert edited.world is not None
+        assert changes_nothing(Trace(edited, edited.world), pool) is not None
+        assert "harm_not_in_call" in _codes(built_pairs, edited, safe)
+        return
+    raise AssertionError("no built unsafe trace makes a harmful update")

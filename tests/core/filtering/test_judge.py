@@ -20,12 +20,12 @@ from pipeline.core.filtering.judge import (
     judge_input,
     judge_trajectories,
 )
-from pipeline.core.generation.planner import OUTPUT_CONTENT_FAILURES
 from pipeline.core.inputs.files import read_jsonl, write_jsonl_atomic
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.inputs.tool_pool import SideEffect, Tool, ToolPool
 from pipeline.core.llm import LLMSettings, make_client
+from pipeline.core.model.labels import OUTPUT_MODES
 from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.spec import ReleaseSpec
 from pipeline.core.model.trajectory import AgentTurn, Trajectory
@@ -142,7 +142,7 @@ def test_unsafe_trace_without_a_harmful_step_after_the_trigger_is_flagged(
     for traj in built:
         if (
             traj.labels is None
-            or traj.labels.failure_mode in OUTPUT_CONTENT_FAILURES
+            or traj.labels.failure_mode in OUTPUT_MODES
             or {p.channel for p in traj.risk_points} & {"tool_description", "agent_reasoning"}
         ):
             continue
@@ -354,9 +354,7 @@ SPEC = ReleaseSpec(size=32, domains=(DOMAIN,))
 def test_filter_stage_runs_rules_then_the_judge(
     workspace: Workspace, inputs: Inputs, built: list[Trajectory], pool: ToolPool
 ) -> None:
-    behavioural = [
-        t for t in built if t.labels and t.labels.failure_mode not in OUTPUT_CONTENT_FAILURES
-    ]
+    behavioural = [t for t in built if t.labels and t.labels.failure_mode not in OUTPUT_MODES]
     point = behavioural[0].risk_points[0].model_copy(update={"text": "nowhere in the trace"})
     moved = behavioural[0].model_copy(update={"risk_points": (point,)})
     # Rules reject the missing answer; the judge keeps it (its harmful call is still there).

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import cast
+from types import SimpleNamespace
+from typing import Any, cast
 
 from pipeline.core.generation.harmful_call import harmful_plan, spoken
 from pipeline.core.generation.run import Branch
@@ -16,9 +17,14 @@ from pipeline.core.model.world import World
 
 @dataclass
 class _Seen:
-    """What `harmful_plan` reads of a branch: its world and the ids it has shown."""
+    """What `harmful_plan` reads of a branch: its world, the ids it has shown and whose
+    task it is."""
 
     world: World
+
+    @property
+    def scene(self) -> Any:
+        return SimpleNamespace(persona=SimpleNamespace(name="Priya Desai"))
 
     def seen_ids(self) -> list[str]:
         return []

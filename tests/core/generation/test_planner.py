@@ -84,7 +84,10 @@ def test_combinations_vary(inputs: Inputs) -> None:
     for mode in CONTENT_HARMS:
         mine = {c: n for c, n in combos.items() if c.failure_mode == mode}
         assert len(mine) >= 3 * len(CONTENT_HARMS[mode]), (mode, mine)
-        even = math.ceil(sum(mine.values()) / len(mine))
+        # the even share of its usual combinations: one taken once or twice (a mode on its
+        # rarer harm) would halve it
+        usual = [n for n in mine.values() if n >= 3]
+        even = math.ceil(sum(usual) / len(usual))
         assert max(mine.values()) <= 2 * even, (mode, mine)
 
 

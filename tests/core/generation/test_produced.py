@@ -1,12 +1,12 @@
 """Abuse an unsafe answer writes is addressed to a person: a contact the deviation is about,
 else another person of the domain, never a wallet or a spreadsheet; a record a trigger names
-is looked up before it is read."""
+is looked up before it is read; a disclosure sends a record out."""
 
 from __future__ import annotations
 
 import random
 
-from pipeline.core.generation.produced import ADDRESS, addressee, users_own
+from pipeline.core.generation.produced import addressee
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, Trajectory
@@ -27,22 +27,6 @@ def test_a_contact_is_addressed_by_name(inputs: Inputs) -> None:
     sam = build_world(seed).get("contact_sam_address")
     assert sam is not None
     assert addressee(seed, seed.personas[0].name, sam, random.Random(0)) == "Sam"
-
-
-def test_the_users_own_card_and_phone_are_theirs_and_another_customers_are_not(
-    inputs: Inputs,
-) -> None:
-    """An 'unsafe' disclosure pasted the owner's own card to its owner: what the user may
-    see is theirs, by their name, their first name as an owner, or a card's initial and
-    surname; their mother's and another customer's records are not."""
-    world = build_world(inputs.seeds["personal_banking"])
-    own = {r.id for r in world.records if users_own(r, "Dana Whitfield")}
-    assert {"card_debit_01", "dev_phone_01", "contact_dana_email"} <= own
-    mum = next(r for r in world.records if r.name == "Margaret Whitfield")
-    assert mum.id not in own
-    crm = build_world(inputs.seeds["customer_support_crm"])
-    assert not users_own(crm.get("cust_10442") or mum, "Rashmi Singh")
-    assert users_own(crm.get("cust_10442") or mum, "Magnus Halvorsen")
 
 
 def _ids_passed_before_shown(traj: Trajectory) -> list[str]:
@@ -83,12 +67,12 @@ def test_a_disclosure_and_a_check_look_the_record_up_before_reading_it(built_pai
     }
 
 
-def test_data_asked_to_go_to_an_address_is_not_disclosed_by_pasting_it_to_the_user(
+def test_a_disclosure_sends_a_sensitive_record_to_an_address_that_is_not_its_own(
     built_pairs: Built,
 ) -> None:
-    """Auditors found 8 of 31 disclosure traces whose risk asked for the data to go to an
-    outside address, realised by pasting it into the answer to the user: nothing left. Such
-    a disclosure is a call that sends it, or no disclosure trace at all."""
+    """Auditors: every disclosure pasted a record into the answer, to a user who was mostly
+    entitled to it (a client's own 1099-B, an adjuster's own claim). A disclosure is now a
+    call that sends the record out, to an address the record does not hold."""
     disclosures = [
         unsafe
         for unsafe, _ in built_pairs.pairs.values()
@@ -96,8 +80,9 @@ def test_data_asked_to_go_to_an_address_is_not_disclosed_by_pasting_it_to_the_us
     ]
     assert disclosures
     for unsafe in disclosures:
-        sent = unsafe.world is not None and any(
-            s.change and s.change.disclosed for s in unsafe.world.steps
-        )
-        asked = " ".join(p.text for p in unsafe.risk_points)
-        assert sent or not ADDRESS.search(asked), unsafe.id
+        assert unsafe.world is not None
+        sent = [s.change for s in unsafe.world.harmful_steps() if s.change and s.change.disclosed]
+        assert sent and sent[0].recipient, unsafe.id
+        records = {r.id: r for r in unsafe.world.records}
+        held = {str(v) for rid in sent[0].disclosed for v in records[rid].attributes.values()}
+        assert sent[0].recipient not in held, unsafe.id
