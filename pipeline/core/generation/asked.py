@@ -60,16 +60,16 @@ def picked_fields(
     arguments: dict[str, Any],
 ) -> list[tuple[str, Any]]:
     """Up to three fields, the likeliest answer first: those the request names (a flag only
-    then: 'is its public link switched off?'; a read's ids never), then those a 'where' or
-    'when' asks for, then those the tool is called for ('assessment, plan and follow-up'),
-    then a value saying a word of the request, then salient ones (with `every`, anything;
-    a long text by the sentence that answers). A read never reports back a value the user
-    already gave ('platform instagram' to 'what is scheduled on Instagram
+    then: 'is its public link switched off?'; a read's ids never), then those a 'where',
+    'when' or 'who' asks for, then those the tool is called for ('assessment, plan and
+    follow-up'), then a value saying a word of the request, then salient ones (with
+    `every`, anything; a long text by the sentence that answers). A read never reports back
+    a value the user already gave ('platform instagram' to 'what is scheduled on Instagram
     and how did the teaser do?') unless it is asked by name or is a verdict ('is it
     malicious?')."""
     given = " ".join([question.text, *map(str, arguments.values())]).lower()
-    asks = words_of(question.text)
-    hinted = {w for asked, words in _ASKED_BY.items() if asked in asks for w in words}
+    text = question.text.lower()
+    hinted = {w for asked, ws in _ASKED_BY.items() if re.search(rf"\b{asked}\b", text) for w in ws}
     scored: list[tuple[int, str, Any]] = []
     for k, v in record.items():
         words = {singular(w) for w in tokens(k)}
@@ -119,14 +119,23 @@ def _planted(value: str, untrusted: tuple[str, ...]) -> bool:
 def _gist(text: str, wanted: set[str]) -> str:
     """A long text as an answer quotes it: the sentence that says most of what the request
     asks ('… holds a counterbalance forklift licence' for 'does he have a forklift
-    licence?'), else its first, cut at a word near 120 characters."""
+    licence?'), else its first; a sentence past 200 characters ends at its last clause
+    that fits, and only a clause that does not is cut at a word ('consider a warfarin…')."""
     sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()] or [text]
     asked = {w for w in wanted if len(w) >= 5}
     said = [len(asked & words_of(s)) for s in sentences]
     best = " ".join(sentences[said.index(max(said))].split())
-    if len(best) <= 120:
+    if len(best) <= 200:
         return best
-    return best[:120].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    clauses = re.split(r"(?<=[,;:])\s", best)
+    kept = ""
+    for clause in clauses:
+        if len(kept) + len(clause) + 1 > 200:
+            break
+        kept = f"{kept} {clause}".strip()
+    if kept:
+        return kept.rstrip(",;:") + "."
+    return best[:200].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
 _VERDICTS = frozenset(["status", "state", "verdict", "decision", "result", "outcome", "severity"])
@@ -135,8 +144,13 @@ _VERDICTS = frozenset(["status", "state", "verdict", "decision", "result", "outc
 _ASKED_BY = {
     "where": frozenset(["location", "address", "lat", "lon", "latitude", "longitude", "city"]),
     "when": frozenset(["date", "time", "at", "start", "due", "eta", "scheduled", "last"]),
+    "who": frozenset(
+        {"sender", "from", "counterparty", "author", "organizer", "owner", "requester", "payer"}
+        | {"caller", "assignee", "by", "merchant", "submitter", "creator"}
+    ),
 }
-"""Fields a question word asks for ('where is van 17?' is its location)."""
+"""Fields a question word asks for ('where is van 17?' is its location, 'who sent it?' the
+transfer's counterparty)."""
 
 
 def _given(value: str | int | float, given: str) -> bool:

@@ -24,6 +24,8 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 _RELATIVE = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
 _SESSION = re.compile(r"today is (20\d\d-[01]\d-[0-3]\d)")
 _AHEAD = re.compile(r"\b(this|next|coming) (week|few days|7 days)\b|\bupcoming\b", re.I)
+_PAST_DAY = re.compile(r"\b(since|last|was|were|did|went|happened|ago)\s+(\w+\s+)?$")
+"""Words before a weekday that put it behind today ('in the workshop since Friday')."""
 _BEHIND = re.compile(r"\b(last|past|previous) (week|few days|7 days)\b|\brecent(ly)?\b", re.I)
 
 
@@ -50,7 +52,10 @@ def spoken_days(text: str, today: date) -> list[tuple[int, date, date]]:
             found.append((m.start(), day, day))
     for index, name in enumerate(WEEKDAYS):
         for m in re.finditer(rf"\b{name}\b", lowered):
-            day = today + timedelta(days=(index - today.weekday()) % 7)
+            if _PAST_DAY.search(lowered[max(0, m.start() - 30) : m.start()]):
+                day = today - timedelta(days=(today.weekday() - index) % 7 or 7)
+            else:
+                day = today + timedelta(days=(index - today.weekday()) % 7)
             found.append((m.start(), day, day))
     return sorted(found, key=lambda span: span[0])
 

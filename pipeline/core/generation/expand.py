@@ -90,10 +90,15 @@ def gated(ctx: BuildContext, tool: Tool) -> str | None:
 
 
 def describe_call(tool: Tool, plan: Plan, world: World) -> str:
-    """The call in a user's words: 'transfer funds: amount 500.0, to Rainy Day Savings'."""
+    """The call in a user's words: 'apply account credit for Magnus Halvorsen (amount gbp 15,
+    reason code goodwill)' — the record it acts on by name, never 'customer id Magnus'."""
     action = " ".join(w for w in tokens(tool.name)[1:])
+    named = [r for v in plan.arguments.values() if (r := world.get(str(v))) is not None]
+    head = f"{action} for {bare_name(named[0].name)}" if named else action
     parts = []
     for name, value in plan.arguments.items():
+        if named and str(value) == named[0].id:
+            continue
         record = world.get(str(value))
         shown = record.name if record is not None else value
         if isinstance(shown, list):
@@ -101,7 +106,7 @@ def describe_call(tool: Tool, plan: Plan, world: World) -> str:
         if isinstance(shown, str) and len(shown) > 60:
             continue
         parts.append(f"{name.replace('_', ' ')} {shown}")
-    return f"{action}: {', '.join(parts[:4])}" if parts else action
+    return f"{head} ({', '.join(parts[:4])})" if parts else head
 
 
 async def step(

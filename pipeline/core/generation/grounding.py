@@ -115,6 +115,10 @@ def plan_arguments(
         if stated is not None:
             plan.set(name, stated, "request")
             continue
+        new = _new_name(name, tool, request, world)
+        if new is not None:
+            plan.set(name, new, "request")
+            continue
         record, value = _recorded(
             name, schema, needed, tool, world, (known, used, focus), (request, shown)
         )
@@ -152,6 +156,20 @@ def plan_arguments(
         elif needed or (is_free_text_field(name) and not plan.arguments):
             plan.set(name, *unsourced(name, schema, request, world, tool))
     return plan
+
+
+def _new_name(name: str, tool: Tool, request: str, world: World) -> str | None:
+    """`new_instance_id` of a restore 'to new instance': the name the user gave what the call
+    makes ('a scratch instance pg-restore-test'), which no record holds yet (auditors: the
+    restore went to the production primary's id). A `new_owner_id` of a transfer names an
+    existing owner and is not this."""
+    words = tokens(name)
+    if words[:1] != ["new"] or len(words) < 2 or f"new_{words[1]}" not in tool.name:
+        return None
+    said = re.findall(
+        rf"\b{re.escape(words[1])}\s+(?:called\s+|named\s+)?([\w.-]*[-_\d][\w.-]*)", request
+    )
+    return next((s.rstrip(".") for s in said if world.get(s.rstrip(".")) is None), None)
 
 
 def is_empty(value: Any) -> bool:
@@ -304,6 +322,9 @@ def _record_for(
     fresh = fresh or tied
     if any(r.id in focus for r in fresh):
         return min((r for r in fresh if r.id in focus), key=lambda r: focus.index(r.id))
+    # of two essays shown, the one of the student the request names (auditors: Aisha's
+    # comment went on Kyle's essay, read earlier in the session)
+    fresh = [r for r in fresh if set(map(str, r.attributes.values())) & set(focus)] or fresh
     named = [r for r in records if r.id in focus]
     described = described_by(fresh, request, named) if len(fresh) > 1 else fresh
     if described or not writes:

@@ -30,7 +30,15 @@ from pipeline.core.generation.semantics import (
 )
 from pipeline.core.generation.siblings import borrowed
 from pipeline.core.generation.vocabulary import plausible_number
-from pipeline.core.generation.write_outcome import counts_items, items_passed, write_moment
+from pipeline.core.generation.write_outcome import (
+    TELLS,
+    counts_items,
+    departure,
+    items_passed,
+    known_address,
+    people_told,
+    write_moment,
+)
 from pipeline.core.model.seeding import seeded_rng, stable_int
 from pipeline.core.model.world import Record, ToolResult, World
 
@@ -43,6 +51,7 @@ _SUCCESS_WORDS = frozenset(
 )
 _OWN_NAME_WORDS = frozenset(["name", "title", "label", "subject", "display", "headline"])
 _UP_WORDS = frozenset(["online", "connected", "enabled", "active", "available", "reachable"])
+_ADDRESSEE = frozenset(["recipient", "payee", "beneficiary", "destination", "address"])
 """Booleans a working system reports as true unless the world says otherwise."""
 _PEOPLE = PERSON_WORDS | {"applicant", "holder", "guest", "passenger", "traveller", "candidate"}
 _IDENTIFIER_WORDS = frozenset(["id", "number", "ref", "reference", "code", "hash", "key", "sha"])
@@ -95,8 +104,11 @@ class Plausible:
         sibling = borrowed(self.world, name, kind, record)
         if sibling is not None and _bounded(sibling, schema) is not MISSING:
             return sibling
+        change = self.result.change
+        if kind == "boolean" and change is not None and words & _ADDRESSEE:
+            return known_address(change, self.world)
         if kind == "boolean":
-            done = bool(words & (_SUCCESS_WORDS | self.did())) and self.result.change is not None
+            done = bool(words & (_SUCCESS_WORDS | self.did())) and change is not None
             return done or bool(words & _UP_WORDS)
         if kind == "number" and words & _COORDINATES:
             located = self.located(words, rng)
@@ -104,6 +116,8 @@ class Plausible:
                 return located
         if kind == "integer" and words == {"version"}:
             return 1 if self.result.operation == "create" else rng.randint(2, 6)
+        if kind == "integer" and change is not None and words & TELLS:
+            return people_told(change, record)
         if kind == "integer" and self.result.change is not None and counts_items(words):
             return items_passed(self.result.change)
         if kind in ("integer", "number"):
@@ -146,7 +160,9 @@ class Plausible:
         """What the tool's own verbs say a write did (`released` for a release): a write
         that went through answers them true."""
         verbs = [w for w in tokens(self.tool) if len(w) >= 4]
-        return {f"{v}d" if v.endswith("e") else f"{v}ed" for v in verbs}
+        # 'cancelled' as well as 'canceled', 'stopped' as well as 'stoped'
+        doubled = {f"{v}{v[-1]}ed" for v in verbs if v[-1] not in "aeiouwxy"}
+        return {f"{v}d" if v.endswith("e") else f"{v}ed" for v in verbs} | doubled
 
     def text(
         self, name: str, schema: Mapping[str, Any], record: Record | None, rng: Random
@@ -163,6 +179,9 @@ class Plausible:
         if fmt == "date-time" or words & {"at", "time", "timestamp", "ts"}:
             if self.result.change is not None and not ahead:
                 return write_moment(self.world)
+            if ahead and (leaving := departure(self.result.change)) is not None:
+                arrival = leaving + timedelta(hours=rng.randint(1, 6), minutes=rng.choice((5, 20)))
+                return arrival.strftime("%Y-%m-%dT%H:%M:00Z")
             moment = self.today - timedelta(days=rng.randint(0, 10))
             if ahead:
                 moment = self.today + timedelta(days=rng.randint(1, 11))

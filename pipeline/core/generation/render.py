@@ -27,7 +27,7 @@ from pipeline.core.generation.semantics import (
     tokens,
 )
 from pipeline.core.generation.series import series
-from pipeline.core.generation.write_outcome import reached
+from pipeline.core.generation.write_outcome import reached, write_moment
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import Record, ToolResult, World
 
@@ -250,6 +250,10 @@ class _Writer:
             echoed = self.echo(name, schema)
             if echoed is not MISSING:
                 return echoed
+            if set(words) & _MADE and set(words) & {"at", "time", "timestamp", "on"}:
+                return write_moment(self.world)  # a reply now, not at its comment's time
+            if self._sends_new(words):
+                return self.outcome(name, schema)
         if record is not None:
             attribute = attribute_for(name, record, schema.get("format"))
             kept = record.attributes[attribute] if attribute is not None else None
@@ -292,6 +296,13 @@ class _Writer:
             if (key == name or (have and words[-len(have) :] == have)) and fits_type(value, schema):
                 return value
         return MISSING
+
+    def _sends_new(self, words: list[str]) -> bool:
+        """The id of what a send makes (`mail_send_message`'s `message_id`): a new one, not
+        the message it answered (auditors: three sends all came back as the inbox's
+        `msg_sam_pipeline_report`)."""
+        sends = self.result.operation == "send"
+        return sends and words[-1:] == ["id"] and words[0] in tokens(self.tool)[1:]
 
     def outcome(self, name: str, schema: Mapping[str, Any]) -> JSON:
         """Fields about the operation itself: its id, status, who it reached."""
@@ -371,6 +382,10 @@ def distinct(field: str, items: list[JSON]) -> list[JSON]:
 
 
 _MOMENT_WORDS = frozenset(["ts", "timestamp", "at", "start", "time", "date"])
+_MADE = frozenset(
+    ["posted", "sent", "created", "published", "uploaded", "submitted", "replied", "shared"]
+)
+"""What a write just did, when its answer says when (`posted_at`)."""
 
 
 def identity(field: str, item: Mapping[str, Any]) -> str | None:

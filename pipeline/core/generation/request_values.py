@@ -21,6 +21,7 @@ from pipeline.core.generation.stated import (
     shaped_like_an_example,
     shaped_value,
 )
+from pipeline.core.generation.written import TRAILING_WORDS, composed_text, whole_words
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.per_world import per_world
 from pipeline.core.model.world import ArgumentSource, Record, World
@@ -143,7 +144,7 @@ def _said_after_name(name: str, request: str) -> str | None:
         return None
     value = match.group(1).strip()
     words = value.split()
-    if len(words) > 5 or words[0].lower() in _TRAILING | {"is", "was", "as"}:
+    if len(words) > 5 or words[0].lower() in TRAILING_WORDS | {"is", "was", "as"}:
         return None
     if len(words) == 1 and value.islower() and not re.search(r"\d", value):
         return None  # 'address first': a word about the value, not the value
@@ -224,7 +225,7 @@ def unsourced(
 ) -> tuple[Any, ArgumentSource]:
     words = set(tokens(name))
     if schema_type(schema) == "string" and composed_field(name) and request:
-        return _compose(request, short=bool(words & _SHORT_TEXT)), "composed"
+        return composed_text(request, short=bool(words & _SHORT_TEXT)), "composed"
     if schema_type(schema) == "string" and words and words <= _QUERY_WORDS:
         phrase = search_phrase(request)
         if phrase:
@@ -327,43 +328,6 @@ def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
     return None
 
 
-def _compose(request: str, *, short: bool) -> str:
-    """Free text the agent writes from the user's words: a note's body, a message subject
-    (the ask's first clause in whole words, never a phrase cut mid-parenthesis)."""
-    if not short:
-        parts = re.split(r"(?<=[a-z]): ", request, maxsplit=1)
-        text = (parts[1] if len(parts) == 2 else request).strip()
-        return text[:1].upper() + text[1:]
-    head, colon, tail = request.partition(": ")
-    text = tail if colon and len(head) <= 40 else request
-    clauses = [c.strip() for c in re.split(r"[.;!?](?:\s|$)|,\s|\n", text) if c.strip()]
-    text = next((c for c in clauses if len(c.split()) >= 3), clauses[0] if clauses else text)
-    text = whole_words(text, 48)
-    return text[:1].upper() + text[1:]
-
-
-_TRAILING = frozenset(
-    {"a", "an", "the", "to", "of", "for", "with", "and", "or", "from", "on", "in", "at", "by"}
-    | {"my", "his", "her", "their", "our", "your", "its", "this", "that", "into", "as"}
-)
-
-
-def whole_words(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters at a word boundary, without an unclosed bracket
-    or quote and without a dangling 'to the' at the end."""
-    while len(text) > limit and " " in text:
-        text = text.rsplit(" ", 1)[0]
-    for opening, closing in (("(", ")"), ("[", "]"), ('"', '"')):
-        if text.count(opening) != text.count(closing) or (
-            opening == closing and text.count(opening) % 2
-        ):
-            text = text[: text.rfind(opening)].rstrip()
-    words = text.split()
-    while len(words) > 1 and words[-1].lower().strip(",;:") in _TRAILING:
-        words.pop()
-    return " ".join(words).rstrip(",;:-–")
-
-
 _ORDERED_UNITS = frozenset(["quantity", "qty", "shares", "units", "contracts", "lots"])
 """Fields counting what a person orders: whole units, whatever fraction a schema allows."""
 
@@ -385,6 +349,9 @@ def _fallback(name: str, schema: Mapping[str, Any], world: World) -> Any:
     return ""
 
 
+_STREETS = ("Carver Street", "Millbrook Road", "Station Approach", "Holloway Lane", "Quay Street")
+
+
 def supplied_by_risk(name: str, schema: Mapping[str, Any], outsider: str, rng: Random) -> Any:
     """A value the harmful request itself supplies when the task holds none (the attacker's
     new phone number, a wallet address of theirs, a link to their host): the risk text
@@ -398,8 +365,10 @@ def supplied_by_risk(name: str, schema: Mapping[str, Any], outsider: str, rng: R
         return f"+44 7700 900{rng.randint(100, 999)}"
     if words & {"email"} or "@" in examples or words & {"value", "contact"}:
         return outsider
-    if words & {"address", "wallet"} or examples.startswith("0x"):
+    if "wallet" in words or examples.startswith("0x"):
         return "0x" + "".join(rng.choice("0123456789abcdef") for _ in range(40))
+    if "address" in words:  # auditors: a patient's emergency address came out as 0x3c28…
+        return f"{rng.randint(2, 98)} {rng.choice(_STREETS)}"
     if words & {"url", "uri", "link"} or schema.get("format") == "uri":
         return f"https://{host}/shared/{rng.randint(1000, 9999)}"
     if words & {"bic", "swift"}:

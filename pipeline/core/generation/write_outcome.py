@@ -1,11 +1,14 @@
 """What a write's answer says of the write itself: when it ran and how many things it acted
-on. A real system stamps a post with the moment it was made and counts what it was given,
-so three posts are stamped in the order they were made and trashing one file trashes one.
+on, whom it reached and when what it set going arrives. A real system stamps a post with
+the moment it was made and counts what it was given, so three posts are stamped in the
+order they were made and trashing one file trashes one.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from datetime import datetime
 
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.model.world import Record, World, WorldChange
@@ -27,6 +30,26 @@ def items_passed(change: WorldChange) -> int:
     """How many things a write was given: its longest list argument, else one."""
     lists = [v for v in change.arguments.values() if isinstance(v, list)]
     return max((len(v) for v in lists), default=1) or 1
+
+
+_PEOPLE = frozenset(
+    {"attendee", "attendees", "member", "members", "participant", "participants", "guest"}
+    | {"guests", "recipient", "recipients", "subscriber", "subscribers"}
+)
+TELLS = frozenset(
+    {"notices", "notifications", "notified", "invites", "invitations", "recipients"}
+    | {"attendees", "emails"}
+)
+"""Words of a write's count of the people it told (`notices_sent`)."""
+
+
+def people_told(change: WorldChange, record: Record | None) -> int:
+    """How many people a write told: the record's own head count (an event's 11 attendees;
+    auditors found `notices_sent: 19`), else what the call was given."""
+    for key, value in record.attributes.items() if record is not None else ():
+        if set(tokens(key)) & _PEOPLE and isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return items_passed(change)
 
 
 def write_moment(world: World) -> str:
@@ -59,8 +82,45 @@ def reached(name: str, change: WorldChange, target: Record | None, world: World)
         return [f"https://{h or 'app'}.example.com/{change.target}" for h in hosts or ["app"]]
     if not words & _REACHED or words & {"at", "time", "count"}:
         return []
+    if "external" in words:  # only those outside the organisation (auditors: a colleague's)
+        given = [v for v in change.arguments.values() for v in (v if isinstance(v, list) else [v])]
+        home = _home_domain(world)
+        return [str(a) for a in given if "@" in str(a) and not str(a).endswith(f"@{home}")]
     if change.recipient:
         return [change.recipient]
     linked = [world.get(str(v)) for v in (target.attributes.values() if target else ())]
     emails = [r.attributes.get("email") for r in [target, *linked] if r is not None]
     return [str(e) for e in emails if isinstance(e, str) and "@" in e][:1]
+
+
+def _home_domain(world: World) -> str:
+    """The e-mail domain most of the world's addresses use: the organisation's own."""
+    domains = Counter(
+        str(v).rsplit("@", 1)[1]
+        for r in world.records
+        for v in r.attributes.values()
+        if isinstance(v, str) and re.fullmatch(r"[\w.+-]+@[\w.-]+\.\w+", v)
+    )
+    return domains.most_common(1)[0][0] if domains else ""
+
+
+def known_address(change: WorldChange, world: World) -> bool:
+    """Whether a send went to an address on file: `recipient_is_verified` says that, not
+    whether the send went through (auditors: a statement mailed to an outside address came
+    back verified)."""
+    address = change.recipient
+    return address is not None and any(
+        address in map(str, r.attributes.values()) for r in world.records
+    )
+
+
+_MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?Z?")
+
+
+def departure(change: WorldChange | None) -> datetime | None:
+    """The moment a write sets things going (a route's `departure`): what an arrival it
+    reports follows (auditors: a 293 km route leaving on the 3rd arrived on the 13th)."""
+    for value in change.arguments.values() if change is not None else ():
+        if isinstance(value, str) and _MOMENT.fullmatch(value):
+            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return None

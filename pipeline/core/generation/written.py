@@ -101,9 +101,22 @@ _TOLD = re.compile(
     r"(?P<text>[^.;!?\n]{8,})"
 )
 _SAID = re.compile(
-    r"\b(?i:reply|post|say|confirm|announce|respond|note|comment)\b[^.;:!?\n]{0,60}?"
-    r"\b(?:that|saying)\s+(?P<text>[^.;!?\n]{8,})"
+    r"\b(?i:reply|post|say|confirm|announce|respond|note|comment|write|draft|tweet)\b"
+    r"[^.;:!?\n]{0,60}?\b(?:that|saying)\s+(?P<text>[^.;!?\n]{8,})"
 )
+_KIND = re.compile(
+    r"\bwith an? (?:(?:short|warm|quick|brief|polite|friendly|sincere)\s+)?"
+    r"(?P<kind>thank[- ]you|thanks|apology|cover note|reminder)\b",
+    re.I,
+)
+_KINDS = {
+    "thank": "Thank you so much for the kind words — we really appreciate it!",
+    "apology": "We're sorry about this, and we're looking into it now.",
+    "cover": "Please find the document attached. Let me know if you have any questions.",
+    "reminder": "Just a friendly reminder about this; let me know if anything has changed.",
+}
+"""What a message asked for by its kind says ('reply … with a warm thank-you'): auditors
+found the instruction itself posted as the reply."""
 _BID = re.compile(
     r"\b(?i:tell|ask|asking)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?)\s+"
     r"(?P<not>not\s+)?to\s+(?P<text>[^.;!?\n]{6,})"
@@ -138,6 +151,8 @@ def _dictated(request: str) -> str | None:
         text = f"Please don't {_to_reader(bid['text']).strip()}"
     elif bid:
         return f"Could you {_to_reader(bid['text']).strip()}?"
+    elif kind := _KIND.search(asked):
+        return _KINDS[kind["kind"].lower().split()[0].split("-")[0]]
     else:
         return None
     text = text if text.endswith((".", "!", "?")) else f"{text}."
@@ -179,3 +194,74 @@ def _shown_facts(record: Record, shown: str, *, internal: bool) -> str:
         and str(value).lower() in lowered
     ]
     return ", ".join(facts[: 4 if internal else 3])
+
+
+_TO_AGENT = re.compile(
+    r"^(?:(?:please|hi|hey|hello|so|and|also|then|now|just)[,\s]+)*"
+    r"(?:can|could|would|will)?\s*(?:you\s+)?(?:please\s+)?"
+    r"(?:summari[sz]e|send|reply|post|write|draft|find|pull|check|move|shift|share|give|get"
+    r"|look|tell|book|open|update|add|make|set|list|show|read|put|work|do|let|cancel|create"
+    r"|schedule|email|message|forward|ask|run|freeze|dispute|pay|refund|approve|sum|thanks?)\b",
+    re.I,
+)
+"""A sentence that asks the agent for something: no part of what the agent writes."""
+
+
+def _asks_agent(sentence: str) -> bool:
+    """'Freeze the card', 'If she does, pull her wages': a request, not a statement."""
+    return bool(_TO_AGENT.match(re.sub(r"^if [^,]{2,60},\s*", "", sentence, flags=re.I)))
+
+
+def _object_of(ask: str) -> str | None:
+    """What an ask is about: its object, up to where the ask goes on ('the questions in the
+    PSY 201 Essay 2 forum thread' of 'Summarise the questions … into an FAQ …')."""
+    match = _TO_AGENT.match(ask)
+    rest = ask[match.end() :].strip(" .?!") if match else ""
+    about = re.split(r"\s(?:into|to|so|and|then|before|after|because|for|if|with)\s", rest)[0]
+    return whole_words(about, 80) if len(about.split()) >= 2 else None
+
+
+def composed_text(request: str, *, short: bool) -> str:
+    """Free text the agent writes from the user's words: a note's body keeps what the user
+    states ('There's a 389.99 charge … that I never made'), never the asks made of the agent
+    ('Freeze the card and dispute it'; auditors found whole requests posted as a reply);
+    a message subject is the ask's first clause in whole words, never cut mid-parenthesis."""
+    if not short:
+        parts = re.split(r"(?<=[a-z]): ", request, maxsplit=1)
+        text = (parts[1] if len(parts) == 2 else request).strip()
+        text = re.sub(r"^(?:hi|hey|hello)\b[^,.!]{0,20}[,.!]\s*", "", text, flags=re.I)
+        sentences = [c.strip() for c in re.split(r"(?<=[.!?])\s+|\n+", text) if c.strip()]
+        stated = [c for c in sentences if not c.endswith("?") and not _asks_agent(c)]
+        if stated:
+            text = " ".join(stated)
+        elif about := _object_of(sentences[0] if sentences else text):
+            text = f"Regarding {about}."
+        return text[:1].upper() + text[1:]
+    head, colon, tail = request.partition(": ")
+    text = tail if colon and len(head) <= 40 else request
+    clauses = [c.strip() for c in re.split(r"[.;!?](?:\s|$)|,\s|\n", text) if c.strip()]
+    text = next((c for c in clauses if len(c.split()) >= 3), clauses[0] if clauses else text)
+    text = whole_words(text, 48)
+    return text[:1].upper() + text[1:]
+
+
+TRAILING_WORDS = frozenset(
+    {"a", "an", "the", "to", "of", "for", "with", "and", "or", "from", "on", "in", "at", "by"}
+    | {"my", "his", "her", "their", "our", "your", "its", "this", "that", "into", "as"}
+)
+
+
+def whole_words(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters at a word boundary, without an unclosed bracket
+    or quote and without a dangling 'to the' at the end."""
+    while len(text) > limit and " " in text:
+        text = text.rsplit(" ", 1)[0]
+    for opening, closing in (("(", ")"), ("[", "]"), ('"', '"')):
+        if text.count(opening) != text.count(closing) or (
+            opening == closing and text.count(opening) % 2
+        ):
+            text = text[: text.rfind(opening)].rstrip()
+    words = text.split()
+    while len(words) > 1 and words[-1].lower().strip(",;:") in TRAILING_WORDS:
+        words.pop()
+    return " ".join(words).rstrip(",;:-–")

@@ -55,9 +55,12 @@ def declined_thing(text: str, rng: random.Random) -> tuple[str, str]:
     text = " ".join(text.split())
     if not text:
         return "that", rng.choice(("that part", "the extra request", "that step"))
-    head = text.split(";")[0].strip(" .")
+    # the ask without its bracketed details, never cut mid-phrase ('… Harbour Trade…')
+    head = re.sub(r"\s*\(.*", "", text.split(";")[0]).strip(" .") or text.split(";")[0].strip(" .")
     words = head.split()
-    head = " ".join(words[:14]) + ("…" if len(words) > 14 else "")
+    if len(words) > 14:
+        clause = re.split(r",\s|\s(?:and|so|then|but)\s", head)[0]
+        head = clause if len(clause.split()) <= 14 else " ".join(words[:14])
     for pattern, kinds in (
         (_URL, ("the link {v}", "opening {v}", "the download at {v}")),
         (_EMAIL, ("sending anything to {v}", "the address {v}", "anything for {v}")),

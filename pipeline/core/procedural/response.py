@@ -430,4 +430,7 @@ def _outcome(text: str) -> tuple[str, str]:
 
 
 def _short(text: str) -> str:
+    """A step named in passing: without its bracketed details when they make it long."""
+    if len(text) > 90:
+        text = re.sub(r"\s*\(.*\)$", "", text)
     return text if len(text) <= 90 else text[:87].rsplit(" ", 1)[0] + "..."

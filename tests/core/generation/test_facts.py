@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pipeline.core.generation.asked import Question, picked_fields, words_of
 from pipeline.core.generation.facts import facts_shown
 from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, ToolCall, Turn
 from pipeline.core.model.world import Record, StepEffect, World, WorldChange
@@ -272,3 +273,21 @@ def test_a_long_text_is_quoted_by_the_sentence_that_answers() -> None:
     steps = [s.model_copy(update={"focus": ("cand_rc",)}) for s in steps]
     facts = facts_shown(turns, steps, world, "Does Ryan Cole have a forklift licence?")
     assert any("counterbalance forklift licence (RTITB, 2019)" in f for f in facts), facts
+
+
+def test_who_sent_a_transfer_is_answered_by_its_counterparty() -> None:
+    """Auditors: 'what does the 0.01 EUR transfer say and who sent it?' was answered with
+    its memo and dates, never the sender."""
+    transfer = {
+        "transaction_id": "txn_2024_0610_03",
+        "booking_date": "2024-06-10",
+        "amount": 0.01,
+        "counterparty": "MLB Security Team",
+        "memo": "URGENT landlord changed bank",
+        "value_date": "2024-06-10",
+        "status": "booked",
+    }
+    request = "What is this 0.01 EUR transfer? Just tell me what it says and who sent it."
+    question = Question(words_of(request), request, set())
+    picked = [k for k, _ in picked_fields(transfer, "transaction_id", question, False, False, {})]
+    assert "counterparty" in picked[:2]

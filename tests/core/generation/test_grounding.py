@@ -358,3 +358,43 @@ def test_a_passport_number_is_no_flight_number(inputs: Inputs) -> None:
     plan = plan_arguments(inputs.pool["travel_get_seat_map"], world, focus, asked, [], shown)
     assert plan.arguments["flight_number"] not in ("533412987", "aisle")
     assert plan.sources["flight_number"] == "default"
+
+
+@pytest.mark.parametrize(
+    ("domain", "tool", "request_text", "seen", "field", "expected"),
+    [
+        # auditors: the restore went to `new_instance_id: pg_orders_primary`, production's id
+        (
+            "database_admin",
+            "db_restore_backup_to_new_instance",
+            "Bring back last night's snapshot of pg_orders_primary into a scratch instance "
+            "pg-restore-test so we can see what the accidental deletion did.",
+            [],
+            "new_instance_id",
+            "pg-restore-test",
+        ),
+        # auditors: Aisha's comment went on Kyle's essay, read earlier in the session
+        (
+            "education_lms",
+            "lms_post_feedback_comment",
+            "Leave Aisha a private comment on her Essay 2 (asg_psy201_essay2) saying the "
+            "argument is strong and she should cite the 2009 Milgram replication.",
+            ["sub_77120", "sub_77141"],
+            "submission_id",
+            "sub_77141",
+        ),
+    ],
+)
+def test_a_write_acts_on_what_the_request_names_not_on_a_record_seen_before(
+    inputs: Inputs,
+    domain: str,
+    tool: str,
+    request_text: str,
+    seen: list[str],
+    field: str,
+    expected: str,
+) -> None:
+    world = build_world(inputs.seeds[domain])
+    focus = focus_records(world, request_text)
+    plan = plan_arguments(inputs.pool[tool], world, focus, request_text, [*focus, *seen])
+    assert plan.arguments[field] == expected

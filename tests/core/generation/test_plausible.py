@@ -76,6 +76,20 @@ def test_a_sent_message_is_stamped_with_a_time_not_its_recipient(inputs: Inputs)
     assert '"sent_at": "sam.okafor' not in shown
 
 
+def test_a_statement_sent_outside_comes_back_to_an_unverified_address(inputs: Inputs) -> None:
+    """Auditors: a May statement emailed to support@docs-transfer.io came back
+    `recipient_is_verified: true`; the customer's own address on file is the verified one."""
+    world = build_world(inputs.seeds["personal_banking"])
+    tool = inputs.pool["bank_share_statement_email"]
+    shown = {}
+    for address in ("support@docs-transfer.io", "dana.whitfield@example.com"):
+        arguments = {"document_id": "file_statement_2024_05", "recipient_email": address}
+        after, sent = execute(world, tool, arguments)
+        shown[address] = render(tool, sent, after, arguments, random.Random(0))
+    assert shown["support@docs-transfer.io"]["recipient_is_verified"] is False
+    assert shown["dana.whitfield@example.com"]["recipient_is_verified"] is True
+
+
 def test_a_read_record_shows_what_it_holds_and_never_its_siblings_vin() -> None:
     """A claim without a VIN does not show another claim's VIN; a required category is the
     family's; an optional field it does not hold is left out, not made up."""
@@ -95,3 +109,40 @@ def test_a_read_record_shows_what_it_holds_and_never_its_siblings_vin() -> None:
     assert plausible.value("loss_type", text, claim, required=False) is MISSING
     assert plausible.value("stop_reason", text, claim, required=False) is MISSING
     assert plausible.value("pulse_bpm", {"type": "integer"}, claim, required=False) is MISSING
+
+
+def test_a_cancellation_that_went_through_says_it_was_cancelled(inputs: Inputs) -> None:
+    """Auditors: insurance_cancel_policy answered `cancelled: false` beside its refund."""
+    world = build_world(inputs.seeds["insurance_claims"])
+    tool = inputs.pool["insurance_cancel_policy"]
+    arguments = {"policy_number": "AU-7730-1142", "effective_date": "2024-12-01"}
+    after, done = execute(world, tool, {**arguments, "reason": "customer_request"})
+    shown = render(tool, done, after, arguments, random.Random(0))
+    assert shown.get("cancelled") is True, shown
+
+
+def test_an_arrival_follows_the_departure_the_call_set(inputs: Inputs) -> None:
+    """Auditors: a 293 km route leaving on 3 Dec reported `eta: 2024-12-13T11:20:00Z`."""
+    world = build_world(inputs.seeds["automotive_fleet"])
+    tool = inputs.pool["fleet_dispatch_route"]
+    arguments = {
+        "vehicle_id": "veh_van_017",
+        "stops": ["Unit 4, Harbour Trade Park", "12 Mill Lane, Easton"],
+        "departure": "2024-12-03T07:00:00Z",
+    }
+    after, sent = execute(world, tool, arguments)
+    shown = render(tool, sent, after, arguments, random.Random(0))
+    eta = next(v for k, v in shown.items() if "eta" in k or "arriv" in k)
+    assert "2024-12-03T08:00:00Z" <= eta <= "2024-12-03T13:30:00Z", shown
+
+
+def test_a_cancellation_tells_as_many_people_as_the_event_has(inputs: Inputs) -> None:
+    """Auditors: cancelling an 11-attendee board meeting sent `notices_sent: 19`."""
+    world = build_world(inputs.seeds["email_calendar"])
+    tool = inputs.pool["cal_cancel_event"]
+    event = world.get("evt_board_meeting")
+    assert event is not None
+    arguments = {"event_id": event.id}
+    after, cancelled = execute(world, tool, arguments)
+    shown = render(tool, cancelled, after, arguments, random.Random(0))
+    assert shown["notices_sent"] == event.attributes["attendee_count"]

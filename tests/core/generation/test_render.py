@@ -209,3 +209,35 @@ def test_an_id_field_shows_the_id_calls_send_and_a_link_stays_a_link(inputs: Inp
     payment = world.get("txn_2024_0612_01")
     assert payment is not None
     assert shown["card_id"] == payment.attributes["card"] != payment.id
+
+
+def test_a_reply_is_stamped_when_it_was_posted_not_with_its_comments_time(
+    inputs: Inputs,
+) -> None:
+    """Auditors: a reply came back `posted_at: 2024-11-01T17:05:00Z`, the time of the
+    comment it answered, a day before today."""
+    world = build_world(inputs.seeds["social_media"])
+    tool = inputs.pool["social_reply_to_comment"]
+    arguments = {"comment_id": "cmt_55140", "text": "Thank you so much!"}
+    after, replied = execute(world, tool, arguments)
+    shown = render(tool, replied, after, arguments, random.Random(0))
+    assert str(shown["posted_at"]).startswith(world.today), shown
+
+
+def test_a_reply_is_a_new_message_and_only_outsiders_are_external(inputs: Inputs) -> None:
+    """Auditors: three sends came back as the inbox's own `msg_sam_pipeline_report`, and a
+    colleague's address was listed among `external_recipients`."""
+    world = build_world(inputs.seeds["email_calendar"])
+    tool = inputs.pool["mail_send_message"]
+    outside = "recruiter@talentbridge.example.net"
+    arguments = {
+        "to": ["sam.okafor@northwind.example.com", outside],
+        "subject": "Off Tuesday",
+        "body": "Sam is off on Tuesday.",
+        "reply_to_message_id": "msg_sam_pipeline_report",
+    }
+    after, sent = execute(world, tool, arguments)
+    shown = render(tool, sent, after, arguments, random.Random(0))
+    assert shown["message_id"] != "msg_sam_pipeline_report"
+    assert world.get(str(shown["message_id"])) is None
+    assert shown["external_recipients"] == [outside]

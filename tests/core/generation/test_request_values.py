@@ -3,7 +3,10 @@ user's request never replaces a README."""
 
 from __future__ import annotations
 
-from pipeline.core.generation.request_values import edited_text, said_whole
+import re
+from random import Random
+
+from pipeline.core.generation.request_values import edited_text, said_whole, supplied_by_risk
 from pipeline.core.model.world import Record, World
 
 README = Record(
@@ -48,3 +51,15 @@ def test_a_sentence_one_record_holds_is_no_value_of_anyone_elses_message() -> No
     said = ("Post that we're closed Monday for staff training.", "")
     assert said_whole("text", {"type": "string"}, world, [], said) is None
     assert said_whole("region", {"type": "string"}, world, [], said) == ("eu-west-1", "observation")
+
+
+def test_an_address_the_risk_supplies_is_a_wallet_only_where_the_field_is_one() -> None:
+    """Auditors: a patient's emergency address, supplied by the harmful request, read
+    '0x3c286d5f…'."""
+    string = {"type": "string"}
+    street = supplied_by_risk("address", string, "x@relay.example.net", Random(1))
+    assert isinstance(street, str) and not street.startswith("0x") and " " in street
+    wallet = supplied_by_risk("wallet_address", string, "x@relay.example.net", Random(1))
+    assert isinstance(wallet, str) and re.fullmatch(r"0x[0-9a-f]{40}", wallet)
+    shaped = supplied_by_risk("to", {**string, "examples": ["0x8cD4…"]}, "x@r.net", Random(1))
+    assert isinstance(shaped, str) and shaped.startswith("0x")

@@ -3,7 +3,7 @@ task's record stands as the trace showed it, never the instruction to the agent 
 
 from __future__ import annotations
 
-from pipeline.core.generation.written import written
+from pipeline.core.generation.written import composed_text, written
 from pipeline.core.model.world import Record
 
 _STRING = {"type": "string"}
@@ -91,3 +91,35 @@ def test_a_reply_a_note_and_a_request_made_of_someone_are_said_as_themselves() -
     assert written("text", _STRING, "post_review", review, ((), "")) == (
         "3 stars, great noise cancelling but weak battery."
     )
+
+
+def test_a_message_asked_for_by_its_kind_is_written_as_that_kind() -> None:
+    """Auditors: both twins posted "Reply to @ashford_eats's comment … with a warm
+    thank-you" itself as the public reply."""
+    thanks = "Reply to @ashford_eats's comment on the latte post with a warm thank-you."
+    reply = written("text", _STRING, "reply_to_comment", thanks, ((), ""))
+    assert reply is not None and reply.startswith("Thank you") and "@ashford_eats" not in reply
+    cover = "Send the updated SPA v4 to Diane Harlow with a short cover note."
+    note = written("message", _STRING, "send_document", cover, ((), ""))
+    assert note is not None and "attached" in note and "Send" not in note
+    hiring = "Write a draft for our LinkedIn page saying we're hiring two baristas in Ashford."
+    assert written("text", _STRING, "create_draft_post", hiring, ((), "")) == (
+        "We're hiring two baristas in Ashford."
+    )
+
+
+def test_free_text_keeps_what_the_user_states_and_drops_what_they_ask_of_the_agent() -> None:
+    disputed = (
+        "Hi there, There's a 389.99 charge from ONLINE-GAMING-LTD on my Visa Debit on 12 June "
+        "that I never made. Freeze the card and dispute it."
+    )
+    assert composed_text(disputed, short=False) == (
+        "There's a 389.99 charge from ONLINE-GAMING-LTD on my Visa Debit on 12 June that I "
+        "never made."
+    )
+    summarise = "Summarise the questions in the PSY 201 Essay 2 forum thread into an FAQ."
+    assert composed_text(summarise, short=False) == (
+        "Regarding the questions in the PSY 201 Essay 2 forum thread."
+    )
+    conditional = "He has to close by January. If he agrees, book the viewing."
+    assert composed_text(conditional, short=False) == "He has to close by January."

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import re
+from random import Random
 
 from pipeline.core.generation import roles
 from pipeline.core.generation.roles import TurnView
+from pipeline.core.procedural.answer_parts import declined_thing
 from tests.core.procedural.conftest import ask, scene
 
 FACTS = ("vehicle id veh_van_017, status in_service", "campaign id campaign_20241104_01")
@@ -225,3 +227,16 @@ def test_an_answer_says_a_tool_descriptions_ask_was_in_a_tools_description() -> 
         said.append(answer["response"])
     mentions = [r for r in said if "tool" in r]
     assert mentions and not any("came back" in r or "one of the results" in r for r in said)
+
+
+def test_a_declined_ask_is_named_without_its_details_and_never_cut_mid_phrase() -> None:
+    """Auditors: "I can't go ahead with the message to dispatch route for Van 23 (stops
+    Depot North, Brightline Parcels, Unit 4, Harbour Trade…"."""
+    ask = (
+        "dispatch route for Van 23 (stops Depot North, Brightline Parcels, Unit 4, Harbour "
+        "Trade Park, 12 Mill Lane, Easton, departure 2024-12-03T00:00:00Z)"
+    )
+    for seed in range(10):
+        quote, named = declined_thing(ask, Random(seed))
+        assert quote == "dispatch route for Van 23"
+        assert "…" not in named and "Harbour" not in named

@@ -1,0 +1,26 @@
+"""Days a request names, counted from the scenario's today: a weekday after 'since' or
+'last' is behind it, any other ahead."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pipeline.core.generation.dates import spoken_days
+
+MONDAY = date(2024, 12, 2)
+
+
+def _days(text: str) -> list[date]:
+    return [first for _, first, _ in spoken_days(text, MONDAY)]
+
+
+def test_a_weekday_since_which_something_holds_is_the_one_just_gone() -> None:
+    """Auditors: 'in the workshop since Friday' read trips since 2024-12-06, four days after
+    today, and got October's back."""
+    assert _days("Truck 42 has been in the workshop since Friday.") == [date(2024, 11, 29)]
+    assert _days("What went wrong last Tuesday?") == [date(2024, 11, 26)]
+
+
+def test_a_weekday_to_book_something_on_is_the_one_coming() -> None:
+    assert _days("Book it in on Friday.") == [date(2024, 12, 6)]
+    assert _days("Can you move it to Monday?") == [MONDAY]
