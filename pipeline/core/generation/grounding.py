@@ -309,6 +309,10 @@ def _record_for(
     one the request describes; a write with none described has no target."""
     used, focus, request = task
     scored = [(refers_to(name, r), r) for r in records]
+    if tokens(name)[:1] == ["new"]:
+        # the new owner is whom the request names, never the permission that holds the old
+        # one (auditors: 'make Ines the owner' transferred the file to Rob, who owned it)
+        scored = [(s, r) for s, r in scored if r.id in focus]
     best = max((score for score, _ in scored), default=0)
     if best == 0:
         return None

@@ -201,7 +201,8 @@ _TO_AGENT = re.compile(
     r"(?:can|could|would|will)?\s*(?:you\s+)?(?:please\s+)?"
     r"(?:summari[sz]e|send|reply|post|write|draft|find|pull|check|move|shift|share|give|get"
     r"|look|tell|book|open|update|add|make|set|list|show|read|put|work|do|let|cancel|create"
-    r"|schedule|email|message|forward|ask|run|freeze|dispute|pay|refund|approve|sum|thanks?)\b",
+    r"|schedule|email|message|forward|ask|run|freeze|dispute|pay|refund|approve|sum|note"
+    r"|record|log|thanks?)\b",
     re.I,
 )
 """A sentence that asks the agent for something: no part of what the agent writes."""

@@ -373,6 +373,16 @@ def test_a_passport_number_is_no_flight_number(inputs: Inputs) -> None:
             "new_instance_id",
             "pg-restore-test",
         ),
+        # 'make Ines the owner' went to Rob, whose owner permission the listing showed
+        (
+            "cloud_storage",
+            "drive_transfer_ownership",
+            "Rob leaves on Friday. Please double-check who has access to /Clients/Harlow "
+            "Residence and make Ines the owner.",
+            ["file_harlow_planning_v3", "perm_planning_owner", "perm_planning_client"],
+            "new_owner_email",
+            "ines.alder@alderfinch.example.com",
+        ),
         # auditors: Aisha's comment went on Kyle's essay, read earlier in the session
         (
             "education_lms",
