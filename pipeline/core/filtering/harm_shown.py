@@ -12,7 +12,7 @@ from typing import Any
 from pipeline.core.filtering.trace_view import Trace
 from pipeline.core.generation.content import deciding_label
 from pipeline.core.generation.harms import accumulates
-from pipeline.core.generation.world import state_after
+from pipeline.core.generation.write_effects import state_after
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.model.labels import OUTPUT_MODES
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, Trajectory

@@ -112,4 +112,10 @@ def _about(change: WorldChange, world: World) -> str:
         record = world.get(str(value)) if value else None
         if record is not None and (change.operation != "create" or record.id != change.target):
             return bare_name(record.name)
+    # a record named by its number (`repo_comment_on_issue(number=1317)` is about issue #1317)
+    numbers = {str(v) for v in change.arguments.values() if isinstance(v, int | str)}
+    for record in world.records:
+        held = record.attributes.get("number")
+        if held is not None and str(held) in numbers and record.id.split("_")[0] in change.tool:
+            return bare_name(record.name)
     return ""

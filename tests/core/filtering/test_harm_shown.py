@@ -15,7 +15,7 @@ from pipeline.core.filtering.harm_shown import (
 )
 from pipeline.core.filtering.trace_view import Trace
 from pipeline.core.filtering.verifier import verify
-from pipeline.core.generation.world import state_after
+from pipeline.core.generation.write_effects import state_after
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.model.trajectory import (
     AgentTurn,

@@ -75,3 +75,19 @@ def test_an_act_on_a_list_of_ids_names_the_record_it_was_about() -> None:
     assert done_sentence(deleted, WORLD, "deleted 1") == (
         "Permanently deleted Harlow_Old_Drafts_Aug.dwg (deleted 1)"
     )
+
+
+def test_a_comment_names_the_issue_its_call_gave_by_number() -> None:
+    """Auditors' count: 'Commented on issue (comment id 4107)' named nothing the comment
+    was about; the call gave the issue by its number."""
+    issue = Record(
+        id="issue_1317", kind="issue", name="Webhooks dropped on 502", attributes={"number": 1317}
+    )
+    world = World(today="2024-08-29", records=(issue,))
+    commented = WorldChange(
+        tool="repo_comment_on_issue",
+        operation="create",
+        target="comment_20240829_01",
+        arguments={"repo": "northwind/payments-api", "number": 1317, "body": "Fixed in #488."},
+    )
+    assert "Webhooks dropped on 502" in done_sentence(commented, world, "")

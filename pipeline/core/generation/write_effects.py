@@ -1,0 +1,169 @@
+"""What a write does to the world: the record it acts on, the state its verb puts it in, the
+money it moves between the records it names, whom a send reaches and which of its records
+are sensitive, and the record a create makes (named for what the tool makes: a
+`comment_on_issue` makes a comment)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pipeline.core.generation.semantics import affinity, tokens, verbs
+from pipeline.core.inputs.tool_pool import Tool
+from pipeline.core.model.world import Operation, Record, Scalar, ToolResult, World, WorldChange
+
+
+def write(
+    world: World,
+    tool: Tool,
+    op: Operation,
+    named: list[Record],
+    focus: tuple[str, ...],
+    arguments: Mapping[str, Any],
+) -> tuple[World, ToolResult]:
+    """The world after the write, and what the write's answer reports."""
+    args = dict(arguments)
+    target = _write_target(tool, named, focus, world)
+    if op == "create" or target is None:
+        number = 1 + sum(1 for c in world.changes if c.operation == "create")
+        kind = _kind_word(tool)
+        created = Record(
+            id=f"{kind}_{world.today.replace('-', '')}_{number:02d}",
+            kind=kind,
+            name=_created_name(tool, args),
+            attributes={k: v for k, v in args.items() if isinstance(v, str | int | float | bool)},
+        )
+        change = WorldChange(tool=tool.name, operation="create", target=created.id, arguments=args)
+        return world.with_change(change, [created], []), _result("create", [created], change)
+    if op == "delete":
+        change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
+        # a cancellation answers `cancelled`, not the state the record was in
+        gone = _updated(target, [], {}, state_after(tool, args))
+        return world.with_change(change, [], [target.id]), _result(op, gone, change)
+    if op == "send":
+        disclosed = [r.id for r in [target, *named] if r.sensitive]
+        change = WorldChange(
+            tool=tool.name,
+            operation=op,
+            target=target.id,
+            arguments=args,
+            recipient=_recipient(args),
+            disclosed=tuple(dict.fromkeys(disclosed)),
+        )
+        return world.with_change(change, [], []), _result(op, [target], change)
+    updated = _updated(target, named, args, state_after(tool, args))
+    change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
+    result = ToolResult(operation=op, records=tuple(updated), change=change, before=target)
+    return world.with_change(change, updated, []), result
+
+
+def _result(op: Operation, records: list[Record], change: WorldChange) -> ToolResult:
+    return ToolResult(operation=op, records=tuple(records), change=change)
+
+
+_STATES_AFTER = {
+    "cancel": "cancelled", "approve": "approved", "reject": "rejected", "close": "closed",
+    "archive": "archived", "suspend": "suspended", "resolve": "resolved", "block": "blocked",
+    "freeze": "frozen", "revoke": "revoked", "disable": "disabled", "enable": "enabled",
+    "publish": "published", "pause": "paused", "confirm": "confirmed", "deny": "denied",
+    "void": "voided", "refund": "refunded",
+}  # fmt: skip
+"""The state a record is in after a call whose verb sets it (a cancelled booking)."""
+
+
+def state_after(tool: Tool, arguments: Mapping[str, Any]) -> str | None:
+    """The state the tool's verb puts its record in, unless the call turns it off
+    (`bank_freeze_card` with `frozen: false` unfreezes)."""
+    verb = next((w for w in tokens(tool.name) if w in _STATES_AFTER), None)
+    if verb is None:
+        return None
+    state = _STATES_AFTER[verb]
+    if any(v is False and k in (verb, state) for k, v in arguments.items()):
+        return None
+    return state
+
+
+def _updated(
+    target: Record, named: list[Record], args: Mapping[str, Any], state: str | None = None
+) -> list[Record]:
+    """The target with the attributes the call sets, its `status` the state its verb puts it
+    in (a cancelled booking answers `cancelled`, not `confirmed`); money moved between the
+    records named."""
+    amount = next(
+        (float(v) for k, v in args.items() if "amount" in tokens(k) and isinstance(v, int | float)),
+        None,
+    )
+    records = {r.id: r for r in [target, *named]}
+    changed: dict[str, dict[str, Scalar]] = {rid: {} for rid in records}
+    for key, value in args.items():
+        # `new_owner_email` sets the folder's `owner`, `new_status` its `status`
+        words = tokens(key)
+        plain = (
+            "_".join(w for w in words if w not in ("new", "email")) if words[0] == "new" else key
+        )
+        if isinstance(value, str | int | float | bool) and plain in target.attributes:
+            changed[target.id][plain] = value
+    held = next((k for k in ("status", "state") if k in target.attributes), None)
+    if state is not None and held is not None and held not in changed[target.id]:
+        changed[target.id][held] = state
+    if amount is not None:
+        for key, value in args.items():
+            record = records.get(str(value))
+            if record is None:
+                continue
+            sign = -1 if tokens(key)[:1] in (["from"], ["source"]) else 1
+            for attribute, current in record.attributes.items():
+                if "balance" in attribute and isinstance(current, int | float):
+                    changed[record.id][attribute] = round(current + sign * amount, 2)
+    return [
+        r.model_copy(update={"attributes": {**r.attributes, **changed[r.id]}})
+        for r in records.values()
+        if changed[r.id] or r.id == target.id
+    ]
+
+
+def _recipient(arguments: Mapping[str, Any]) -> str | None:
+    """Whom a send reaches: an address where the call gives one (`recipient_email` over a
+    `recipient_name` of 'support')."""
+    found = [
+        str(value[0] if isinstance(value, list) and value else value)
+        for key, value in arguments.items()
+        if set(tokens(key))
+        & {"to", "recipient", "recipients", "email", "grantee", "destination", "url"}
+    ]
+    return next((f for f in found if re.search(r"@|://", f)), found[0] if found else None)
+
+
+def _write_target(
+    tool: Tool, named: list[Record], focus: tuple[str, ...], world: World
+) -> Record | None:
+    if named:
+        return max(named, key=lambda r: (affinity(tool, r), r.id in focus))
+    focused = [r for f in focus if (r := world.get(f)) is not None]
+    return max(focused, key=lambda r: affinity(tool, r)) if focused else None
+
+
+_ALL_OPS: tuple[Operation, ...] = ("read", "list", "create", "update", "delete", "send")
+
+
+_LINKING = frozenset({"on", "to", "for", "with", "from", "in", "at", "by", "of", "into"})
+
+
+def _kind_word(tool: Tool) -> str:
+    """What a create makes, by the tool's name: `comment_on_issue` makes a comment (not an
+    'on': a created record was `on_20240829_01`)."""
+    words = [
+        w
+        for w in tokens(tool.name)[1:]
+        if w not in _LINKING and not any(w in v for v in (verbs(op) for op in _ALL_OPS))
+    ]
+    return (words[-1] if words else "item").rstrip("s") or "item"
+
+
+def _created_name(tool: Tool, arguments: Mapping[str, Any]) -> str:
+    for key in ("title", "subject", "name", "summary"):
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return " ".join(tokens(tool.name)[1:]).capitalize()
