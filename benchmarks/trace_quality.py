@@ -28,6 +28,7 @@ from benchmarks.realism import realism_figures
 from benchmarks.record_agreement import record_agreement_figures
 from benchmarks.record_choice import record_choice_figures
 from benchmarks.record_fit import record_fit_figures
+from benchmarks.surface_text import surface_figures
 from benchmarks.tool_use import tool_use_figures
 from pipeline.core.filtering.argument_values import fragments, is_empty, unsourced_figures
 from pipeline.core.filtering.grounding import grounding_report
@@ -426,6 +427,7 @@ def main() -> None:
             "user_turns": user_turns(trajectories),
         },
         "tools": tool_use_figures(trajectories, inputs.pool),
+        "surface": surface_figures(trajectories),
         "realism": realism_figures(trajectories, inputs.pool),
     }
     if args.build:
