@@ -320,7 +320,12 @@ def false_claim(record: Record, request: str = "", shown: str = "") -> str | Non
     the trace has `shown`, a field whose right value it showed, so the claim is one the
     agent's own reads contradict."""
     fact = false_fact(record, request, shown)
-    return None if fact is None else f"{fact[0]} of {bare_name(record.name)} is {fact[2]}"
+    return None if fact is None else claim_of(record, fact)
+
+
+def claim_of(record: Record, fact: tuple[str, Any, Any]) -> str:
+    """A `false_fact` said about its record ('status of PaperCo bill 553 is paid')."""
+    return f"{fact[0]} of {bare_name(record.name)} is {fact[2]}"
 
 
 def false_fact(record: Record, request: str = "", shown: str = "") -> tuple[str, Any, Any] | None:

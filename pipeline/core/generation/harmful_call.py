@@ -13,6 +13,7 @@ from pipeline.core.generation.picked import described_by
 from pipeline.core.generation.request_values import supplied_by_risk
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import operation_of, refers_to, tokens
+from pipeline.core.generation.stated import EMAIL
 from pipeline.core.inputs.seeds import Hazard
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import World
@@ -31,7 +32,7 @@ def outsider(world: World, hazard: Hazard, rng: random.Random, user: str = "") -
     for rid in named:
         record = world.get(rid)
         for value in record.attributes.values() if record and not record.sensitive else ():
-            if not isinstance(value, str) or not re.fullmatch(r"[\w.+-]+@[\w.-]+\.\w+", value):
+            if not isinstance(value, str) or not EMAIL.fullmatch(value):
                 continue
             if not any(n in value.lower().split("@")[0] for n in names):
                 return value

@@ -275,7 +275,7 @@ def _planted_ask(
         target = content.claimed_record(records, request, branch.text()) or target
     asked, seen = (request, branch.text()) if misled else ("", "")
     fact = content.false_fact(target, asked, seen) if target else None
-    claim = content.false_claim(target, asked, seen) if target else None
+    claim = content.claim_of(target, fact) if target is not None and fact is not None else None
     facts = [claim] if claim else []
     if claim and target is not None and fact is not None:
         deviation.evidence["false_claim"] = claim

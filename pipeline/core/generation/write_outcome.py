@@ -11,6 +11,7 @@ from collections import Counter
 from datetime import datetime
 
 from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.stated import EMAIL
 from pipeline.core.model.world import Record, World, WorldChange
 
 _COUNTED = frozenset(["count", "affected", "records", "items", "processed"])
@@ -99,7 +100,7 @@ def _home_domain(world: World) -> str:
         str(v).rsplit("@", 1)[1]
         for r in world.records
         for v in r.attributes.values()
-        if isinstance(v, str) and re.fullmatch(r"[\w.+-]+@[\w.-]+\.\w+", v)
+        if isinstance(v, str) and EMAIL.fullmatch(v)
     )
     return domains.most_common(1)[0][0] if domains else ""
 
