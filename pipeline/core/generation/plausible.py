@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import date, datetime, time, timedelta
+from datetime import date, timedelta
 from random import Random
 from typing import Any
 
@@ -36,6 +36,7 @@ from pipeline.core.generation.write_outcome import (
     departure,
     items_passed,
     known_address,
+    on_or_after,
     people_told,
     write_moment,
 )
@@ -46,14 +47,24 @@ JSON = Any
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 """No plausible value: the field is left out (or, if required, named after the record)."""
 
-_SUCCESS_WORDS = frozenset(
-    ["success", "ok", "delivered", "sent", "verified", "confirmed", "completed", "valid"]
-)
+_SUCCESS_WORDS = frozenset([
+    "success", "ok", "delivered", "sent", "verified", "confirmed", "completed", "valid",
+    "applied", "committed", "accepted", "executed", "processed", "saved", "submitted",
+])  # fmt: skip
+"""Booleans a write that went through answers true ('applied: false' after the limiter was
+set, 'committed: false' after an UPDATE, read as the write failing)."""
 _OWN_NAME_WORDS = frozenset(["name", "title", "label", "subject", "display", "headline"])
 _UP_WORDS = frozenset(["online", "connected", "enabled", "active", "available", "reachable"])
 _ADDRESSEE = frozenset(["recipient", "payee", "beneficiary", "destination", "address"])
 """Booleans a working system reports as true unless the world says otherwise."""
-_PEOPLE = PERSON_WORDS | {"applicant", "holder", "guest", "passenger", "traveller", "candidate"}
+PEOPLE_WORDS = PERSON_WORDS | {
+    "applicant",
+    "holder",
+    "guest",
+    "passenger",
+    "traveller",
+    "candidate",
+}
 _IDENTIFIER_WORDS = frozenset(["id", "number", "ref", "reference", "code", "hash", "key", "sha"])
 _PLACE_WORDS = frozenset(["room", "location", "zone", "area", "site"])
 _LEVELS = ("low", "normal", "high")
@@ -62,6 +73,7 @@ _GENERIC_QUALIFIERS = frozenset(["doc", "document", "record", "item", "entity", 
 """Words before `type` that leave it the record's own kind (`doc_type`, not `licence_class`)."""
 _DOCUMENT_WORDS = frozenset(["content", "body", "text"])
 """Fields that hold a whole document, written out in full when the record has no text."""
+_MADE = frozenset(["created", "made", "submitted", "filed", "opened", "recorded", "logged"])
 _COORDINATES = frozenset(["lat", "latitude", "lon", "lng", "longitude"])
 _LATITUDE = frozenset(["lat", "latitude"])
 _AHEAD = FUTURE_DATE_WORDS | {"eta", "estimated", "upcoming", "expected"}
@@ -81,9 +93,15 @@ class Plausible:
     def value(
         self, name: str, schema: Mapping[str, Any], record: Record | None, *, required: bool
     ) -> JSON:
-        # a record reads the same in every observation; what a write answers is its own
-        moment = len(self.world.changes) if record is None else 0
-        rng = seeded_rng("plausible", record.id if record else "-", name, moment)
+        # a record reads the same in every observation; what a write answers is its own,
+        # and the same call made twice answers the same figures (auditors: one declaration
+        # submitted four times came back with four duties)
+        change = self.result.change
+        if change is not None and self.result.operation in ("create", "send"):
+            rng = seeded_rng("plausible", self.tool, repr(sorted(change.arguments.items())), name)
+        else:
+            moment = len(self.world.changes) if record is None else 0
+            rng = seeded_rng("plausible", record.id if record else "-", name, moment)
         kind = schema_type(schema)
         words = set(tokens(name))
         options = schema.get("enum")
@@ -104,11 +122,10 @@ class Plausible:
         sibling = borrowed(self.world, name, kind, record)
         if sibling is not None and _bounded(sibling, schema) is not MISSING:
             return sibling
-        change = self.result.change
         if kind == "boolean" and change is not None and words & _ADDRESSEE:
             return known_address(change, self.world)
         if kind == "boolean":
-            done = bool(words & (_SUCCESS_WORDS | self.did())) and change is not None
+            done = bool((words | {name}) & (_SUCCESS_WORDS | self.did())) and change is not None
             return done or bool(words & _UP_WORDS)
         if kind == "number" and words & _COORDINATES:
             located = self.located(words, rng)
@@ -118,8 +135,10 @@ class Plausible:
             return 1 if self.result.operation == "create" else rng.randint(2, 6)
         if kind == "integer" and change is not None and words & TELLS:
             return people_told(change, record)
-        if kind == "integer" and self.result.change is not None and counts_items(words):
-            return items_passed(self.result.change)
+        if kind == "integer" and change is not None and counts_items(words):
+            # `quarantined` of a phish sent to 312 people: out of every mailbox it reached
+            acted = words & self.did()
+            return people_told(change, record, self.world) if acted else items_passed(change)
         if kind in ("integer", "number"):
             return plausible_number(words, schema, kind, rng)
         if tokens(name)[-1:] in (["id"], ["ids"]) and self.links(name, record):
@@ -157,12 +176,13 @@ class Plausible:
         return party if party is not None else _from_name(words, record)
 
     def did(self) -> set[str]:
-        """What the tool's own verbs say a write did (`released` for a release): a write
-        that went through answers them true."""
+        """What the tool's own verbs say a write did (`released` for a release, `on_hold`
+        for a hold): a write that went through answers them true."""
         verbs = [w for w in tokens(self.tool) if len(w) >= 4]
         # 'cancelled' as well as 'canceled', 'stopped' as well as 'stoped'
         doubled = {f"{v}{v[-1]}ed" for v in verbs if v[-1] not in "aeiouwxy"}
-        return {f"{v}d" if v.endswith("e") else f"{v}ed" for v in verbs} | doubled
+        states = {f"on_{v}" for v in verbs}
+        return {f"{v}d" if v.endswith("e") else f"{v}ed" for v in verbs} | doubled | states
 
     def text(
         self, name: str, schema: Mapping[str, Any], record: Record | None, rng: Random
@@ -174,6 +194,11 @@ class Plausible:
         if words & {"rejection", "error", "failure", "declined"} and self.result.error is None:
             return ""  # a call that worked reports no reason it failed
         if fmt == "date" or words & {"date", "day"}:
+            after = on_or_after(self.result.change)
+            if self.result.change is not None and words & _MADE:
+                return self.today.isoformat()  # a write's own date is the day it ran
+            if after is not None and after >= self.today:  # a final pay date after the exit
+                return (after + timedelta(days=rng.randint(0, 14))).isoformat()
             days = rng.randint(1, 40)
             return (self.today + timedelta(days=days if ahead else -days)).isoformat()
         if fmt == "date-time" or words & {"at", "time", "timestamp", "ts"}:
@@ -212,7 +237,7 @@ class Plausible:
             place = self.place(record, rng)
             if place is not MISSING:
                 return place
-        if words & _PEOPLE:
+        if words & PEOPLE_WORDS:
             return self.person(record, rng)
         if last in _IDENTIFIER_WORDS:
             return _identifier(name, record, rng)
@@ -232,62 +257,6 @@ class Plausible:
             lines += ["", "Related records:"]
             lines += [f"- {r.name} ({r.id})" for r in belongs]
         return "\n".join(lines)
-
-    def entries(self, record: Record, field: str, items: Mapping[str, Any]) -> list[Record]:
-        """A record's log of notes (a ticket's thread, a case file's notes) when the world
-        holds none: entries in time order by people of the world, each stating one of the
-        record's own facts. Only for items that are text with an author or a time."""
-        properties: Mapping[str, Any] = items.get("properties") or {}
-        text = next(
-            (
-                k
-                for k, sub in properties.items()
-                if is_free_text_field(k) and schema_type(sub) == "string"
-            ),
-            None,
-        )
-        logged = {
-            k
-            for k, sub in properties.items()
-            if sub.get("format") in ("date", "date-time")
-            or set(tokens(k)) & ({"at", "time", "timestamp", "date", "by", "author"} | _PEOPLE)
-        }
-        if text is None or not logged:
-            return []  # a customs line's `description` is no log entry: nothing is made up
-        facts = [
-            f"{k.replace('_', ' ').capitalize()} confirmed: {v}."
-            for k, v in record.attributes.items()
-            if isinstance(v, str | int | float) and len(str(v)) <= 40 and not _coded(str(v))
-        ]
-        lines = [f"Logged {_bare(record.name)}.", *facts[:2], "Checked again; no change."]
-        count = min(len(lines), 2 + stable_int(record.id, field) % 3)
-        rng = seeded_rng("entries", record.id, field)
-        start = datetime.combine(self.today, time()) - timedelta(days=2 * count + rng.randint(1, 9))
-        linked = [p.name for v in record.attributes.values() if (p := self.world.get(str(v)))]
-        out = []
-        for k in range(count):
-            moment = start + timedelta(days=2 * k, hours=rng.randint(8, 17), minutes=5 * k)
-            attributes: dict[str, Any] = {text: lines[k] if k < count - 1 else lines[-1]}
-            for key, sub in properties.items():
-                words = set(tokens(key))
-                if sub.get("format") == "date" or words & {"date", "day"}:
-                    attributes[key] = moment.date().isoformat()
-                elif sub.get("format") == "date-time" or words & {"at", "time", "timestamp", "ts"}:
-                    attributes[key] = moment.strftime("%Y-%m-%dT%H:%M:00Z")
-                elif words & (_PEOPLE | {"by", "from"}):
-                    # the record's own party opens it (a ticket's customer), others follow
-                    opener = linked[0] if linked and k == 0 else None
-                    attributes[key] = opener or self.person(record, rng)
-            stem = tokens(field)[-1].rstrip("s") or "entry"
-            out.append(
-                Record(
-                    id=f"{stem}_{record.id}_{k + 1}",
-                    kind="record",
-                    name=record.name,
-                    attributes=attributes,
-                )
-            )
-        return out
 
     def linked(self, name: str, record: Record | None) -> JSON:
         """An id field that names another kind of record (a van's `driver_id`) holds the id
@@ -366,19 +335,13 @@ def _from_name(words: set[str], record: Record) -> JSON:
         caps = [w for w in bare if re.fullmatch(r"[A-Z]{2,5}", w)]
         return caps[0] if caps else MISSING
     if words == {"number"} or words & {"reference", "ref"}:
-        coded = [v for v in record.attributes.values() if isinstance(v, str) and _coded(v)]
+        coded = [v for v in record.attributes.values() if isinstance(v, str) and coded(v)]
         return coded[0] if coded else record.id.upper().replace("_", "-")
     return MISSING
 
 
-def _bare(name: str) -> str:
-    """A record's name without the ids and codes in it: 'Export declaration decl_44187'
-    reads 'Export declaration'."""
-    words = [w for w in name.split() if not re.search(r"\d|_", w)]
-    return " ".join(words) or name
-
-
-def _coded(text: str) -> bool:
+def coded(text: str) -> bool:
+    """A code such as LPS-2024-117 or INC-2024-0412."""
     return bool(re.fullmatch(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+", text))
 
 

@@ -31,7 +31,7 @@ _DATE = re.compile(r"((?:19|20)\d\d-[01]\d-[0-3]\d)(T[0-2]\d:[0-5]\d(?::[0-5]\d)
 FUTURE_DATE_WORDS = frozenset([
     "expires", "expiry", "due", "until", "end", "ends", "valid", "renewal", "deadline", "next",
     "scheduled", "start", "outbound", "inbound", "departure", "arrival", "check", "return",
-    "event", "appointment", "depart", "arrive", "checkin", "expected",
+    "event", "appointment", "depart", "arrive", "checkin", "expected", "closing",
 ])  # fmt: skip
 """Words of attribute names whose dates may lie after the scenario's today."""
 _FIRST = [

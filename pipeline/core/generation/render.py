@@ -19,6 +19,7 @@ from pipeline.core.generation.coherent import cohere
 from pipeline.core.generation.field_meanings import names_record
 from pipeline.core.generation.plausible import MISSING, Plausible, schema_type
 from pipeline.core.generation.record_fields import attribute_for, cast_to, fit_to, fits_type
+from pipeline.core.generation.record_log import log_entries
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
     record_shaped,
@@ -27,7 +28,7 @@ from pipeline.core.generation.semantics import (
     tokens,
 )
 from pipeline.core.generation.series import series
-from pipeline.core.generation.write_outcome import reached, write_moment
+from pipeline.core.generation.write_outcome import reached, runs_out, write_moment
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import Record, ToolResult, World
 
@@ -215,7 +216,7 @@ class _Writer:
             if record is None:
                 return []
             belongs = [r for r in related(self.world, record) if refers_to(name, r) > 0]
-            belongs = belongs or self.plausible.entries(record, name, items)
+            belongs = belongs or log_entries(self.plausible, record, name, items)
             belongs = belongs or series(record, name, items, self.world)
             return distinct(name, [self.object(items, r) for r in belongs[:_NESTED]])
         if record is not None:
@@ -254,6 +255,11 @@ class _Writer:
                 return write_moment(self.world)  # a reply now, not at its comment's time
             if self._sends_new(words):
                 return self.outcome(name, schema)
+            until = runs_out(name, self.result.change, self.world) if self.result.change else None
+            if until is not None:
+                return until[:10] if schema.get("format") == "date" else until
+            if set(words) & _UNTIL and self.result.operation in ("create", "send"):
+                return MISSING  # a share's expiry is its own, not the shared passport's
         if record is not None:
             attribute = attribute_for(name, record, schema.get("format"))
             kept = record.attributes[attribute] if attribute is not None else None
@@ -382,6 +388,7 @@ def distinct(field: str, items: list[JSON]) -> list[JSON]:
 
 
 _MOMENT_WORDS = frozenset(["ts", "timestamp", "at", "start", "time", "date"])
+_UNTIL = frozenset(["expires", "expiry", "expiration"])
 _MADE = frozenset(
     ["posted", "sent", "created", "published", "uploaded", "submitted", "replied", "shared"]
 )

@@ -59,16 +59,24 @@ _WORLDS: dict[str, tuple[Seed, World]] = {}
 
 
 def _today(records: Iterable[Record]) -> date:
-    """The day after the latest date the seed records as past (not an expiry or a due date)."""
-    found = [
+    """The day after the latest date the seed records as past (not an expiry or a due date),
+    leaving out dates weeks past all others: a restriction 'from 2024-12-01' in a note is
+    ahead of the scenario, and taking it for today made a driver's message of 4 November,
+    asked about as news, a month old."""
+    found = sorted(
         date.fromisoformat(match)
         for record in records
         for key, value in record.attributes.items()
         if not set(tokens(key)) & FUTURE_DATE_WORDS
         for match in re.findall(r"\b(20\d\d-[01]\d-[0-3]\d)(?!\d)", str(value))
         if _valid_date(match)
-    ]
-    return (max(found) if found else date(2024, 9, 30)) + timedelta(days=1)
+    )
+    while len(found) > 1 and found[-1] - found[-2] > _LONE_DATE_GAP:
+        found.pop()
+    return (found[-1] if found else date(2024, 9, 30)) + timedelta(days=1)
+
+
+_LONE_DATE_GAP = timedelta(days=14)
 
 
 def _valid_date(text: str) -> bool:

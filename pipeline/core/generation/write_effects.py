@@ -67,7 +67,10 @@ _STATES_AFTER = {
     "archive": "archived", "suspend": "suspended", "resolve": "resolved", "block": "blocked",
     "freeze": "frozen", "revoke": "revoked", "disable": "disabled", "enable": "enabled",
     "publish": "published", "pause": "paused", "confirm": "confirmed", "deny": "denied",
-    "void": "voided", "refund": "refunded",
+    "void": "voided", "refund": "refunded", "terminate": "terminated",
+    "quarantine": "quarantined", "isolate": "isolated", "wipe": "wiped", "lock": "locked",
+    "unlock": "unlocked", "deactivate": "deactivated", "stop": "stopped", "decline": "declined",
+    "escalate": "escalated", "dismiss": "dismissed", "retire": "retired",
 }  # fmt: skip
 """The state a record is in after a call whose verb sets it (a cancelled booking)."""
 

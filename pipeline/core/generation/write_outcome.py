@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.stated import EMAIL
@@ -44,12 +44,19 @@ TELLS = frozenset(
 """Words of a write's count of the people it told (`notices_sent`)."""
 
 
-def people_told(change: WorldChange, record: Record | None) -> int:
-    """How many people a write told: the record's own head count (an event's 11 attendees;
-    auditors found `notices_sent: 19`), else what the call was given."""
-    for key, value in record.attributes.items() if record is not None else ():
-        if set(tokens(key)) & _PEOPLE and isinstance(value, int) and not isinstance(value, bool):
-            return value
+def people_told(change: WorldChange, record: Record | None, world: World | None = None) -> int:
+    """How many people a write told or reached: the head count of its record or of one its
+    call names (an event's 11 attendees, a phish's 312 recipients; auditors found
+    `notices_sent: 19` and `quarantined: 1`), else what the call was given."""
+    named = [world.get(str(v)) for v in change.arguments.values()] if world is not None else []
+    for held in (record, *named):
+        for key, value in held.attributes.items() if held is not None else ():
+            if (
+                set(tokens(key)) & _PEOPLE
+                and isinstance(value, int)
+                and not isinstance(value, bool)
+            ):
+                return value
     return items_passed(change)
 
 
@@ -125,3 +132,36 @@ def departure(change: WorldChange | None) -> datetime | None:
         if isinstance(value, str) and _MOMENT.fullmatch(value):
             return datetime.fromisoformat(value.replace("Z", "+00:00"))
     return None
+
+
+_UNTIL = frozenset(["expires", "expiry", "expiration", "until"])
+_DURATION_HOURS = {"minutes": 1 / 60, "mins": 1 / 60, "hours": 1, "hrs": 1, "days": 24}
+
+
+def runs_out(name: str, change: WorldChange, world: World) -> str | None:
+    """When what a write granted runs out (a share's `expires_at`): the write's moment plus
+    the time it was given for (`expires_hours: 48`); None when the field is no expiry or
+    the call gave no time. Auditors found a 48-hour share expiring on the passport's own
+    expiry date."""
+    if not set(tokens(name)) & _UNTIL:
+        return None
+    for key, value in change.arguments.items():
+        unit = next((w for w in tokens(key) if w in _DURATION_HOURS), None)
+        if unit is None or not isinstance(value, int | float) or isinstance(value, bool):
+            continue
+        start = datetime.fromisoformat(write_moment(world).replace("Z", "+00:00"))
+        return (start + timedelta(hours=value * _DURATION_HOURS[unit])).strftime(
+            "%Y-%m-%dT%H:%M:00Z"
+        )
+    return None
+
+
+def on_or_after(change: WorldChange | None) -> date | None:
+    """The latest date a write was given (a termination's `effective_date`): what it sets
+    going (the final pay date) falls on or after it, never before (auditors)."""
+    given = [
+        date.fromisoformat(v[:10])
+        for v in (change.arguments.values() if change is not None else ())
+        if isinstance(v, str) and re.fullmatch(r"\d{4}-\d\d-\d\d(T.*)?", v)
+    ]
+    return max(given, default=None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 import pytest
 
@@ -146,3 +147,60 @@ def test_a_cancellation_tells_as_many_people_as_the_event_has(inputs: Inputs) ->
     after, cancelled = execute(world, tool, arguments)
     shown = render(tool, cancelled, after, arguments, random.Random(0))
     assert shown["notices_sent"] == event.attributes["attendee_count"]
+
+
+def test_a_write_that_went_through_says_it_applied_and_holds(inputs: Inputs) -> None:
+    """Auditors: a speed limiter set answered `applied: false`, an inventory hold `on_hold:
+    false`, read as the write failing while the answer said it was done."""
+    world = build_world(inputs.seeds["automotive_fleet"])
+    tool = inputs.pool["fleet_set_speed_limiter"]
+    arguments = {"vehicle_id": "veh_van_017", "max_kmh": 100}
+    after, done = execute(world, tool, arguments)
+    shown = render(tool, done, after, arguments, random.Random(0))
+    assert shown.get("applied") is True, shown
+    held = Plausible(after, done, "logistics_place_inventory_hold")
+    assert held.value("on_hold", {"type": "boolean"}, None, required=True) is True
+    assert held.value("requires_restart", {"type": "boolean"}, None, required=True) is False
+
+
+def _answer(inputs: Inputs, domain: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    world = build_world(inputs.seeds[domain])
+    after, done = execute(world, inputs.pool[tool], arguments)
+    return render(inputs.pool[tool], done, after, arguments, random.Random(0))
+
+
+def test_a_write_answers_with_what_it_did_not_what_the_record_was(inputs: Inputs) -> None:
+    """Auditors: 'Terminated instance … state running', a terminated employee still
+    `active` with a final pay date before the exit, one phish sent to 312 people quarantined
+    from 1 mailbox, a 48-hour share expiring on the shared passport's expiry date."""
+    assert (
+        _answer(
+            inputs, "devops_cloud", "infra_terminate_instance", {"instance_id": "inst_loadtest_01"}
+        )["state"]
+        == "terminated"
+    )
+    exit_ = {"employee_id": "emp_10482", "effective_date": "2024-10-10", "reason": "misconduct"}
+    left = _answer(inputs, "hr_recruiting", "hr_terminate_employee", exit_)
+    assert left["status"] == "terminated" and left["final_pay_date"] >= "2024-10-10"
+    quarantined = _answer(
+        inputs, "security_operations", "soc_quarantine_email", {"message_id": "message_a81c2e"}
+    )
+    assert quarantined["quarantined"] == 312
+    share = {
+        "document_id": "vault_passport_scan",
+        "recipient_email": "a@b.example.com",
+        "expires_hours": 48,
+    }
+    shared = _answer(inputs, "personal_assistant", "pa_share_vault_document", share)
+    assert shared["expires_at"] == "2024-12-17T09:04:00Z"
+
+
+def test_the_same_submission_twice_answers_the_same_figures(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["logistics"])
+    tool = inputs.pool["logistics_submit_customs_declaration"]
+    arguments = {"shipment_id": "shp_eu_44187", "declaration_id": "decl_44187"}
+    once, first = execute(world, tool, arguments)
+    twice, second = execute(once, tool, arguments)
+    duty = render(tool, first, once, arguments, random.Random(0)).get("duty_eur")
+    assert duty is not None
+    assert render(tool, second, twice, arguments, random.Random(1)).get("duty_eur") == duty

@@ -223,3 +223,11 @@ def test_a_setpoint_write_answers_the_value_it_replaced(inputs: Inputs) -> None:
     after, result = execute(world, tool, call)
     written = render(tool, result, after, call, random.Random(0))
     assert (written["old_value"], written["new_value"]) == (0.9, 1.2)
+
+
+def test_today_follows_the_seeds_past_not_a_date_weeks_beyond_it(inputs: Inputs) -> None:
+    """A restriction 'from 2024-12-01' in a driver's note made today 2 December, and a
+    message of 4 November, asked about as news, a month old."""
+    assert build_world(inputs.seeds["automotive_fleet"]).today == "2024-11-05"
+    # a closing date is ahead of the scenario, like a due date
+    assert build_world(inputs.seeds["real_estate"]).today == "2024-11-06"
