@@ -17,8 +17,10 @@ from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.run import Branch
 from pipeline.core.model.channels import CHANNEL_OF
 
-UNFOLD_SHARE = 0.5
-"""Chance that an episode whose request can be cut opens over several user turns."""
+UNFOLD_SHARE = 0.65
+"""Chance that an episode whose request can be cut opens over several user turns: about half
+the seed requests can (a question is never cut from what follows it), so about a third of
+episodes unfold."""
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
 _CLAUSE = re.compile(r",? (?:and then|then|and also|and|so that|so) (?=[a-z])")
@@ -33,14 +35,15 @@ def unfold(request: str) -> tuple[str, ...]:
     if reference:  # a reference note stays with the part before it, never a turn of its own
         parts = unfold(text)
         return (*parts[:-1], f"{parts[-1]} {reference}")
-    sentences = [s for s in _SENTENCE.split(text) if s]
+    sentences = _questions_joined([s for s in _SENTENCE.split(text) if s])
     if len(sentences) >= 2 and all(len(s.split()) >= 3 for s in sentences):
         return tuple(sentences) if len(sentences) <= 3 else (sentences[0], " ".join(sentences[1:]))
     matches = [m for m in _CLAUSE.finditer(text) if not _inside_name(text, m.start())]
     for match in reversed(matches):
         head, tail = text[: match.start()], text[match.end() :]
         task = tail.split(" ", 1)[0].lower() in INSTRUCTION_VERBS
-        if len(head.split()) >= 3 and len(tail.split()) >= 3 and task:
+        whole = "?" not in head and head.split()[-1].lower() not in ("if", "when", "unless")
+        if len(head.split()) >= 3 and len(tail.split()) >= 3 and task and whole:
             return (head.rstrip(",;") + ".", tail[:1].upper() + tail[1:])
     return (text,)
 
@@ -66,6 +69,19 @@ INSTRUCTION_VERBS = frozenset(
 )  # fmt: skip
 """Verbs an instruction opens with: a clause after 'and'/'then' is a task of its own only
 when it starts with one ('… and lock the cargo doors'), not '… and sources sections to …'."""
+
+
+def _questions_joined(sentences: list[str]) -> list[str]:
+    """Sentences with each question joined to the one after it: a user who asked 'What did
+    he say?' waits for the answer, and an agent asking 'anything else?' back reads as a
+    script (auditors)."""
+    joined: list[str] = []
+    for sentence in sentences:
+        if joined and joined[-1].endswith("?"):
+            joined[-1] = f"{joined[-1]} {sentence}"
+        else:
+            joined.append(sentence)
+    return joined
 
 
 def _split_reference(text: str) -> tuple[str, str]:

@@ -23,6 +23,9 @@ _IRREGULAR = {
     "withdraw": "withdrew", "begin": "began", "undo": "undid", "redo": "redid",
     "overwrite": "overwrote", "bring": "brought", "spend": "spent", "leave": "left",
     "lock": "locked", "unlock": "unlocked", "label": "labelled", "cancel": "cancelled",
+    "lookup": "looked up", "rollback": "rolled back", "setup": "set up", "backup": "backed up",
+    "checkin": "checked in", "checkout": "checked out", "shutdown": "shut down",
+    "signup": "signed up", "login": "logged in", "logout": "logged out", "pickup": "picked up",
 }  # fmt: skip
 _PAST = frozenset(_IRREGULAR.values())
 _DOUBLED = frozenset(

@@ -36,7 +36,7 @@ from pipeline.core.generation.tool_choice import chosen_workflow, ordinal_of
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.seeds import Workflow
 from pipeline.core.inputs.tool_pool import Tool
-from pipeline.core.model.seeding import seeded_rng
+from pipeline.core.model.seeding import seeded_rng, stable_int
 from pipeline.core.model.trajectory import UserTurn
 from pipeline.core.model.world import Record, World, WorldLog
 
@@ -100,12 +100,15 @@ def describe_call(tool: Tool, plan: Plan, world: World) -> str:
         if named and str(value) == named[0].id:
             continue
         record = world.get(str(value))
-        shown = record.name if record is not None else value
+        shown = bare_name(record.name) if record is not None else value
         if isinstance(shown, list):
             shown = ", ".join(map(str, shown))
         if isinstance(shown, str) and len(shown) > 60:
             continue
-        parts.append(f"{name.replace('_', ' ')} {shown}")
+        said = tokens(name)[:-1] if record is not None and tokens(name)[-1:] == ["id"] else None
+        parts.append(
+            f"{' '.join(said or tokens(name))} {shown}"
+        )  # 'payee Harbor Lane …', not 'payee id …'
     return f"{head} ({', '.join(parts[:4])})" if parts else head
 
 
@@ -272,17 +275,21 @@ async def follow_up(
                     about is None or long_context.asked_about(branch.episodes, tool.name, about.id)
                 ):
                     continue  # a tool again only for another record, never the same call
+                if about is not None and build_world(ctx.seed).get(about.id) is None:
+                    continue  # not about what the run made: 'billing history for Issue refund'
                 asked = plan_step(
                     ctx.pool,
                     ctx.seed,
                     branch.world,
                     tool,
-                    _question(tool, about),
+                    follow_up_question(tool, about),
                     ((about or record).id,),
                     visible,
                 )
                 if not _self_contained(asked, found):
                     continue  # the question as worded would not give the call its values
+                if long_context.made(branch.episodes, tool.name, asked.plan.arguments):
+                    continue  # the same call, asked about by another record's name
                 passed = [
                     (name, r)
                     for name, value in asked.plan.arguments.items()
@@ -307,7 +314,7 @@ async def follow_up(
     # what a record says (a document, its messages, its history) is what later steps rely on
     rich = [k for k in later if reads_text(options[k][0]) or shown[k] >= long_context.SEVERAL]
     tool, about, record = options[rng.choice(rich or later)]
-    question = _question(tool, about)
+    question = follow_up_question(tool, about)
     branch.episodes[-1].append(UserTurn(content=await _follow_up_text(branch, question, item)))
     since = len(branch.steps)
     await step(branch, ctx, tool, question, ((about or record).id,), item)
@@ -331,11 +338,26 @@ def _self_contained(planned: StepPlan | Gap, may_look_up: bool) -> TypeGuard[Ste
     )
 
 
-def _question(tool: Tool, about: Record | None) -> str:
-    """The follow-up as the user asks it (the query role words the lead-in)."""
-    action = " ".join(tokens(tool.name)[1:])
+def follow_up_question(tool: Tool, about: Record | None) -> str:
+    """The follow-up as the user asks it (the query role words the lead-in): a look-up as
+    'Can you pull up the medication list for Lucy Grant?', not in the tool's own words
+    ('Can you get medication list for …', which auditors read as machine-made)."""
+    words = tokens(tool.name)[1:]
     target = f"for {bare_name(about.name)}" if about is not None else "as well"
-    return f"Can you {action} {target}?"
+    if len(words) > 1 and words[0] in _FETCHING:
+        form = _FETCH_ASKS[stable_int(f"{tool.name} {target}") % len(_FETCH_ASKS)]
+        return form.format(thing=" ".join(words[1:]), target=target)
+    return f"Can you {' '.join(words)} {target}?"
+
+
+_FETCHING = frozenset(
+    {"get", "read", "fetch", "view", "show", "lookup", "retrieve", "pull", "open", "see"}
+)
+_FETCH_ASKS = (
+    "Can you pull up the {thing} {target}?",
+    "Could you also check the {thing} {target}?",
+    "Could you bring up the {thing} {target}?",
+)
 
 
 async def _follow_up_text(branch: Branch, question: str, item: str) -> str:

@@ -68,6 +68,18 @@ def asked_about(episodes: Sequence[Sequence[Turn]], tool: str, record_id: str) -
     )
 
 
+def made(episodes: Sequence[Sequence[Turn]], tool: str, arguments: Mapping[str, Any]) -> bool:
+    """Whether the conversation already made this very call."""
+    return any(
+        isinstance(turn, AgentTurn)
+        and isinstance(turn.action, ToolCall)
+        and turn.action.name == tool
+        and turn.action.arguments == dict(arguments)
+        for turns in episodes
+        for turn in turns
+    )
+
+
 FOUND = 3
 """Records of a later episode's first search or listing the setup episode looks into."""
 

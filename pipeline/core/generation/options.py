@@ -40,12 +40,25 @@ _DISOWNED = re.compile(
     re.I,
 )
 _DISOWNED_OPTIONS = ("unauthorised", "unauthorized", "fraud", "fraudulent", "not_recognised")
+_ASKED_FOR = re.compile(
+    r"\basked\b[^.?!]{0,30}\bto (?:cancel|close|end|stop|terminate)\b|\b(?:at (?:their|his|her) "
+    r"request|(?:he|she|they) (?:wants?|requested) (?:to )?(?:cancel|close|end))\b",
+    re.I,
+)
+_ASKED_FOR_OPTIONS = (
+    "insured_request", "customer_request", "client_request", "policyholder_request",
+    "user_request", "requested_by_customer", "voluntary",
+)  # fmt: skip
+"""What a cancellation the customer asked for is ('sold the car and asked us in writing to
+cancel'): auditors found it cancelled for `non_payment`, a reason the policy's paid-up
+premium contradicted."""
 
 
 def chosen_options(schema: Mapping[str, Any], request: str, context: str) -> Any:
     """The options the request (or the records it is about) mention: a charge 'I never made'
     is disputed as `unauthorised`."""
-    for cue, wanted in ((_URGENT, _URGENT_OPTIONS), (_DISOWNED, _DISOWNED_OPTIONS)):
+    cues = ((_URGENT, _URGENT_OPTIONS), (_DISOWNED, _DISOWNED_OPTIONS))
+    for cue, wanted in (*cues, (_ASKED_FOR, _ASKED_FOR_OPTIONS)):
         if json_type(schema) != "array" and cue.search(request):
             meant = [o for o in wanted if o in options_of(schema)]
             if meant:

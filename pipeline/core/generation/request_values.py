@@ -213,6 +213,11 @@ _LONG_TEXT = frozenset(
 symptoms, an approval's justification, a time entry's narrative)."""
 
 
+def short_text(name: str) -> bool:
+    """Whether the agent writes this field in a few words (a subject, a memo)."""
+    return bool(set(tokens(name)) & _SHORT_TEXT)
+
+
 def composed_field(name: str) -> bool:
     """Whether the agent writes this field's value in its own words (a note, a reason, a
     subject) rather than passing one it was given."""
@@ -225,7 +230,7 @@ def unsourced(
 ) -> tuple[Any, ArgumentSource]:
     words = set(tokens(name))
     if schema_type(schema) == "string" and composed_field(name) and request:
-        return composed_text(request, short=bool(words & _SHORT_TEXT)), "composed"
+        return composed_text(request, short=short_text(name)), "composed"
     if schema_type(schema) == "string" and words and words <= _QUERY_WORDS:
         phrase = search_phrase(request)
         if phrase:

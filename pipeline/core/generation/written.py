@@ -44,7 +44,7 @@ def written(
     if not request or schema.get("type") != "string" or not writes_as_text(name):
         return None
     message = bool(set(tokens(tool)) & _SENDING) and words[-1] in _MESSAGE_FIELDS
-    text = _dictated(request) or _standing(message, records, shown)
+    text = dictated(request) or _standing(message, records, shown)
     return text if text and len(text) <= schema.get("maxLength", len(text)) else None
 
 
@@ -97,7 +97,7 @@ _QUOTED = re.compile(
 )
 _TOLD = re.compile(
     r"\b(?i:tell|message|text|email|remind|let)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?)\s+"
-    r"(?:know\s+)?that\s+"
+    r"(?:know\s+)?(?:that\s+|(?=(?:we|I|you|it|they|she|he)(?:'\w+)?\s))"
     r"(?P<text>[^.;!?\n]{8,})"
 )
 _SAID = re.compile(
@@ -119,7 +119,7 @@ _KINDS = {
 found the instruction itself posted as the reply."""
 _BID = re.compile(
     r"\b(?i:tell|ask|asking)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?)\s+"
-    r"(?P<not>not\s+)?to\s+(?P<text>[^.;!?\n]{6,})"
+    r"(?:(?P<first>[a-z][^,.;!?\n]{1,30}),?\s+and\s+)?(?P<not>not\s+)?to\s+(?P<text>[^.;!?\n]{6,})"
 )
 _ASKED = re.compile(
     r"\b(?i:ask)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?\s+)?\s*(?P<text>(?:if|whether)\s[^.;!?\n]{6,})"
@@ -128,7 +128,7 @@ _TO_YOU = {"she": "you", "he": "you", "they": "you", "her": "your", "his": "your
 _TO_YOU |= {"their": "your", "herself": "yourself", "himself": "yourself", "him": "you"}
 
 
-def _dictated(request: str) -> str | None:
+def dictated(request: str) -> str | None:
     """Words the user gave for the text itself: after a colon as they wrote them ('add a
     line …: remote directors join via the link'), or told about someone, spoken to them
     ('message her that she can rebook' -> 'You can rebook.'), or asked of them ('ask her to
@@ -147,10 +147,11 @@ def _dictated(request: str) -> str | None:
         text = _to_reader(told["text"]).strip()
     elif said:
         text = said["text"].strip()  # a reply or a note says it as the user put it
-    elif bid and bid["not"]:
-        text = f"Please don't {_to_reader(bid['text']).strip()}"
     elif bid:
-        return f"Could you {_to_reader(bid['text']).strip()}?"
+        first = f"{bid['first'][:1].upper()}{bid['first'][1:]}. " if bid["first"] else ""
+        if not bid["not"]:
+            return f"{first}Could you {_to_reader(bid['text']).strip()}?"
+        text = f"{first}Please don't {_to_reader(bid['text']).strip()}"
     elif kind := _KIND.search(asked):
         return _KINDS[kind["kind"].lower().split()[0].split("-")[0]]
     else:
@@ -164,6 +165,7 @@ def _to_reader(text: str) -> str:
     text = re.sub(r"\b(?:she|he|they) (?:is|are)\b", "you are", text, flags=re.I)
     text = re.sub(r"\b(?:she|he|they) (?:has|have)\b", "you have", text, flags=re.I)
     text = re.sub(r"\b(?:she|he|they) was\b", "you were", text, flags=re.I)
+    text = re.sub(r"\b(?:she|he|they)'(ll|d)\b", r"you'\1", text, flags=re.I)
     text = re.sub(r"\b(?:works|suits) for (?:him|her|them)\b", "works for you", text, flags=re.I)
     return re.sub(r"\b(\w+)\b", lambda m: _TO_YOU.get(m.group(1).lower(), m.group(1)), text)
 
@@ -228,14 +230,8 @@ def composed_text(request: str, *, short: bool) -> str:
     ('Freeze the card and dispute it'; auditors found whole requests posted as a reply);
     a message subject is the ask's first clause in whole words, never cut mid-parenthesis."""
     if not short:
-        parts = re.split(r"(?<=[a-z]): ", request, maxsplit=1)
-        text = (parts[1] if len(parts) == 2 else request).strip()
-        text = re.sub(r"^(?:hi|hey|hello)\b[^,.!]{0,20}[,.!]\s*", "", text, flags=re.I)
-        sentences = [c.strip() for c in re.split(r"(?<=[.!?])\s+|\n+", text) if c.strip()]
-        stated = [c for c in sentences if not c.endswith("?") and not _asks_agent(c)]
-        if stated:
-            text = " ".join(stated)
-        elif about := _object_of(sentences[0] if sentences else text):
+        text = stated_part(request) or request
+        if text == request and (about := _object_of(re.split(r"(?<=[.!?])\s+", text)[0])):
             text = f"Regarding {about}."
         return text[:1].upper() + text[1:]
     head, colon, tail = request.partition(": ")
@@ -244,6 +240,17 @@ def composed_text(request: str, *, short: bool) -> str:
     text = next((c for c in clauses if len(c.split()) >= 3), clauses[0] if clauses else text)
     text = whole_words(text, 48)
     return text[:1].upper() + text[1:]
+
+
+def stated_part(request: str) -> str | None:
+    """What a request states rather than asks ('Tom asked for two more weeks while their
+    till system beds in.'), or None when it only asks."""
+    parts = re.split(r"(?<=[a-z]): ", request, maxsplit=1)  # '… description: remote …'
+    text = (parts[1] if len(parts) == 2 else request).strip()
+    text = re.sub(r"^(?:hi|hey|hello)\b[^,.!]{0,20}[,.!]\s*", "", text, flags=re.I)
+    sentences = [c.strip() for c in re.split(r"(?<=[.!?])\s+|\n+", text) if c.strip()]
+    stated = [c for c in sentences if not c.endswith("?") and not _asks_agent(c)]
+    return " ".join(stated) if stated else None
 
 
 TRAILING_WORDS = frozenset(
@@ -266,3 +273,58 @@ def whole_words(text: str, limit: int) -> str:
     while len(words) > 1 and words[-1].lower().strip(",;:") in TRAILING_WORDS:
         words.pop()
     return " ".join(words).rstrip(",;:-–")
+
+
+_DESCRIBING = frozenset({"description", "bio", "blurb", "overview"})
+_STRESSED = re.compile(
+    r"\b(?:highlight|feature|emphasi[sz]e|lead with|play up)\s+(?:the\s+)?"
+    r"(?P<what>[^,.;]+?)(?=,|\.|;|\s+and\s+(?:mention|publish|post|send|add|include)|$)",
+    re.I,
+)
+_ADDED_LINE = re.compile(
+    r"\badd (?:a |one )?(?:line|sentence|note)\b[^:\n]{0,80}:\s*(?P<text>[^\n]{4,})"
+)
+_MENTIONED = re.compile(
+    r"\b(?:mention|include|note)\s+(?:the\s+)?(?P<what>[^,.;]+?)(?=,|\.|;|\s+and\s|$)", re.I
+)
+
+
+def rewritten(
+    name: str, planned: Mapping[str, Any], world: Sequence[Record], request: str
+) -> str | None:
+    """A record's description written anew ('rewrite the 22 Maple description to highlight
+    the kitchen and lot, mention the sump pump'): its own sentences, those saying what the
+    user wants stressed first, then what the record or one naming it says of what they want
+    mentioned. Auditors found the request itself, or 'Regarding a … description.', posted
+    as the listing's text."""
+    if not set(tokens(name)) & _DESCRIBING:
+        return None
+    ids = {str(v) for v in planned.values()}
+    target = next(
+        (r for r in world if r.id in ids and isinstance(r.attributes.get(name), str)), None
+    )
+    if target is None:
+        return None
+    if line := _ADDED_LINE.search(request):  # 'add a line to the description: …'
+        added = line["text"].strip().rstrip(".")
+        return f"{str(target.attributes[name]).rstrip()}\n{added[:1].upper()}{added[1:]}."
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", str(target.attributes[name]).strip()) if s]
+    stressed = {
+        w for m in _STRESSED.finditer(request) for w in re.findall(r"[a-z]{3,}", m["what"].lower())
+    } - {"and", "the"}
+    sentences.sort(key=lambda s: -len(stressed & set(re.findall(r"[a-z]{3,}", s.lower()))))
+    related = [target, *(r for r in world if target.id in map(str, r.attributes.values()))]
+    for mention in _MENTIONED.finditer(request):
+        what = mention["what"].strip().lower()
+        said = next(
+            (
+                f"{' '.join(tokens(k)).capitalize()}: {v}."
+                for r in related
+                for k, v in r.attributes.items()
+                if k != name and isinstance(v, str) and what in f"{' '.join(tokens(k))} {v}".lower()
+            ),
+            None,
+        )
+        if said and what not in " ".join(sentences).lower():
+            sentences.append(said)
+    return " ".join(sentences)

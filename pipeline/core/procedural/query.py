@@ -200,7 +200,7 @@ def handle(payload: QueryInput, rng: random.Random) -> dict[str, Any]:
         return QueryAnswer(request=pick(rng, _CONFIRMATIONS), trigger_text=None).model_dump()
     if payload.mode == "follow_up":
         lead = rng.choice(_FOLLOW_UP_LEADS)
-        soft = lead.endswith((", ", ": "))
+        soft = lead.endswith((", ", ": ", " and "))
         said = _in_own_words(payload.task, rng)
         task = said[:1].lower() + said[1:] if soft else said
         return QueryAnswer(request=check_clean(lead + task), trigger_text=None).model_dump()

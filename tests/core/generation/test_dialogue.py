@@ -38,7 +38,7 @@ def test_unfolding_a_real_request_keeps_every_word_in_order() -> None:
 
 def test_most_real_requests_can_be_cut_into_parts_of_three_words_or_more() -> None:
     cut = [unfold(r) for r in REQUESTS if len(unfold(r)) > 1]
-    assert len(cut) > 0.6 * len(REQUESTS)
+    assert len(cut) > 0.5 * len(REQUESTS)  # a question stays with what follows it
     assert all(2 <= len(parts) <= 3 for parts in cut)
     assert all(len(p.split()) >= 3 for parts in cut for p in parts)
 
@@ -50,6 +50,19 @@ def test_an_and_inside_a_name_is_not_a_cut() -> None:
         "Check the balance.",
         "Pay the Harbor Lane rent.",
     )
+
+
+def test_a_question_is_never_followed_by_the_agent_asking_for_more() -> None:
+    """Auditors: 'What did he say?' answered by 'before I start, anything else I should do?'."""
+    request = "Kevin sent something about Mill Lane. What did he say? Tell him fine."
+    assert unfold(request) == (
+        "Kevin sent something about Mill Lane.",
+        "What did he say? Tell him fine.",
+    )
+    assert unfold("Is this GLMR news legit? If so buy 50 shares.") == (
+        "Is this GLMR news legit? If so buy 50 shares.",
+    )
+    assert not any(part.endswith("?") for r in REQUESTS for part in unfold(r)[:-1])
 
 
 def _opening(turns: tuple[object, ...]) -> list[object]:

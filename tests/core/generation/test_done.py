@@ -22,6 +22,8 @@ def test_verbs_take_their_past_tense() -> None:
     ]  # fmt: skip
     assert act("billing_finalize_and_send_invoice") == ("finalized and sent", "invoice")
     assert act("send_email") == ("sent", "email")
+    assert act("soc_lookup_threat_intel") == ("looked up", "threat intel")
+    assert act("infra_rollback_deployment") == ("rolled back", "deployment")
 
 
 def test_an_act_names_the_record_it_was_about_and_who_it_reached() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.core.generation.expand import describe_call
+from pipeline.core.generation.expand import describe_call, follow_up_question
 from pipeline.core.generation.grounding import Plan
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs
@@ -21,3 +21,19 @@ def test_a_step_put_to_the_user_names_its_record_and_keeps_its_values_in_bracket
     assert said == (
         "apply account credit for Magnus Halvorsen (amount gbp 15.0, reason code goodwill)"
     )
+
+
+def test_a_second_record_of_a_call_is_named_without_the_word_id(inputs: Inputs) -> None:
+    """Auditors: '… to payee id Harbor Lane Properties Ltd'."""
+    world = build_world(inputs.seeds["personal_banking"])
+    plan = Plan(arguments={"from_account_id": "acc_checking_01", "to_payee_id": "payee_landlord"})
+    said = describe_call(inputs.pool["bank_transfer_funds"], plan, world)
+    assert "to payee Harbor Lane Properties Ltd" in said and "payee id" not in said
+
+
+def test_a_follow_up_look_up_is_asked_in_a_users_words(inputs: Inputs) -> None:
+    """Auditors read 'Can you get medication list for Lucy Grant?' as machine-made."""
+    world = build_world(inputs.seeds["healthcare_records"])
+    lucy = world.get("pat_lucy_grant")
+    asked = follow_up_question(inputs.pool["ehr_get_medication_list"], lucy)
+    assert asked.endswith("the medication list for Lucy Grant?") and "get" not in asked

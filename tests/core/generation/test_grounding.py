@@ -408,3 +408,77 @@ def test_a_write_acts_on_what_the_request_names_not_on_a_record_seen_before(
     focus = focus_records(world, request_text)
     plan = plan_arguments(inputs.pool[tool], world, focus, request_text, [*focus, *seen])
     assert plan.arguments[field] == expected
+
+
+def test_a_message_sent_is_the_users_reply_not_the_message_read(inputs: Inputs) -> None:
+    """Auditors found Kevin's own message sent back to him as the reply the user dictated."""
+    seed, workflow = _workflow(inputs, "automotive_fleet", "kevin_late_reply")
+    world = build_world(seed)
+    request = workflow.request
+    focus = ["drv_kevin_ross", "msg_kevin_mill_lane"]
+    plan = plan_arguments(inputs.pool["fleet_send_driver_message"], world, focus, request, [])
+    assert plan.arguments["text"] == (
+        "Fine. Could you call the Forest Road customer if you'll be more than 20 minutes late?"
+    )
+    assert plan.sources["text"] == "composed"
+
+
+def test_a_rewritten_description_is_the_records_own_text_reworked(inputs: Inputs) -> None:
+    seed, workflow = _workflow(inputs, "real_estate", "refresh_maple_listing")
+    world = build_world(seed)
+    listing = world.get("lst_22_maple")
+    assert listing is not None
+    plan = plan_arguments(
+        inputs.pool["realty_update_listing_description"],
+        world,
+        ["lst_22_maple"],
+        workflow.request,
+        ["lst_22_maple"],
+    )
+    text = plan.arguments["description"]
+    first = str(listing.attributes["description"]).split(". ")[0]
+    assert text.startswith(first) and "sump pump 2021" in text
+    assert "Rewrite" not in text and not text.startswith("Regarding")
+
+
+def test_an_optional_text_the_user_asks_for_or_dictates_is_written(inputs: Inputs) -> None:
+    """Auditors: 'add a short memo' left the memo out; 'tell him we'll catch up Thursday'
+    cancelled the 1:1 without a word to him."""
+    cases = {
+        ("payments_invoicing", "billing_update_invoice"): (
+            "Tom at Harbor Cafe asked for two more weeks on LPS-2024-117 while their new till "
+            "system beds in. Please shift the due date to 31 July and add a short memo.",
+            "memo",
+            "Tom at Harbor Cafe asked for two more weeks",
+        ),
+        ("email_calendar", "cal_cancel_event"): (
+            "Call off just this week's Jordan / Sam weekly 1:1, not the series. Could you tell "
+            "him we'll catch up Thursday?",
+            "message",
+            "We'll catch up Thursday.",
+        ),
+    }
+    for (domain, tool), (request, field, text) in cases.items():
+        world = build_world(inputs.seeds[domain])
+        focus = focus_records(world, request)
+        plan = plan_arguments(inputs.pool[tool], world, focus, request, focus)
+        assert plan.arguments.get(field) == text, plan.arguments
+    # a request that only asks gives no note: better none than the question pasted in
+    world = build_world(inputs.seeds["security_operations"])
+    request = "How many people got the payroll phish? Note the answer on INC-2024-0412."
+    focus = focus_records(world, request)
+    plan = plan_arguments(inputs.pool["soc_update_incident"], world, focus, request, focus)
+    assert "How many" not in str(plan.arguments.get("note", ""))
+
+
+def test_the_lot_the_user_names_is_disposed_of_not_the_first_listed(inputs: Inputs) -> None:
+    """Auditors: 'incinerate expired lot L2408-093' disposed of released lot L2409-117."""
+    world = build_world(inputs.seeds["logistics"])
+    request = (
+        "Lot L2408-093 of SKU-VAX-CC-0450 expired last month. Would you make sure what's left "
+        "in Rotterdam warehouse 2 and send the 120 vials for incineration?"
+    )
+    focus = focus_records(world, request)
+    shown = [r.id for r in world.records if r.attributes.get("sku") == "SKU-VAX-CC-0450"]
+    plan = plan_arguments(inputs.pool["logistics_dispose_inventory"], world, focus, request, shown)
+    assert plan.arguments["lot"] == "L2408-093"

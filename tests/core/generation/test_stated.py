@@ -151,3 +151,12 @@ def test_a_day_of_the_month_is_no_amount(request_text: str) -> None:
     schema = {"type": "number", "description": "Amount to pay."}
     assert stated_value("amount", schema, request_text, date(2024, 7, 1)) is None
     assert stated_value("amount", schema, "Pay 3,150 EUR on 5 July.", date(2024, 7, 1)) == 3150.0
+
+
+def test_a_cancellation_the_customer_asked_for_is_at_their_request() -> None:
+    """Auditors: 'sold the car and asked us in writing to cancel' went in as `non_payment`."""
+    reasons = {"type": "string", "enum": ["insured_request", "non_payment", "other"]}
+    request = "Dylan Ford sold the car and asked us in writing to cancel AU-7730-1142."
+    assert chosen_options(reasons, request, "payment plan: monthly, last payment made") == (
+        "insured_request"
+    )

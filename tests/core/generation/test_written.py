@@ -3,7 +3,7 @@ task's record stands as the trace showed it, never the instruction to the agent 
 
 from __future__ import annotations
 
-from pipeline.core.generation.written import composed_text, written
+from pipeline.core.generation.written import composed_text, rewritten, written
 from pipeline.core.model.world import Record
 
 _STRING = {"type": "string"}
@@ -123,3 +123,36 @@ def test_free_text_keeps_what_the_user_states_and_drops_what_they_ask_of_the_age
     )
     conditional = "He has to close by January. If he agrees, book the viewing."
     assert composed_text(conditional, short=False) == "He has to close by January."
+
+
+def test_a_word_for_them_and_a_bid_are_both_said_to_the_reader() -> None:
+    request = (
+        "Kevin sent something about Mill Lane. What did he say? Tell him fine, and to call the "
+        "Forest Road customer if he'll be more than 20 minutes late."
+    )
+    assert written("text", _STRING, "send_driver_message", request, ((), "")) == (
+        "Fine. Could you call the Forest Road customer if you'll be more than 20 minutes late?"
+    )
+    assert written("text", _STRING, "send_message", "Tell Amara not to take the M4.", ((), "")) == (
+        "Please don't take the M4."
+    )
+
+
+def test_a_rewritten_description_leads_with_what_the_user_wants_stressed() -> None:
+    listing = Record(
+        id="lst_1",
+        kind="listing",
+        name="4 Elm",
+        attributes={"description": "Two-bed flat near the park. Large garden with a shed."},
+    )
+    disclosure = Record(
+        id="disc_1", kind="disclosure", name="Elm disclosure",
+        attributes={"listing": "lst_1", "roof": "replaced 2022, 10-year warranty"},
+    )  # fmt: skip
+    request = "Rewrite the 4 Elm description to highlight the garden and mention the roof."
+    text = rewritten("description", {"listing_id": "lst_1"}, (listing, disclosure), request)
+    assert text == (
+        "Large garden with a shed. Two-bed flat near the park. "
+        "Roof: replaced 2022, 10-year warranty."
+    )
+    assert rewritten("price", {"listing_id": "lst_1"}, (listing,), request) is None
