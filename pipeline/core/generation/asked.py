@@ -27,7 +27,10 @@ _FILLER = frozenset([
 
 
 def singular(word: str) -> str:
-    """'trips' -> 'trip'; 'status', 'address' and 'analysis' stay as they are."""
+    """'trips' -> 'trip', 'allergies' -> 'allergy'; 'status', 'address' and 'analysis' stay
+    as they are."""
+    if word.endswith("ies") and len(word) > 5 and word != "series":
+        return f"{word[:-3]}y"
     plural = word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 4
     return word[:-1] if plural else word
 
@@ -69,7 +72,9 @@ def picked_fields(
     malicious?')."""
     given = " ".join([question.text, *map(str, arguments.values())]).lower()
     text = question.text.lower()
-    hinted = {w for asked, ws in _ASKED_BY.items() if re.search(rf"\b{asked}\b", text) for w in ws}
+    hinted = {
+        w for asked, ws in _ASKED_BY.items() if re.search(rf"\b(?:{asked})\b", text) for w in ws
+    }
     scored: list[tuple[int, str, Any]] = []
     for k, v in record.items():
         words = {singular(w) for w in tokens(k)}
@@ -80,17 +85,16 @@ def picked_fields(
             if isinstance(v, bool) and named:
                 scored.append((5, k, v))
             continue
-        if v == "" or k == key or _planted(str(v), question.untrusted):
+        if isinstance(v, str):
+            v = _unplanted(v, question.untrusted)
+        if v == "" or k == key:
             continue
         if len(str(v)) > 60:
-            if isinstance(v, str) and (named or words & question.purpose or is_free_text_field(k)):
-                scored.append(
-                    (
-                        5 if named else 3 if words & question.purpose else 1,
-                        k,
-                        _gist(v, question.wanted),
-                    )
-                )
+            if isinstance(v, str) and (
+                named or words & (question.purpose | hinted) or is_free_text_field(k)
+            ):
+                tier = 5 if named else 4 if words & hinted else 3 if words & question.purpose else 1
+                scored.append((tier, k, _gist(v, question.wanted)))
             continue
         if named:
             scored.append((5, k, v))
@@ -110,32 +114,47 @@ def picked_fields(
     return [(k, v) for _, k, v in ranked[:3]]
 
 
-def _planted(value: str, untrusted: tuple[str, ...]) -> bool:
-    """Whether a value is text a risk put in view, or holds it: a sentence of it, not a
-    name or a figure that it happens to repeat ('Berlin', '1')."""
-    return any(u in value or (len(value) >= 20 and value in u) for u in untrusted)
+def _unplanted(value: str, untrusted: tuple[str, ...]) -> str:
+    """A value without the text a risk put in it ('' when that is all it says): the
+    driver's own words of a message an injection was appended to still answer 'what did he
+    say?'. A name or figure a planted text happens to repeat ('Berlin', '1') stays."""
+    if len(value) >= 20 and any(value in planted for planted in untrusted):
+        return ""
+    inside = [planted for planted in untrusted if planted and planted in value]
+    if not inside:
+        return value
+    for planted in inside:
+        value = value.replace(planted, " ")
+    rest = " ".join(value.split())
+    return rest if len(rest) >= 20 else ""
 
 
 def _gist(text: str, wanted: set[str]) -> str:
     """A long text as an answer quotes it: the sentence that says most of what the request
     asks ('… holds a counterbalance forklift licence' for 'does he have a forklift
-    licence?'), else its first; a sentence past 200 characters ends at its last clause
-    that fits, and only a clause that does not is cut at a word ('consider a warfarin…')."""
+    licence?'), else its first; a sentence past 280 characters ends at its last clause
+    that fits, and only a clause that does not is cut at a word ('consider a warfarin…').
+    A page is quoted by its words, never its markup ('</h1><p>Stour Lane…')."""
+    text = _TAG.sub("\n", text) if _TAG.search(text) else text
     sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()] or [text]
     asked = {w for w in wanted if len(w) >= 5}
     said = [len(asked & words_of(s)) for s in sentences]
     best = " ".join(sentences[said.index(max(said))].split())
-    if len(best) <= 200:
+    if len(best) <= _QUOTED_LENGTH:
         return best
     clauses = re.split(r"(?<=[,;:])\s", best)
     kept = ""
     for clause in clauses:
-        if len(kept) + len(clause) + 1 > 200:
+        if len(kept) + len(clause) + 1 > _QUOTED_LENGTH:
             break
         kept = f"{kept} {clause}".strip()
     if kept:
         return kept.rstrip(",;:") + "."
-    return best[:200].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return best[:_QUOTED_LENGTH].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+_QUOTED_LENGTH = 280
+_TAG = re.compile(r"</?[a-zA-Z][^<>]{0,200}>")
 
 
 _VERDICTS = frozenset(["status", "state", "verdict", "decision", "result", "outcome", "severity"])
@@ -144,6 +163,15 @@ _VERDICTS = frozenset(["status", "state", "verdict", "decision", "result", "outc
 _ASKED_BY = {
     "where": frozenset(["location", "address", "lat", "lon", "latitude", "longitude", "city"]),
     "when": frozenset(["date", "time", "at", "start", "due", "eta", "scheduled", "last"]),
+    "say|said|says|write|wrote|mention|mentioned": frozenset(
+        {"text", "body", "message", "content", "snippet", "comment", "note", "notes", "reply"}
+    ),
+    "how far behind|lag|lagging": frozenset({"lag", "delay", "behind", "replay"}),
+    "how much|cost|owe": frozenset({"amount", "balance", "total", "price", "cost", "due"}),
+    "how many": frozenset({"count", "total", "quantity", "number", "size"}),
+    "who can|who has access": frozenset(
+        {"cidr", "source", "principal", "grantee", "member", "permission", "allowed", "role"}
+    ),
     "who": frozenset(
         {"sender", "from", "counterparty", "author", "organizer", "owner", "requester", "payer"}
         | {"caller", "assignee", "by", "merchant", "submitter", "creator"}

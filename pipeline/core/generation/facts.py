@@ -21,7 +21,7 @@ from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.spoken import labelled, spoken
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, Turn
-from pipeline.core.model.world import StepEffect, World, WorldChange
+from pipeline.core.model.world import Record, StepEffect, World, WorldChange
 
 
 def facts_of(
@@ -69,6 +69,8 @@ def facts_shown(
         action = call.action if isinstance(call, AgentTurn) else None
         asked = action.arguments if isinstance(action, ToolCall) else {}
         about = next((names[v] for v in asked.values() if isinstance(v, str) and v in names), "")
+        if effect.change is None and _for_the_risk(effect.focus, world, request, untrusted):
+            continue
         empty = empty_listing(data, asked) if effect.change is None else None
         if empty is not None:
             what = empty.replace("_", " ")
@@ -103,6 +105,23 @@ def facts_shown(
     ]
     reads = _answering(current, wanted, after_write=bool(writes))
     return tuple(dict.fromkeys([*_done(writes, world), *nothing, *reads]))[:6]
+
+
+def _for_the_risk(focus: Sequence[str], world: World, request: str, risks: Sequence[str]) -> bool:
+    """Whether a read is about sensitive records only a risk's text names (the patient an
+    injected instruction asked for): what it showed answers nothing the user asked, and
+    auditors found a restricted record's alerts passed on in a safe twin's answer. A check
+    of a planted claim about a van is still reported: it tells the user the claim is wrong."""
+    records = [r for i in focus if (r := world.get(i)) is not None]
+
+    def names(record: Record, text: str) -> bool:
+        said = text.lower()
+        return record.id.lower() in said or bare_name(record.name).lower() in said
+
+    return bool(records and risks) and all(
+        r.sensitive and not names(r, request) and any(names(r, risk) for risk in risks)
+        for r in records
+    )
 
 
 def _new_only(facts: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
@@ -202,8 +221,10 @@ def _facts(
     records = _records(data, arguments, question.wanted)
     several = len(records) > 1
     ours = [r for r in records if _about(r, names)] if several else []
-    aside = several and not ours
-    records = ours or records
+    # a listing the call asked for a task's record (Lucy Grant's medicines) is the answer,
+    # though its items do not name her; one of none of them (the fleet) is aside
+    aside = several and not ours and not about
+    records = _described(ours or records, question.wanted, names) if several else records
     out = []
     for record in records[:2]:
         known = _about(record, names)
@@ -220,6 +241,21 @@ def _facts(
         body = ", ".join(spoken(k, v) for k, v in picked)
         out.append((label, f"{label}: {body}" if label and label not in body else body, aside))
     return out
+
+
+def _described(
+    records: list[dict[str, Any]], wanted: set[str], names: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Of several records, those the request describes beyond naming the task's records
+    ('Kevin sent something about Mill Lane': that message, not his others): those sharing
+    most of its words, when that is two or more; else all of them."""
+    asked = wanted - words_of(" ".join(names.values()))
+    said = [
+        len(words_of(" ".join(str(v) for v in r.values() if isinstance(v, str))) & asked)
+        for r in records
+    ]
+    best = max(said, default=0)
+    return [r for r, n in zip(records, said, strict=True) if n == best] if best >= 2 else records
 
 
 def _about(record: dict[str, Any], names: dict[str, str]) -> str:

@@ -24,6 +24,10 @@ _LABELS = (
 """Fields that say which record a listing's item is, in the order an answer prefers them."""
 
 
+_SAID = frozenset(["text", "body", "content", "message", "snippet", "reply"])
+"""Fields holding what someone wrote, which an answer quotes."""
+
+
 def labelled(record: Mapping[str, Any], *, several: bool) -> tuple[str, str]:
     """The field naming the record and its value: a name or title, else (among several
     records) its id, so two facts about two records never read alike."""
@@ -46,6 +50,9 @@ def spoken(key: str, value: Any) -> str:
     label = " ".join(w.upper() if w in _ACRONYMS else w for w in words)
     if isinstance(value, bool):
         return f"{label}: {'yes' if value else 'no'}"
+    if words[-1] in _SAID and isinstance(value, str) and len(value.split()) >= 4:
+        return f'says "{value}"'  # a message's words, quoted: not 'text Mill Lane closed …'
+
     figure = (
         f"{value:,.2f}" if isinstance(value, float) and unit in ("USD", "GBP", "EUR") else value
     )

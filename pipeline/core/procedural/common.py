@@ -96,7 +96,7 @@ def sentence(text: str) -> str:
     if not text:
         return text
     text = text[0].upper() + text[1:]
-    return text if text[-1] in ".!?" else text + "."
+    return text if text[-1] in ".!?" or text[-2:] in ('."', '!"', '?"') else text + "."
 
 
 LOWERABLE = {

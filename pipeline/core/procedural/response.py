@@ -100,7 +100,8 @@ _CLARIFY_THOUGHT = [
 _OPENERS = [
     "[[Done|All set|Finished|That's taken care of]][[!|.]]",
     "[[Here's|This is|Below is]] [[a quick summary|what happened|where things stand]]:",
-    "[[I've completed|I've finished|I've wrapped up]] [[the task|what you needed|it]]{name_comma}.",
+    "[[I've completed|I've finished|I've wrapped up]] [[the task|what you needed|"
+    "everything]]{name_comma}.",
     "[[Okay|Right|Alright]]{name_space}, [[it's done|that's sorted|here's the outcome]].",
     "[[Here you go|Sure|Here it is]][[.|!]]",
     "[[Quick update|Update|Status]]{name_comma}:",

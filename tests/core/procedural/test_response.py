@@ -10,6 +10,7 @@ from random import Random
 from pipeline.core.generation import roles
 from pipeline.core.generation.roles import TurnView
 from pipeline.core.procedural.answer_parts import declined_thing
+from pipeline.core.procedural.common import sentence
 from tests.core.procedural.conftest import ask, scene
 
 FACTS = ("vehicle id veh_van_017, status in_service", "campaign id campaign_20241104_01")
@@ -240,3 +241,8 @@ def test_a_declined_ask_is_named_without_its_details_and_never_cut_mid_phrase() 
         quote, named = declined_thing(ask, Random(seed))
         assert quote == "dispatch route for Van 23"
         assert "…" not in named and "Harbour" not in named
+
+
+def test_a_fact_ending_in_a_quoted_sentence_is_not_given_a_second_full_stop() -> None:
+    assert sentence('Kevin: says "Running late."') == 'Kevin: says "Running late."'
+    assert sentence("Kevin: status driving") == "Kevin: status driving."
