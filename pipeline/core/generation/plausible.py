@@ -335,8 +335,8 @@ def _from_name(words: set[str], record: Record) -> JSON:
         caps = [w for w in bare if re.fullmatch(r"[A-Z]{2,5}", w)]
         return caps[0] if caps else MISSING
     if words == {"number"} or words & {"reference", "ref"}:
-        coded = [v for v in record.attributes.values() if isinstance(v, str) and coded(v)]
-        return coded[0] if coded else record.id.upper().replace("_", "-")
+        codes = [v for v in record.attributes.values() if isinstance(v, str) and coded(v)]
+        return codes[0] if codes else record.id.upper().replace("_", "-")
     return MISSING
 
 

@@ -204,3 +204,10 @@ def test_the_same_submission_twice_answers_the_same_figures(inputs: Inputs) -> N
     duty = render(tool, first, once, arguments, random.Random(0)).get("duty_eur")
     assert duty is not None
     assert render(tool, second, twice, arguments, random.Random(1)).get("duty_eur") == duty
+
+
+def test_a_records_number_is_the_code_it_holds() -> None:
+    invoice = Record(id="inv_1", kind="invoice", name="Invoice", attributes={"ref": "LPS-2024-117"})
+    world = World(today="2024-09-01", records=(invoice,))
+    plausible = Plausible(world, ToolResult(operation="read", records=(invoice,)), "get_invoice")
+    assert plausible.value("number", {"type": "string"}, invoice, required=True) == "LPS-2024-117"
