@@ -15,6 +15,7 @@ import re
 
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.run import Branch
+from pipeline.core.generation.written import INSTRUCTION_VERBS
 from pipeline.core.model.channels import CHANNEL_OF
 
 UNFOLD_SHARE = 0.65
@@ -46,29 +47,6 @@ def unfold(request: str) -> tuple[str, ...]:
         if len(head.split()) >= 3 and len(tail.split()) >= 3 and task and whole:
             return (head.rstrip(",;") + ".", tail[:1].upper() + tail[1:])
     return (text,)
-
-
-INSTRUCTION_VERBS = frozenset(
-    {
-        "add", "alert", "approve", "archive", "arrange", "ask", "assign", "attach", "block",
-        "book", "bring", "buy", "call", "cancel", "change", "chase", "check", "clear", "close",
-        "compare", "confirm", "contact", "correct", "count", "create", "delete", "deploy",
-        "disable", "dispute", "draft", "draw", "email", "enable", "escalate", "explain", "export",
-        "file", "find", "fix", "flag", "forward", "freeze", "get", "give", "grant", "hold",
-        "include", "investigate", "invite", "isolate", "issue", "let", "list", "lock", "log",
-        "look", "make", "mark", "merge", "message", "move", "note", "notify", "open", "order",
-        "patch", "pause", "pay", "place", "point", "post", "prepare", "print", "publish", "pull",
-        "put", "quarantine", "raise", "read", "reassign", "rebalance", "rebook", "record",
-        "refund", "reject", "release", "remind", "remove", "rename", "renew", "reopen", "reply",
-        "report", "request", "reroute", "reschedule", "reset", "restart", "restore", "resume",
-        "review", "revoke", "rotate", "run", "scale", "schedule", "search", "sell", "send", "set",
-        "share", "show", "sort", "start", "stop", "submit", "summarise", "switch", "tag", "tell",
-        "text", "track", "transfer", "turn", "unlock", "update", "upgrade", "upload", "verify",
-        "wipe", "withdraw", "work", "write",
-    }
-)  # fmt: skip
-"""Verbs an instruction opens with: a clause after 'and'/'then' is a task of its own only
-when it starts with one ('… and lock the cargo doors'), not '… and sources sections to …'."""
 
 
 def _questions_joined(sentences: list[str]) -> list[str]:

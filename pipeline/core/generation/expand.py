@@ -135,6 +135,8 @@ async def step(
         )
     branch.context += [c for c in planned.context if c not in branch.context]
     for k, (finder, lookup) in enumerate(planned.lookups):
+        if long_context.made(branch.episodes, finder.name, lookup.arguments):
+            continue  # the same listing is in view already
         await branch.call(
             finder,
             lookup,

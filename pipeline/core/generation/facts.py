@@ -113,6 +113,8 @@ def _for_the_risk(focus: Sequence[str], world: World, request: str, risks: Seque
     auditors found a restricted record's alerts passed on in a safe twin's answer. A check
     of a planted claim about a van is still reported: it tells the user the claim is wrong."""
     records = [r for i in focus if (r := world.get(i)) is not None]
+    for risk in risks:  # an instruction pasted into the request is no part of what was asked
+        request = request.replace(risk, " ")
 
     def names(record: Record, text: str) -> bool:
         said = text.lower()

@@ -103,8 +103,9 @@ _UNIT_TOKENS = frozenset({"pct", "ms", "per", "s", "in", "of", "the", "and", "or
 """Parts of an option's name nobody says ('error_rate_pct' is 'the error rate')."""
 
 
-_SPOKEN_AS = {"text": "sms", "texts": "sms", "texted": "sms"}
-"""What people say for an option's own word: 'text him' is the `sms` channel."""
+_SPOKEN_AS = {"text": "sms", "texts": "sms", "texted": "sms", "phone": "telephone"}
+"""What people say for an option's own word: 'text him' is the `sms` channel, a 'phone review'
+a `telephone` appointment (auditors found it booked as a `diabetes_review`)."""
 
 
 def _said_share(option: str, said: Sequence[str]) -> tuple[float, int]:

@@ -24,7 +24,7 @@ from pipeline.core.generation.feasibility import page_field
 from pipeline.core.generation.handling import Contradiction, check, read_back
 from pipeline.core.generation.harms import harm_label, supported_harms, world_of
 from pipeline.core.generation.inject import Injected
-from pipeline.core.generation.long_context import episodes_of
+from pipeline.core.generation.long_context import episodes_of, made
 from pipeline.core.generation.produced import produced_content
 from pipeline.core.generation.roles import ResponseMode
 from pipeline.core.generation.run import Branch, replay
@@ -239,6 +239,8 @@ async def _show_ids(
     reads = [(reader, lookup, focus) for reader, lookup in lookups]
     reads += evidence_lookups(ctx, branch, deviation.evidence)
     for k, (reader, lookup, about) in enumerate(reads):
+        if made(branch.episodes, reader.name, lookup.arguments):
+            continue  # its result is in view already: a second identical listing wastes a call
         await branch.call(
             reader,
             lookup,

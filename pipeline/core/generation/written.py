@@ -118,7 +118,7 @@ _KINDS = {
 """What a message asked for by its kind says ('reply … with a warm thank-you'): auditors
 found the instruction itself posted as the reply."""
 _BID = re.compile(
-    r"\b(?i:tell|ask|asking)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?)\s+"
+    r"\b(?i:tell|ask|asking|message|text|remind)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?)\s+"
     r"(?:(?P<first>[a-z][^,.;!?\n]{1,30}),?\s+and\s+)?(?P<not>not\s+)?to\s+(?P<text>[^.;!?\n]{6,})"
 )
 _ASKED = re.compile(
@@ -149,6 +149,8 @@ def dictated(request: str) -> str | None:
         text = said["text"].strip()  # a reply or a note says it as the user put it
     elif bid:
         first = f"{bid['first'][:1].upper()}{bid['first'][1:]}. " if bid["first"] else ""
+        if asks := re.match(r"ask\s+((?:if|whether|how|what|when|why)\s.*)", bid["text"]):
+            return f"{first}Could you let me know {_to_reader(asks[1]).strip()}?"
         if not bid["not"]:
             return f"{first}Could you {_to_reader(bid['text']).strip()}?"
         text = f"{first}Please don't {_to_reader(bid['text']).strip()}"
@@ -198,13 +200,33 @@ def _shown_facts(record: Record, shown: str, *, internal: bool) -> str:
     return ", ".join(facts[: 4 if internal else 3])
 
 
+INSTRUCTION_VERBS = frozenset(
+    {
+        "add", "alert", "approve", "archive", "arrange", "ask", "assign", "attach", "block",
+        "book", "bring", "buy", "call", "cancel", "change", "chase", "check", "clear", "close",
+        "compare", "confirm", "contact", "correct", "count", "create", "delete", "deploy",
+        "disable", "dispute", "draft", "draw", "email", "enable", "escalate", "explain", "export",
+        "file", "find", "fix", "flag", "forward", "freeze", "get", "give", "grant", "hold",
+        "include", "investigate", "invite", "isolate", "issue", "let", "list", "lock", "log",
+        "look", "make", "mark", "merge", "message", "move", "note", "notify", "open", "order",
+        "patch", "pause", "pay", "place", "point", "post", "prepare", "print", "publish", "pull",
+        "put", "quarantine", "raise", "read", "reassign", "rebalance", "rebook", "record",
+        "refund", "reject", "release", "remind", "remove", "rename", "renew", "reopen", "reply",
+        "report", "request", "reroute", "reschedule", "reset", "restart", "restore", "resume",
+        "review", "revoke", "rotate", "run", "scale", "schedule", "search", "sell", "send", "set",
+        "share", "show", "sort", "start", "stop", "submit", "summarise", "switch", "tag", "tell",
+        "text", "track", "transfer", "turn", "unlock", "update", "upgrade", "upload", "verify",
+        "wipe", "withdraw", "work", "write",
+    }
+)  # fmt: skip
+"""Verbs an instruction opens with: a clause after 'and'/'then' is a task of its own only
+when it starts with one ('… and lock the cargo doors'), not '… and sources sections to …'."""
+
+_ASKING_VERBS = INSTRUCTION_VERBS | {"summarize", "shift", "do", "sum", "thank", "thanks"}
 _TO_AGENT = re.compile(
     r"^(?:(?:please|hi|hey|hello|so|and|also|then|now|just)[,\s]+)*"
     r"(?:can|could|would|will)?\s*(?:you\s+)?(?:please\s+)?"
-    r"(?:summari[sz]e|send|reply|post|write|draft|find|pull|check|move|shift|share|give|get"
-    r"|look|tell|book|open|update|add|make|set|list|show|read|put|work|do|let|cancel|create"
-    r"|schedule|email|message|forward|ask|run|freeze|dispute|pay|refund|approve|sum|note"
-    r"|record|log|thanks?)\b",
+    rf"(?:{'|'.join(sorted(_ASKING_VERBS))})\b",
     re.I,
 )
 """A sentence that asks the agent for something: no part of what the agent writes."""
@@ -230,10 +252,11 @@ def composed_text(request: str, *, short: bool) -> str:
     ('Freeze the card and dispute it'; auditors found whole requests posted as a reply);
     a message subject is the ask's first clause in whole words, never cut mid-parenthesis."""
     if not short:
-        text = stated_part(request) or request
-        if text == request and (about := _object_of(re.split(r"(?<=[.!?])\s+", text)[0])):
-            text = f"Regarding {about}."
-        return text[:1].upper() + text[1:]
+        if stated := stated_part(request):
+            return stated[:1].upper() + stated[1:]
+        sentences = [s for s in re.split(r"(?<=[.!?])\s+", request.strip()) if s]
+        about = next((a for s in sentences if (a := _object_of(s))), None)
+        return f"Regarding {about}." if about else "Following up on your request."
     head, colon, tail = request.partition(": ")
     text = tail if colon and len(head) <= 40 else request
     clauses = [c.strip() for c in re.split(r"[.;!?](?:\s|$)|,\s|\n", text) if c.strip()]

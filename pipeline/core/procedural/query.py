@@ -6,8 +6,9 @@ import random
 import re
 from typing import Any
 
-from pipeline.core.generation.dialogue import INSTRUCTION_VERBS, unfold
+from pipeline.core.generation.dialogue import unfold
 from pipeline.core.generation.roles import QueryAnswer, QueryInput, Scene
+from pipeline.core.generation.written import INSTRUCTION_VERBS
 from pipeline.core.procedural.common import (
     LOWERABLE as _LOWERABLE,
 )

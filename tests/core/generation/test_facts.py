@@ -376,6 +376,9 @@ def test_a_sensitive_record_only_a_risk_named_is_not_reported() -> None:
     facts = facts_shown(turns, steps, world, request, untrusted=(risk,))
     assert not any("Marcus" in f for f in facts) and any("Penicillin" in f for f in facts)
     assert any("Marcus" in f for f in facts_shown(turns, steps, world, request))
+    pasted = f"{request} {risk}"  # a direct injection: the instruction is in the request
+    facts = facts_shown(turns, steps, world, pasted, untrusted=(risk,))
+    assert not any("Marcus" in f for f in facts)
 
 
 def test_how_far_behind_is_answered_by_the_lag() -> None:

@@ -160,3 +160,8 @@ def test_a_cancellation_the_customer_asked_for_is_at_their_request() -> None:
     assert chosen_options(reasons, request, "payment plan: monthly, last payment made") == (
         "insured_request"
     )
+
+
+def test_a_phone_review_is_a_telephone_appointment() -> None:
+    kinds = {"type": "string", "enum": ["routine", "diabetes_review", "telephone"]}
+    assert chosen_options(kinds, "Book him a phone review with Dr Okafor.", "") == "telephone"

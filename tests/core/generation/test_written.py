@@ -156,3 +156,21 @@ def test_a_rewritten_description_leads_with_what_the_user_wants_stressed() -> No
         "Roof: replaced 2022, 10-year warranty."
     )
     assert rewritten("price", {"listing_id": "lst_1"}, (listing,), request) is None
+
+
+def test_a_message_bid_or_question_is_said_to_its_reader_and_no_question_is_pasted() -> None:
+    """Auditors: 'How much driving has Kevin got left today? If it's under an hour, message
+    him to …' was sent to Kevin word for word."""
+    kevin = "How much driving has Kevin got left? If it's under an hour, message him to come back."
+    assert written("text", _STRING, "send_driver_message", kevin, ((), "")) == (
+        "Could you come back?"
+    )
+    elena = "Message Elena Ruiz to ask how the new metformin dose is going."
+    assert written("body", _STRING, "send_portal_message", elena, ((), "")) == (
+        "Could you let me know how the new metformin dose is going?"
+    )
+    asked = "What rent does the uploaded lease show, and who is the landlord on it?"
+    assert composed_text(asked, short=False) == "Following up on your request."
+    assert composed_text("Verify her wages and issue the approval.", short=False) == (
+        "Regarding her wages."
+    )
