@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.naming import focus_records as focus_records
 from pipeline.core.generation.options import chosen_options, first_option, options_of
 from pipeline.core.generation.picked import dated_by_task
@@ -32,6 +33,7 @@ from pipeline.core.generation.semantics import (
 )
 from pipeline.core.generation.stated import stated_value
 from pipeline.core.generation.written import (
+    NOTHING_STATED,
     dictated,
     rewritten,
     stated_part,
@@ -157,7 +159,10 @@ def plan_arguments(
         ):
             plan.set(name, text, "composed")
         elif needed or (is_free_text_field(name) and not plan.arguments):
-            plan.set(name, *unsourced(name, schema, request, world, tool))
+            value, source = unsourced(name, schema, request, world, tool)
+            if value == NOTHING_STATED and about:  # what it is about, as the trace names it
+                value = f"Regarding {bare_name(about[0].name)}."
+            plan.set(name, value, source)
         elif asked and (stated := stated_part(request)):
             stated = whole_words(stated, 48) if short_text(name) else stated
             plan.set(name, stated[:1].upper() + stated[1:], "composed")

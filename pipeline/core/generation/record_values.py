@@ -153,8 +153,10 @@ def _record_for(
     stated = [
         r
         for r in records
-        if len(said := str(r.attributes.get(name, ""))) >= 4
-        and re.search(rf"(?<![\w-]){re.escape(said)}(?![\w-])", request)
+        if any(
+            len(said) >= 4 and re.search(rf"(?<![\w-]){re.escape(said)}(?![\w-])", request)
+            for said in (str(r.attributes.get(name, "")), r.id if refers_to(name, r) else "")
+        )
     ]
     if len(stated) == 1:
         return stated[0]

@@ -106,7 +106,9 @@ _SAID = re.compile(
 )
 _KIND = re.compile(
     r"\bwith an? (?:(?:short|warm|quick|brief|polite|friendly|sincere)\s+)?"
-    r"(?P<kind>thank[- ]you|thanks|apology|cover note|reminder)\b",
+    r"(?P<kind>thank[- ]you|thanks|apology|cover note|reminder)\b"
+    r"|\ban? (?:(?:short|warm|quick|brief|polite|friendly|sincere)\s+)?"
+    r"(?P<said>thank[- ]you|apology)\b",
     re.I,
 )
 _KINDS = {
@@ -155,7 +157,7 @@ def dictated(request: str) -> str | None:
             return f"{first}Could you {_to_reader(bid['text']).strip()}?"
         text = f"{first}Please don't {_to_reader(bid['text']).strip()}"
     elif kind := _KIND.search(asked):
-        return _KINDS[kind["kind"].lower().split()[0].split("-")[0]]
+        return _KINDS[(kind["kind"] or kind["said"]).lower().split()[0].split("-")[0]]
     else:
         return None
     text = text if text.endswith((".", "!", "?")) else f"{text}."
@@ -242,7 +244,10 @@ def _object_of(ask: str) -> str | None:
     PSY 201 Essay 2 forum thread' of 'Summarise the questions … into an FAQ …')."""
     match = _TO_AGENT.match(ask)
     rest = ask[match.end() :].strip(" .?!") if match else ""
+    rest = re.sub(r"^(?:up|out|down|off|over|back|in|on)\s+", "", rest)  # 'set up a rule'
     about = re.split(r"\s(?:into|to|so|and|then|before|after|because|for|if|with)\s", rest)[0]
+    if re.match(r"(?:what|which|how|whatever|anything|everything|it|that|this)\b", about, re.I):
+        return None  # 'add what you find' names nothing
     return whole_words(about, 80) if len(about.split()) >= 2 else None
 
 
@@ -256,13 +261,17 @@ def composed_text(request: str, *, short: bool) -> str:
             return stated[:1].upper() + stated[1:]
         sentences = [s for s in re.split(r"(?<=[.!?])\s+", request.strip()) if s]
         about = next((a for s in sentences if (a := _object_of(s))), None)
-        return f"Regarding {about}." if about else "Following up on your request."
+        return f"Regarding {about}." if about else NOTHING_STATED
     head, colon, tail = request.partition(": ")
     text = tail if colon and len(head) <= 40 else request
     clauses = [c.strip() for c in re.split(r"[.;!?](?:\s|$)|,\s|\n", text) if c.strip()]
     text = next((c for c in clauses if len(c.split()) >= 3), clauses[0] if clauses else text)
     text = whole_words(text, 48)
     return text[:1].upper() + text[1:]
+
+
+NOTHING_STATED = "Following up on your request."
+"""Free text of a request that states nothing and asks about nothing by name."""
 
 
 def stated_part(request: str) -> str | None:

@@ -482,3 +482,17 @@ def test_the_lot_the_user_names_is_disposed_of_not_the_first_listed(inputs: Inpu
     shown = [r.id for r in world.records if r.attributes.get("sku") == "SKU-VAX-CC-0450"]
     plan = plan_arguments(inputs.pool["logistics_dispose_inventory"], world, focus, request, shown)
     assert plan.arguments["lot"] == "L2408-093"
+
+
+def test_a_note_goes_on_the_claim_named_by_id_and_never_says_regarding_what_you_find(
+    inputs: Inputs,
+) -> None:
+    world = build_world(inputs.seeds["insurance_claims"])
+    request = (
+        "Has VIN 1HGCV1F30LA012345 shown up on any earlier claims? "
+        "Add what you find to clm_2024_118204."
+    )
+    focus = focus_records(world, request)
+    plan = plan_arguments(inputs.pool["insurance_add_claim_note"], world, focus, request, focus)
+    assert plan.arguments["claim_id"] == "clm_2024_118204"
+    assert "what you find" not in plan.arguments["text"] and "?" not in plan.arguments["text"]

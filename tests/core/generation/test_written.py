@@ -174,3 +174,15 @@ def test_a_message_bid_or_question_is_said_to_its_reader_and_no_question_is_past
     assert composed_text("Verify her wages and issue the approval.", short=False) == (
         "Regarding her wages."
     )
+
+
+def test_a_thank_you_asked_for_is_one_and_a_set_up_rule_is_no_up_rule() -> None:
+    thanks = "Send Helen Park a quick thank-you for the review."
+    assert written("body", _STRING, "send_email", thanks, ((), "")) == (
+        "Thank you so much for the kind words — we really appreciate it!"
+    )
+    assert written("note", _STRING, "add_reminder", "Set a reminder to prep.", ((), "")) is None
+    rule = "Set up a rule that moves everything from billing@acme.example.org."
+    assert composed_text(rule, short=False) == (
+        "Regarding a rule that moves everything from billing@acme.example.org."
+    )
