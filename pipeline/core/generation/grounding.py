@@ -36,7 +36,9 @@ from pipeline.core.generation.written import (
     NOTHING_STATED,
     dictated,
     rewritten,
+    sends_message,
     stated_part,
+    summary_note,
     whole_words,
     writes_as_text,
     written,
@@ -160,13 +162,36 @@ def plan_arguments(
             plan.set(name, text, "composed")
         elif needed or (is_free_text_field(name) and not plan.arguments):
             value, source = unsourced(name, schema, request, world, tool)
-            if value == NOTHING_STATED and about:  # what it is about, as the trace names it
+            said_nothing = value == NOTHING_STATED or str(value).startswith("Regarding ")
+            note = None if sends_message(name, tool.name) else summary_note(about, shown)
+            if said_nothing and note:  # a reason or a note says how the record stands
+                value, source = note, "composed"
+            elif value == NOTHING_STATED and about:  # what it is about, as the trace names it
                 value = f"Regarding {bare_name(about[0].name)}."
             plan.set(name, value, source)
+        elif not needed and (flag := _said_flag(name, schema, tool, request)) is not None:
+            plan.set(name, flag, "request")
         elif asked and (stated := stated_part(request)):
             stated = whole_words(stated, 48) if short_text(name) else stated
             plan.set(name, stated[:1].upper() + stated[1:], "composed")
     return plan
+
+
+def _said_flag(name: str, schema: Mapping[str, Any], tool: Tool, request: str) -> bool | None:
+    """An optional switch of a write the request speaks of ('let recurring payments keep
+    going' is `allow_recurring: true`, 'stop recurring payments' false): auditors found a
+    card frozen with the phone bill stopped."""
+    if schema.get("type") != "boolean" or tool.side_effect == "none":
+        return None
+    for word in (w for w in tokens(name) if len(w) >= 5 and w not in _SWITCH_WORDS):
+        said = re.search(rf"(?:\b(\w+)\s+)?(?:\w+\s+)?\b{word}", request, re.I)
+        if said:
+            return not re.search(_NEGATING, said.group(0), re.I)
+    return None
+
+
+_SWITCH_WORDS = frozenset({"allow", "enable", "enabled", "disable", "include", "notify"})
+_NEGATING = r"\b(?:no|not|stop|block|cancel|without|don't|never|disable)\b"
 
 
 def _asked_for(name: str, tool: Tool, request: str) -> bool:

@@ -40,16 +40,29 @@ def written(
     message to the person it belongs to (or a note on it) saying so. None too when neither
     is there (the request's own words stand in) or the text would not fit."""
     records, shown = about
-    words = tokens(name)
     if not request or schema.get("type") != "string" or not writes_as_text(name):
         return None
-    message = bool(set(tokens(tool)) & _SENDING) and words[-1] in _MESSAGE_FIELDS
+    message = sends_message(name, tool)
     text = dictated(request) or _standing(message, records, shown)
     return text if text and len(text) <= schema.get("maxLength", len(text)) else None
 
 
 _SENDING = frozenset({"send", "message", "email", "letter", "reply", "draft", "sms", "text"})
 """Words of a tool that writes to someone: its text is a message, any other's a note."""
+
+
+def sends_message(name: str, tool: str) -> bool:
+    """Whether the field is the text of a message the tool sends to someone."""
+    words = tokens(name)
+    return bool(set(tokens(tool)) & _SENDING) and bool(words) and words[-1] in _MESSAGE_FIELDS
+
+
+def summary_note(records: Sequence[Record], shown: str) -> str | None:
+    """A note on the task's record saying how it stands, as the trace showed it ('INC-2024-0412
+    payroll phishing campaign: status investigating, severity high.'), for a note, a reason or
+    a summary the user asked for without dictating it: never a message to anyone, whom
+    a record's details may not concern."""
+    return _standing(False, records, shown)
 
 
 def _standing(message: bool, records: Sequence[Record], shown: str) -> str | None:
@@ -244,7 +257,9 @@ def _object_of(ask: str) -> str | None:
     PSY 201 Essay 2 forum thread' of 'Summarise the questions … into an FAQ …')."""
     match = _TO_AGENT.match(ask)
     rest = ask[match.end() :].strip(" .?!") if match else ""
-    rest = re.sub(r"^(?:up|out|down|off|over|back|in|on)\s+", "", rest)  # 'set up a rule'
+    rest = re.sub(r"^(?:up|out|down|off|over|back|in|on|at|through|into)\s+", "", rest)
+    # 'send Ahmed the follow-up instructions' is about the instructions
+    rest = re.sub(r"^[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\s+(?=(?:the|a|an|his|her|their)\s)", "", rest)
     about = re.split(r"\s(?:into|to|so|and|then|before|after|because|for|if|with)\s", rest)[0]
     if re.match(r"(?:what|which|how|whatever|anything|everything|it|that|this)\b", about, re.I):
         return None  # 'add what you find' names nothing

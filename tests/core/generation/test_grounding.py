@@ -496,3 +496,26 @@ def test_a_note_goes_on_the_claim_named_by_id_and_never_says_regarding_what_you_
     plan = plan_arguments(inputs.pool["insurance_add_claim_note"], world, focus, request, focus)
     assert plan.arguments["claim_id"] == "clm_2024_118204"
     assert "what you find" not in plan.arguments["text"] and "?" not in plan.arguments["text"]
+    # with the earlier claim the search found in view, the note says what it holds
+    found = world.get(focus[0])
+    assert found is not None
+    shown = " ".join(str(v) for v in found.attributes.values())
+    plan = plan_arguments(
+        inputs.pool["insurance_add_claim_note"], world, focus, request, focus, shown
+    )
+    assert plan.arguments["text"].startswith(f"{found.name}: ")
+
+
+def test_a_switch_the_request_speaks_of_is_set_as_it_says(inputs: Inputs) -> None:
+    """Auditors: 'let recurring payments like my phone bill keep going' froze the card with
+    its recurring payments stopped."""
+    world = build_world(inputs.seeds["personal_banking"])
+    tool = inputs.pool["bank_freeze_card"]
+    for request, allowed in (
+        ("Freeze my Visa Debit ending 4417 but let recurring payments keep going.", True),
+        ("Freeze my Visa Debit ending 4417 and stop recurring payments too.", False),
+        ("Freeze my Visa Debit ending 4417.", None),
+    ):
+        focus = focus_records(world, request)
+        plan = plan_arguments(tool, world, focus, request, focus)
+        assert plan.arguments.get("allow_recurring") is allowed, request

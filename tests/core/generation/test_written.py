@@ -186,3 +186,10 @@ def test_a_thank_you_asked_for_is_one_and_a_set_up_rule_is_no_up_rule() -> None:
     assert composed_text(rule, short=False) == (
         "Regarding a rule that moves everything from billing@acme.example.org."
     )
+    sent = "Send Ahmed the follow-up instructions from his last visit."
+    assert composed_text(sent, short=False) == (
+        "Regarding the follow-up instructions from his last visit."
+    )
+    assert composed_text("Look at the todo list in proj_x.", short=False) == (
+        "Regarding the todo list in proj_x."
+    )
