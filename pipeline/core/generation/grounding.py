@@ -184,7 +184,7 @@ def _said_flag(name: str, schema: Mapping[str, Any], tool: Tool, request: str) -
     if schema.get("type") != "boolean" or tool.side_effect == "none":
         return None
     for word in (w for w in tokens(name) if len(w) >= 5 and w not in _SWITCH_WORDS):
-        said = re.search(rf"(?:\b(\w+)\s+)?(?:\w+\s+)?\b{word}", request, re.I)
+        said = re.search(rf"(?:\b\w+\s+){{0,2}}\b{word}", request, re.I)  # with the 2 before
         if said:
             return not re.search(_NEGATING, said.group(0), re.I)
     return None

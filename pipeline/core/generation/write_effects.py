@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pipeline.core.generation.done import past
 from pipeline.core.generation.semantics import affinity, tokens, verbs
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import Operation, Record, Scalar, ToolResult, World, WorldChange
@@ -62,26 +63,25 @@ def _result(op: Operation, records: list[Record], change: WorldChange) -> ToolRe
     return ToolResult(operation=op, records=tuple(records), change=change)
 
 
-_STATES_AFTER = {
-    "cancel": "cancelled", "approve": "approved", "reject": "rejected", "close": "closed",
-    "archive": "archived", "suspend": "suspended", "resolve": "resolved", "block": "blocked",
-    "freeze": "frozen", "revoke": "revoked", "disable": "disabled", "enable": "enabled",
-    "publish": "published", "pause": "paused", "confirm": "confirmed", "deny": "denied",
-    "void": "voided", "refund": "refunded", "terminate": "terminated",
-    "quarantine": "quarantined", "isolate": "isolated", "wipe": "wiped", "lock": "locked",
-    "unlock": "unlocked", "deactivate": "deactivated", "stop": "stopped", "decline": "declined",
-    "escalate": "escalated", "dismiss": "dismissed", "retire": "retired",
-}  # fmt: skip
-"""The state a record is in after a call whose verb sets it (a cancelled booking)."""
+_SETS_STATE = frozenset([
+    "cancel", "approve", "reject", "close", "archive", "suspend", "resolve", "block", "freeze",
+    "revoke", "disable", "enable", "publish", "pause", "confirm", "deny", "void", "refund",
+    "terminate", "quarantine", "isolate", "wipe", "lock", "unlock", "deactivate", "stop",
+    "decline", "escalate", "dismiss", "retire",
+])  # fmt: skip
+"""Verbs whose call puts its record in a state named by their past participle (a cancelled
+booking, a terminated instance)."""
+_PARTICIPLES = {"freeze": "frozen"}
+"""Participles that are not the past tense `done.past` gives ('froze')."""
 
 
 def state_after(tool: Tool, arguments: Mapping[str, Any]) -> str | None:
     """The state the tool's verb puts its record in, unless the call turns it off
     (`bank_freeze_card` with `frozen: false` unfreezes)."""
-    verb = next((w for w in tokens(tool.name) if w in _STATES_AFTER), None)
+    verb = next((w for w in tokens(tool.name) if w in _SETS_STATE), None)
     if verb is None:
         return None
-    state = _STATES_AFTER[verb]
+    state = _PARTICIPLES.get(verb) or past(verb)
     if any(v is False and k in (verb, state) for k, v in arguments.items()):
         return None
     return state
