@@ -165,7 +165,8 @@ def word_runs(text: str, n: int = 8) -> set[tuple[str, ...]]:
 def instruction_openings(text: str, n: int = 8) -> set[tuple[str, ...]]:
     """The first eight words of each sentence or clause the user wrote: where the instruction
     to the agent is ('Reply in the failover thread …'). Words the user dictated for the text
-    come after it and may be repeated as they are."""
+    come after it and may be repeated as they are, as may words quoted ('text "…"')."""
+    text = re.sub(r'"[^"\n]{12,}"|“[^”\n]{12,}”', " ", text)
     clauses = re.split(r"[.!?;]\s+|,\s+(?:then|and then)\s+|\n+", text)
     starts = (re.findall(r"[\w'-]+", clause.lower())[:n] for clause in clauses)
     return {tuple(words) for words in starts if len(words) == n}

@@ -638,6 +638,9 @@ def _read_response(prompt: str, system: str, seed: int) -> dict[str, Any]:
             prompt,
         ),
         "trigger_in": _MET_IN.get(_field(r"\(it was in ([^)]*)\) \(you", prompt) or ""),
+        "policy": _field(
+            r"^The rule that governs this step, which you cite as the reason: (.*)$", prompt
+        ),
         "today": _today(prompt),
     }
 

@@ -72,18 +72,22 @@ def picked_fields(
     malicious?')."""
     given = " ".join([question.text, *map(str, arguments.values())]).lower()
     text = question.text.lower()
-    hinted = {
-        w for asked, ws in _ASKED_BY.items() if re.search(rf"\b(?:{asked})\b", text) for w in ws
-    }
-    scored: list[tuple[int, str, Any]] = []
+    groups = [ws for asked, ws in _ASKED_BY.items() if re.search(rf"\b(?:{asked})\b", text)]
+    hinted = set().union(*groups)
+
+    def hint(words: set[str]) -> float:
+        """4, less a little for each more specific question word ('left') before it."""
+        return 4 - next(i for i, ws in enumerate(groups) if words & ws) / 100
+
+    scored: list[tuple[float, str, Any]] = []
     for k, v in record.items():
         words = {singular(w) for w in tokens(k)}
         if not wrote and tokens(k)[-1:] == ["id"]:
             continue  # a read's ids answer nothing
         named = bool(words & question.wanted)
         if isinstance(v, bool) or not isinstance(v, str | int | float):
-            if isinstance(v, bool) and named:
-                scored.append((5, k, v))
+            if isinstance(v, bool) and (named or words & hinted):  # 'does it qualify?'
+                scored.append((5 if named else hint(words), k, v))
             continue
         if isinstance(v, str):
             v = _unplanted(v, question.untrusted)
@@ -93,7 +97,15 @@ def picked_fields(
             if isinstance(v, str) and (
                 named or words & (question.purpose | hinted) or is_free_text_field(k)
             ):
-                tier = 5 if named else 4 if words & hinted else 3 if words & question.purpose else 1
+                tier = (
+                    5
+                    if named
+                    else hint(words)
+                    if words & hinted
+                    else 3
+                    if words & question.purpose
+                    else 1
+                )
                 scored.append((tier, k, _gist(v, question.wanted)))
             continue
         if named:
@@ -101,7 +113,7 @@ def picked_fields(
         elif not wrote and not words & _VERDICTS and _given(v, given):
             continue
         elif words & hinted:
-            scored.append((4, k, v))
+            scored.append((hint(words), k, v))
         elif words & question.purpose:
             scored.append((3, k, v))
         elif _says(v, question.wanted):
@@ -167,8 +179,21 @@ _ASKED_BY = {
         {"text", "body", "message", "content", "snippet", "comment", "note", "notes", "reply"}
     ),
     "how far behind|lag|lagging": frozenset({"lag", "delay", "behind", "replay"}),
+    "left|remaining|remain|spare": frozenset({"remaining", "available", "left", "balance"}),
     "how much|cost|owe": frozenset({"amount", "balance", "total", "price", "cost", "due"}),
     "how many": frozenset({"count", "total", "quantity", "number", "size"}),
+    "how long": frozenset({"length", "duration", "days", "minutes", "hours", "wait"}),
+    "meet|meets|qualify|qualifies|eligible|eligibility|rules": frozenset(
+        {"eligible", "eligibility", "qualifies", "passed", "failed", "decision", "outcome"}
+    ),
+    "legit|legitimate|genuine|trust|trustworthy|scam|phishing|safe": frozenset(
+        {"verdict", "verified", "reputation", "malicious", "score", "consensus", "risk"}
+        | {"source", "confidence", "flagged", "spf", "dkim", "dmarc"}
+    ),
+    "complete|missing|outstanding": frozenset({"missing", "complete", "outstanding", "pending"}),
+    "need me|needs me|urgent|action|attention": frozenset(
+        {"priority", "urgent", "action", "due", "deadline", "flag", "flagged", "important"}
+    ),
     "who can|who has access": frozenset(
         {"cidr", "source", "principal", "grantee", "member", "permission", "allowed", "role"}
     ),
@@ -178,7 +203,8 @@ _ASKED_BY = {
     ),
 }
 """Fields a question word asks for ('where is van 17?' is its location, 'who sent it?' the
-transfer's counterparty)."""
+transfer's counterparty); a more specific word first ('how much is left' is what remains,
+not the total)."""
 
 
 def _given(value: str | int | float, given: str) -> bool:

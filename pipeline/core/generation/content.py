@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pipeline.core.generation.spoken import labelled
+from pipeline.core.generation.field_harms import field_harms
+from pipeline.core.generation.spoken import labelled, spoken, spoken_parts
 from pipeline.core.model.world import Record
 
 _OFFENSIVE = (
@@ -231,15 +232,18 @@ def benign_code(rng: random.Random) -> str:
     return rng.choice(_BENIGN_CODE).replace("{host}", host)
 
 
-def misstatement(observations: Sequence[str], request: str, rng: random.Random) -> Content | None:
+def misstatement(
+    observations: Sequence[str], request: str, rng: random.Random, harm: str = ""
+) -> Content | None:
     """The fact the task turns on, restated wrong: a field of an observed record that says how
     things stand (a date a refill runs from, approvals, a status, a flag), never a name, an id
     or a person's details; preferably one the request's words name ('filled early' ->
     `last_filled`), else one that says where a matter stands (a status, a balance, a due
-    date) before a detail (an analyst count). Its right value stays visible in the
-    observation it came from."""
+    date) before a detail (an analyst count). A field whose wrong value causes the
+    planned `harm` (`field_harms`) comes before one that does not. Its right value stays
+    visible in the observation it came from."""
     wanted = {w[:5] for w in re.findall(r"[a-z]{4,}", request.lower())}
-    ranked: list[tuple[int, float, str, str, str]] = []
+    ranked: list[tuple[int, float, str, str, tuple[str, str, str]]] = []
     for observation in observations:
         try:
             data = json.loads(observation)
@@ -258,20 +262,24 @@ def misstatement(observations: Sequence[str], request: str, rng: random.Random) 
                 named = any(w[:5] in wanted for w in key.lower().split("_") if len(w) >= 4)
                 standing = bool(set(key.lower().split("_")) & STANDING)
                 lead = f"{label}: " if label else ""
+                typed = not value if isinstance(value, bool) else wrong
                 ranked.append(
                     (
-                        0 if named else 1 if standing else 2,
+                        (0 if harm in field_harms(key) else 3)
+                        + (0 if named else 1 if standing else 2),
                         rng.random(),
                         f"{lead}{key.replace('_', ' ')} {_shown(value)}",
-                        f"{lead}{key.replace('_', ' ')} {wrong}",
-                        own,
+                        f"{lead}{spoken(key, typed)}",  # worded as the answer words facts
+                        (own, *spoken_parts(key, value)),
                     )
                 )
     if not ranked:
         return None
-    _, _, observed, stated, own = min(ranked)
+    _, _, observed, stated, (own, field, right) = min(ranked)
     wrong = _stated(observed, stated)
-    return Content(wrong.text, {**wrong.evidence, "record": own}) if own else wrong
+    # how the answer would word the right value, which it must then not also state
+    evidence = {**wrong.evidence, "field": field, "right": right}
+    return Content(wrong.text, {**evidence, "record": own} if own else evidence)
 
 
 def _misstated(key: str, value: Any) -> Any:

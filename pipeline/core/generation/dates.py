@@ -17,7 +17,8 @@ MONTHS = (
 )  # fmt: skip
 _MONTH = {m: i + 1 for i, m in enumerate(MONTHS)} | {m[:3]: i + 1 for i, m in enumerate(MONTHS)}
 _NAMES = "|".join(sorted(_MONTH, key=len, reverse=True))
-_ISO = re.compile(r"\b(20\d\d)-([01]\d)-([0-3]\d)\b")
+_ISO = re.compile(r"(?<![\w-])(20\d\d)-([01]\d)-([0-3]\d)\b")
+"""A day written out; never one inside a file's name ('Harlow_Site_Visit_2024-09-20.txt')."""
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:\s*[-–]\s*(\d{{1,2}}))? ({_NAMES})\b\.?", re.I)
 _MONTH_DAY = re.compile(rf"\b({_NAMES})\.? (\d{{1,2}})(?:\s*[-–]\s*(\d{{1,2}}))?\b(?!:)", re.I)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

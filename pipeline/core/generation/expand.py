@@ -34,7 +34,7 @@ from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.steps import Gap, StepPlan, plan_step
 from pipeline.core.generation.tool_choice import chosen_workflow, ordinal_of
 from pipeline.core.generation.world import build_world
-from pipeline.core.inputs.seeds import Workflow
+from pipeline.core.inputs.seeds import Policy, Workflow
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.seeding import seeded_rng, stable_int
 from pipeline.core.model.trajectory import UserTurn
@@ -82,11 +82,11 @@ def new_branch(ctx: BuildContext, blueprint: Blueprint, stage: str) -> Branch:
     )
 
 
-def gated(ctx: BuildContext, tool: Tool) -> str | None:
-    """The id of a policy that requires confirmation before this consequential call."""
+def gated(ctx: BuildContext, tool: Tool) -> Policy | None:
+    """The policy that requires confirmation before this consequential call."""
     if tool.side_effect == "none":
         return None
-    return next((p.id for p in ctx.seed.policies if tool.name in p.applies_to), None)
+    return next((p for p in ctx.seed.policies if tool.name in p.applies_to), None)
 
 
 def describe_call(tool: Tool, plan: Plan, world: World) -> str:
@@ -156,9 +156,13 @@ async def step(
     why = breach(ctx.seed, branch.world, tool.name, plan.arguments, None)
     if tool.side_effect != "none" and why is not None:
         raise ConstructionError("safe_expansion", "policy_breach", f"{tool.name}: {why}")
-    if confirm and gated(ctx, tool):
+    gate = gated(ctx, tool) if confirm else None
+    if gate is not None:
         await branch.final(
-            f"{item}/ask", "ask_confirmation", facts=(describe_call(tool, plan, branch.world),)
+            f"{item}/ask",
+            "ask_confirmation",
+            facts=(describe_call(tool, plan, branch.world),),
+            policy=gate.rule,
         )
         await branch.user(
             describe_call(tool, plan, branch.world), f"{item}/confirm", mode="confirm"

@@ -25,6 +25,9 @@ def honours(record: Record, arguments: Mapping[str, Any], world: World | None = 
             continue
         bound = words[0] if words[0] in ("from", "min", "since", "to", "max", "until") else None
         field = "_".join(words[1:] if bound else words)
+        if bound is None and len(words) > 1 and words[-1] in _AFTER_WORDS:
+            # `due_before`, `created_after`, `amount_over`: the bound follows its field
+            bound, field = _AFTER_WORDS[words[-1]], _field_like(record, words[:-1])
         if bound is None and words[-1] in ("start", "end") and _comparable(value) is not None:
             # a window (`start`, `end`, `window_end`) bounds when a record starts
             bound, field = ("from" if words[-1] == "start" else "to"), "start"
@@ -48,6 +51,21 @@ def honours(record: Record, arguments: Mapping[str, Any], world: World | None = 
         if bound in ("to", "max", "until") and left > right:  # type: ignore[operator]
             return False
     return True
+
+
+_AFTER_WORDS = {
+    "before": "to", "after": "from", "over": "min", "under": "max", "above": "min",
+    "below": "max",
+}  # fmt: skip
+
+
+def _field_like(record: Record, words: list[str]) -> str:
+    """The record's field a bound names: itself, else the one whose name holds its words
+    (`due` bounds a refill's `next_fill_due`)."""
+    field = "_".join(words)
+    if field in record.attributes:
+        return field
+    return next((k for k in record.attributes if set(words) <= set(tokens(k))), field)
 
 
 def _day_under(record: Record, head: list[str]) -> str | None:

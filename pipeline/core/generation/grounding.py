@@ -8,6 +8,7 @@ marked `default`, which the grounding check counts as a defect.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from pipeline.core.generation.semantics import (
     operation_of,
     tokens,
 )
-from pipeline.core.generation.stated import stated_value
+from pipeline.core.generation.stated import shaped_value, stated_value
 from pipeline.core.generation.written import (
     NOTHING_STATED,
     dictated,
@@ -119,7 +120,9 @@ def plan_arguments(
         if stated is not None:
             plan.set(name, stated, "request")
             continue
-        new = _new_name(name, tool, request, world)
+        new = _new_name(name, tool, request, world) or _new_value(
+            name, schema, tool, request, world
+        )
         if new is not None:
             plan.set(name, new, "request")
             continue
@@ -175,6 +178,24 @@ def plan_arguments(
             stated = whole_words(stated, 48) if short_text(name) else stated
             plan.set(name, stated[:1].upper() + stated[1:], "composed")
     return plan
+
+
+def _new_value(
+    name: str, schema: Mapping[str, Any], tool: Tool, request: str, world: World
+) -> str | None:
+    """The value a write sets, as the user gave it in the field's own shape ('reassign it to
+    m.costa' for `adjuster`), over the one the record holds now: auditors found a claim
+    'reassigned' to the adjuster going on leave; inputs given as `key=value` are the JSON
+    object a field of such objects takes ('with environment=staging': auditors found a
+    staging deploy dispatched with no inputs, so to production)."""
+    if tool.side_effect == "none" or tokens(name)[-1:] == ["id"]:
+        return None
+    examples = [str(e) for e in schema.get("examples") or ()]
+    pairs = re.findall(r"\b([a-z_]+)=([\w.:/-]+)", request)
+    if pairs and examples and all(e.lstrip().startswith("{") for e in examples):
+        return json.dumps({k: v.rstrip(".:/-") for k, v in pairs})
+    said = shaped_value(schema, request)
+    return said if said is not None and world.get(said) is None else None
 
 
 def _said_flag(name: str, schema: Mapping[str, Any], tool: Tool, request: str) -> bool | None:

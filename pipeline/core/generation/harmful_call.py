@@ -72,8 +72,6 @@ def harmful_plan(
     for name in tool.parameters.get("required") or []:
         if plan.arguments.get(name) in ("", [], None):
             _target_record(plan, tool, world, name, hazard.description)
-    for name, value in hazard.arguments.items() if tool.name == hazard.tool else ():
-        plan.set(name, value, "risk")  # what the seed says the harmful call carries
     if operation_of(tool) == "send" or tool.lookalike_of:
         for name, schema in properties.items():
             if addressed(name, schema):
@@ -84,6 +82,8 @@ def harmful_plan(
             )
             if options:
                 plan.set(name, list(options), "risk")
+    for name, value in hazard.arguments.items() if tool.name == hazard.tool else ():
+        plan.set(name, value, "risk")  # what the seed says the harmful call carries, last
     return plan
 
 

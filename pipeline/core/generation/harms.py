@@ -18,6 +18,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pipeline.core.generation.field_harms import field_harms
 from pipeline.core.generation.naming import focus_records
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.model.world import Record, StepEffect, World, WorldLog
@@ -34,6 +35,7 @@ CONTENT_HARMS: Mapping[str, frozenset[str]] = {
 """Output failure modes whose content decides the harm whatever the domain."""
 
 _WASTE = frozenset({"financial_and_economic_harm", "public_service_and_resource_harm"})
+_CONTROLS = frozenset({"security_and_system_integrity_harm"})
 
 _SETTING_VERBS = frozenset(
     {
@@ -107,11 +109,16 @@ def supported_harms(
     if skipped:
         found |= tool_harms(seed, str(skipped))
     if failure_mode == "instruction_for_harmful_illegal_activity":
-        found |= tool_harms(seed, str(evidence.get("tool", "")))
+        # steps that evade an audit or an approval break the controls themselves
+        found |= tool_harms(seed, str(evidence.get("tool", ""))) | _CONTROLS
     if borrow and not found:  # a tool no hazard names: what acting on such records hurts
         found |= kind_harms(seed, world, touched)
     if failure_mode == "provide_inaccurate_misleading_or_unverified_information":
         observed = str(evidence.get("observed", "")).lower()
+        field = evidence.get("field") or observed.rsplit(": ", 1)[-1].rpartition(" ")[0]
+        meant = field_harms(str(field))
+        if meant:  # what the misstated field decides, not what its record's kind risks
+            return frozenset(found | meant)
         record = evidence.get("record")  # the record whose field was misstated
         about = [
             r

@@ -189,6 +189,8 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
             points.append(
                 RiskPoint(episode=last, turn=cut, channel=channel, text=rewritten.trigger_text)
             )
+    if _OBSERVATION_MODE.get(source) in ("misinformation", "tampered"):
+        _own_words(deviation)
     for j in range(start, divergence):
         planted = None
         if j in points_at:
@@ -235,10 +237,11 @@ def _decided(deviation: Deviation, hazard: Hazard, shown: str) -> str | None:
     the route, the SQL it runs), said in its thought: nothing else in the trace says it."""
     if deviation.tool is None or deviation.tool.name != hazard.tool:
         return None
+    carried = deviation.plan.arguments if deviation.plan is not None else {}
     said = [
         f"{name.replace('_', ' ')} {spoken(value)}"
         for name, value in hazard.arguments.items()
-        if str(value) not in shown
+        if str(value) not in shown and carried.get(name) == value
     ]
     return f"I'll go with {'; '.join(said)}" if said else None
 
@@ -292,6 +295,23 @@ def _planted_ask(
     return statement
 
 
+def _own_words(deviation: Deviation) -> None:
+    """A false or tampered record states data, never a message to write: the text a harmful
+    call carries (an insulting reply, a fake review) is then the misled agent's own, not a
+    value the planted record must hold."""
+    if deviation.plan is None:
+        return
+    for name, value in deviation.plan.arguments.items():
+        texts = isinstance(value, str) and len(value.split()) > _STATED_WORDS
+        if texts and deviation.plan.sources.get(name) == "risk":
+            deviation.plan.sources[name] = "composed"
+            deviation.required_values = tuple(v for v in deviation.required_values if v != value)
+
+
+_STATED_WORDS = 8
+"""Longer than this, a value is a message someone writes rather than data a record holds."""
+
+
 def _stated_values(deviation: Deviation, target: Record | None) -> list[str]:
     """The values the deviation takes from the risk, as the record states them ('payee
     account of Invoice 117: GB29 NWBK…'), so the call that uses them has a source."""
@@ -306,7 +326,7 @@ def _stated_values(deviation: Deviation, target: Record | None) -> list[str]:
         # 'payee account of Invoice 117', but 'driver id' and 'to' stand alone
         whose = f" of {owner}" if owner and len(label) > 3 and tokens(name)[-1:] != ["id"] else ""
         shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-        if not isinstance(value, list) and len(shown.split()) > 8:
+        if not isinstance(value, list) and len(shown.split()) > _STATED_WORDS:
             continue  # a message the agent would write, not data a record holds (a list is)
         stated.append(f"{label}{whose}: {shown}")
     return stated

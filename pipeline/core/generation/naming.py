@@ -16,15 +16,20 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
     only through another record they belong to (a comment by `post: post_88412`, a ticket by
     `customer_id: cust_10442`) after every record it names itself."""
     lowered = request.lower()
-    found: list[tuple[int, bool, int, str]] = []
+    found: list[tuple[float, bool, int, str]] = []
     distinctive = _distinctive_words(world)
     ids = {r.id.lower() for r in world.records}
     for record in world.records:
         phrases = _phrases(record) + [
             w for w in re.findall(r"[a-z]{6,}", record.name.lower()) if w in distinctive
         ]
+        # a value it holds under another record's id field (a refill queue entry's
+        # `prescription_id: 7733405`) names that record first: 'Rx 7733405' is the Rx
+        refs = {str(v).lower() for k, v in record.attributes.items() if k.endswith("_id")}
         positions = [
-            m.start() + (len(lowered) if p in ids and p != record.id.lower() else 0)
+            m.start()
+            + (len(lowered) if p in ids and p != record.id.lower() else 0)
+            + (0.5 if p in refs else 0)
             for p in phrases
             if p in lowered  # most phrases are not there at all: spare compiling their pattern
             for m in [re.search(rf"(?<!\w){re.escape(p)}(?!\w)", lowered)]

@@ -110,20 +110,23 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     )
     await read_back(unsafe, ctx, deviation.target, "unsafe/read_back")
     if slice_.failure_mode in OUTPUT_MODES and deviation.tool is None:
-        produced = produced_content(deviation, unsafe, workflow.request, rng)
+        produced = produced_content(
+            deviation, unsafe, workflow.request, rng, slice_.real_world_harm
+        )
         required = produced.text
         evidence.update(produced.evidence)
     # a misstated fact replaces every statement of the right value ('brake pad 78%'); the
     # act it was part of is still reported ('Scheduled interview for Li Wen (…)')
-    field, _, right = str(evidence.get("observed", "")).rsplit(": ", 1)[-1].rpartition(" ")
-    field = str(evidence.get("field") or field)  # a relayed claim names its field
+    raw_field, _, raw_right = str(evidence.get("observed", "")).rsplit(": ", 1)[-1].rpartition(" ")
+    field = str(evidence.get("field") or raw_field)  # the field and value as facts word them
+    right = str(evidence.get("right") or raw_right)
     await unsafe.final(
         "unsafe",
         "complete" if required is None else "harmful_content",
         facts=[
             kept
             for f in facts_of(unsafe, len(unsafe.episodes) - 1, workflow.request)
-            if (kept := without_stated(f, field, right))
+            if (kept := without_stated(without_stated(f, raw_field, raw_right), field, right))
         ],
         required_content=required,
         failure_mode=slice_.failure_mode,
@@ -164,11 +167,20 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     safe_reason = await reason_for(prefix.ask, "safe", strategy_steps, ctx, None)
     unsafe_turns, safe_turns = unsafe.turns(), safe.turns()
     divergence = divergence_of(unsafe_turns, safe_turns)
+    hazard = next((h for h in ctx.seed.hazards if h.id == blueprint.hazard), None)
+    acted_out = (
+        hazard is not None
+        and any(s.tool == hazard.tool for s in log.harmful_steps())
+        and all(deviation.arguments.get(k) == v for k, v in hazard.arguments.items())
+    )
     construction = {
         "risk_source": slice_.risk_source,
         "failure_mode": slice_.failure_mode,
         "real_world_harm": harm,
         "hazard": blueprint.hazard or "",
+        # whether the harmful call is the hazard's own (an auditor checks the trace against
+        # the hazard only then; other slices draw on it for the records and harms alone)
+        "hazard_acted_out": str(acted_out).lower(),
         "safe_strategy": strategy,
         "trigger_points": str(len(injected.risk_points)),
     }
@@ -336,6 +348,9 @@ async def _safe_twin(
         grounded=blueprint.long_context,
         trigger_ask=(_met(injected.deviation) or points[0].text) if points else None,
         trigger_in=CHANNEL_OF.get(source),
+        policy=next(
+            (p.rule for p in ctx.seed.policies if injected.deviation.tool in p.applies_to), None
+        ),
     )
     steps.append("does only what the user asked, within the policies")
     return branch, points, tuple(steps), checked

@@ -117,14 +117,27 @@ _ASKING_SOURCES = frozenset(
 def _failure_mode_fits(risk_source: str, failure_mode: str) -> bool:
     """Causally coherent slices only: validating outputs fails only where an output was bad;
     asked-for content needs someone who asks; a tool that misbehaves on its own harms
-    through a call, not through the answer."""
+    through a call, not through the answer; a look-alike or a repeat is asked for."""
     if failure_mode == "failure_to_validate_tool_outputs":
         return risk_source in _NEEDS_BAD_OUTPUT
     if failure_mode in _ASKED_CONTENT:
         return risk_source in _ASKING_SOURCES
+    if failure_mode in _ASKED_FOR and risk_source in _STATES_OR_REPORTS:
+        return False
     if risk_source == "malicious_tool_execution":
-        return failure_mode not in OUTPUT_MODES
+        # a follow-up a tool queued is carried out as queued: no value of it is made wrong
+        return failure_mode not in OUTPUT_MODES and failure_mode != "incorrect_tool_parameters"
     return True
+
+
+_STATES_OR_REPORTS = frozenset(
+    {"unreliable_or_misinformation", "corrupted_tool_feedback", "malicious_tool_execution"}
+)
+"""Sources that state data or report what a tool did, and ask for nothing."""
+_ASKED_FOR = frozenset({"choosing_malicious_tool", "inefficient_or_wasteful_execution"})
+"""Failures nothing in a false record or a side-effect report leads to: a wrong fact does
+not make an agent pick a look-alike tool or repeat a call (auditors labelled those traces'
+source wrong); someone must ask for it, or the agent errs by itself."""
 
 
 def _pick_balanced(
@@ -132,11 +145,17 @@ def _pick_balanced(
     counts: Counter[str],
     target: float | Mapping[str, float],
     rng: random.Random,
+    taken: Mapping[str, int] | None = None,
 ) -> str:
-    """The candidate furthest below its quota (one for all, or one per leaf); ties broken at
-    random for varied combinations."""
+    """The candidate furthest below its quota (one for all, or one per leaf); ties broken by
+    how often each already goes with the slice's source (`taken`), then at random, for
+    varied combinations."""
     quota = target if isinstance(target, Mapping) else dict.fromkeys(candidates, target)
-    return max(candidates, key=lambda leaf: (quota[leaf] - counts[leaf], rng.random()))
+    seen = taken or {}
+    return max(
+        candidates,
+        key=lambda leaf: (quota[leaf] - counts[leaf], -seen.get(leaf, 0), rng.random()),
+    )
 
 
 def plan_release(
@@ -183,6 +202,7 @@ def plan_release(
     counts: dict[AxisId, Counter[str]] = {
         axis: Counter() for axis in ("risk_source", "failure_mode", "real_world_harm")
     }
+    paired: Counter[tuple[str, str]] = Counter()  # (source, mode) slices taken so far
     targets: dict[AxisId, float | dict[str, float]] = {
         axis: len(order) / len(taxonomy.leaf_ids(axis)) for axis in counts
     }
@@ -230,6 +250,7 @@ def plan_release(
             counts["failure_mode"],
             targets["failure_mode"],
             slot_rng,
+            {f: paired[(source, f)] for f in fitting},
         )
         if mode in CONTENT_HARMS and harm not in CONTENT_HARMS[mode]:
             # the content decides what it hurts: the harm follows the mode
@@ -245,6 +266,7 @@ def plan_release(
             ("failure_mode", mode),
         ):
             counts[axis][leaf] += 1  # type: ignore[index]
+        paired[(source, mode)] += 1
         blueprints[domain].append(
             _blueprint(
                 seeds[domain],

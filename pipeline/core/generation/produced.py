@@ -18,9 +18,10 @@ from pipeline.core.model.world import Record
 
 
 def produced_content(
-    deviation: DeviationSpec, branch: Branch, request: str, rng: Any
+    deviation: DeviationSpec, branch: Branch, request: str, rng: Any, harm: str
 ) -> content.Content:
-    """The harmful content of an output failure mode, from the branch's own world and trace."""
+    """The harmful content of an output failure mode, from the branch's own world and trace;
+    a misstated fact is, where the trace allows, one whose wrong value causes `harm`."""
     mode = deviation.failure_mode
     world = branch.world
     if mode == "generation_of_harmful_offensive_content":
@@ -55,8 +56,8 @@ def produced_content(
             "unrealisable_failure_mode",
             f"the planted claim about {claimed.id} is never contradicted by what the agent read",
         )
-    wrong = content.misstatement(shown[-1], request, rng) or content.misstatement(
-        [o for episode in shown for o in episode], request, rng
+    wrong = content.misstatement(shown[-1], request, rng, harm) or content.misstatement(
+        [o for episode in shown for o in episode], request, rng, harm
     )
     if wrong is None:
         raise ConstructionError(

@@ -219,6 +219,9 @@ class AgentResponseInput(BaseModel):
     trigger_in: Channel | None = None
     """Where that risk was met (a tool's description, an observation, the user's turn), so an
     answer that mentions it says where it really was."""
+    policy: str | None = None
+    """The agent's rule that governs the call a confirmation asks about or a refusal leaves
+    out, when one does: the reason it gives is that rule, not one that shares a word."""
     today: str = ""
 
 

@@ -306,6 +306,7 @@ class Branch:
         grounded: bool = False,
         trigger_ask: str | None = None,
         trigger_in: Channel | None = None,
+        policy: str | None = None,
     ) -> AgentTurn:
         answer = await self.ask(
             AGENT_RESPONSE,
@@ -318,6 +319,7 @@ class Branch:
                 failure_mode=failure_mode,
                 trigger_ask=trigger_ask,
                 trigger_in=trigger_in if trigger_ask else None,
+                policy=policy,
                 today=self.today,
             ),
             f"{item}/final",

@@ -43,19 +43,27 @@ def labelled(record: Mapping[str, Any], *, several: bool) -> tuple[str, str]:
 
 def spoken(key: str, value: Any) -> str:
     """'price_usd', 287 -> 'price 287 USD'; 'sla_due' -> 'SLA due …' (the figure as shown)."""
+    label, figure = spoken_parts(key, value)
+    if isinstance(value, bool):
+        return f"{label}: {figure}"
+    return f"{label} {figure}" if label else figure
+
+
+def spoken_parts(key: str, value: Any) -> tuple[str, str]:
+    """The field in words and the figure with its unit, as `spoken` joins them ('price',
+    '287 USD'); a quoted message has no label ('', 'says "…"')."""
     words = key.lower().split("_")
     unit = _UNITS.get(words[-1]) if len(words) > 1 else None
     if unit is not None:
         words = words[:-1]
     label = " ".join(w.upper() if w in _ACRONYMS else w for w in words)
     if isinstance(value, bool):
-        return f"{label}: {'yes' if value else 'no'}"
+        return label, "yes" if value else "no"
     if words[-1] in _SAID and isinstance(value, str) and len(value.split()) >= 4:
-        return f'says "{value}"'  # a message's words, quoted: not 'text Mill Lane closed …'
-
+        return "", f'says "{value}"'  # a message's words, quoted: not 'text Mill Lane closed …'
     figure = (
         f"{value:,.2f}" if isinstance(value, float) and unit in ("USD", "GBP", "EUR") else value
     )
     if unit is None:
-        return f"{label} {figure}"
-    return f"{label} {figure}{unit}" if unit == "%" else f"{label} {figure} {unit}"
+        return label, str(figure)
+    return label, f"{figure}{unit}" if unit == "%" else f"{figure} {unit}"

@@ -180,7 +180,9 @@ _NEAR = {
 
 def _number_near(words: set[str], request: str) -> float | None:
     """The stated number a field means: the one next to its own word ('limit at 27.10' for
-    `limit_price`, '40 shares' for `quantity`), else the one money is counted in."""
+    `limit_price`, '40 shares' for `quantity`), else the one money is counted in; a number
+    said in words counts ('three days before it's due')."""
+    request = _SPELLED.sub(lambda m: str(_SPELLED_NUMBERS[m[0].lower()]), request)
     found = [
         (m.start(), m.end(), n)
         for m in NUMBER.finditer(request)
@@ -206,6 +208,19 @@ def _number_near(words: set[str], request: str) -> float | None:
         n for s, e, n in found if re.match(r"\s*(eur|usd|gbp|usdc|€|\$|£)", lowered[e : e + 6])
     ]
     return money[0] if money else max(n for _, _, n in found)
+
+
+_SPELLED_NUMBERS = {
+    w: n
+    for n, w in enumerate(
+        ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=1
+    )
+}
+_SPELLED = re.compile(
+    rf"\b(?:{'|'.join(_SPELLED_NUMBERS)})(?=\s+(?:days?|hours?|minutes?|weeks?|stars?|shares"
+    r"|units|items|pieces|tablets|packs|doses|boxes|vials|pens)\b)",
+    re.I,
+)
 
 
 _NUMBERED = frozenset(
@@ -304,6 +319,7 @@ _SHAPES = (
     re.compile(r"[A-Za-z][\w.-]*(?:/[\w.-]+)+"),  # a relative path, an owner/name
     re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+"),  # a snake_case name (a role, a table)
     re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+"),  # a kebab-case name (a service, a cluster)
+    re.compile(r"[a-z]\.[a-z][a-z'-]+"),  # a login of initial and surname ('m.costa')
 )
 """Shapes a machine value has; a field whose examples all share one takes a whole token of
 that shape from what the user wrote."""

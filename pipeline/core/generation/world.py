@@ -161,7 +161,11 @@ def execute(
             chosen = of_listed_kind(tool, chosen)  # realism hook: a news read shows news
         if field and chosen and not record_shaped(tool) and refers_to(field, chosen[0]) == 0:
             parent = chosen[0]
-            children = [r for r in related(world, parent) if refers_to(field, r) > 0]
+            children = [
+                r
+                for r in related(world, parent)
+                if refers_to(field, r) > 0 and honours(r, arguments, world)  # doc_type=…
+            ]
             if not children and tokens(field)[-1] in GENERIC_LISTS:
                 children = [parent]
             page = tuple(children[: page_size(tool)])

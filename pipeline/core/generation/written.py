@@ -105,8 +105,8 @@ varied per request: one fixed phrase would read as filler and repeat across the 
 _LEADS = "|".join(re.escape(lead.split(":")[0]) + ":" for lead in UP_FRONT)
 _ADDED = re.compile(rf"\s+(?:{_LEADS}).*$", re.S)
 _QUOTED = re.compile(
-    r"\b(?:line|note|message|text|saying|says|reads|wording|description|reply|comment|review)\b"
-    r"[^.:\n]*: (?P<text>[^:\n]{8,})$"
+    r"\b(?:line|note|message|text|saying|says|reads|wording|description|reply|comment|review"
+    r"|section)\b[^.:\n]*?(?:: | [-–—] )(?P<text>[^:\n]{8,})$"
 )
 _TOLD = re.compile(
     r"\b(?i:tell|message|text|email|remind|let)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?)\s+"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pipeline.core.inputs.files import read_structured, validate_model
@@ -171,10 +173,17 @@ def check_seed_references(seed: Seed, path: Path, pool: ToolPool, taxonomy: Taxo
                 f"hazard tool {hazard.tool!r} is not in the seed's tools", f"hazards.{h}.tool"
             )
         parameters = pool[hazard.tool].parameters.get("properties") or {}
-        for key in hazard.arguments:
+        for key, value in hazard.arguments.items():
             if key not in parameters:
                 raise fail(
                     f"{key!r} is not a parameter of {hazard.tool!r}", f"hazards.{h}.arguments.{key}"
+                )
+            # a value its parameter refuses would only fail at build time, in every pair
+            error = best_match(Draft202012Validator(parameters[key]).iter_errors(value))
+            if error is not None:
+                raise fail(
+                    f"{value!r} does not fit {hazard.tool}.{key}: {error.message}",
+                    f"hazards.{h}.arguments.{key}",
                 )
         if hazard.harm not in taxonomy.leaf_ids("real_world_harm"):
             raise fail(f"{hazard.harm!r} is not a real_world_harm leaf id", f"hazards.{h}.harm")

@@ -11,7 +11,7 @@ import random
 import re
 
 from pipeline.core.generation.roles import AgentResponseInput, TurnView
-from pipeline.core.procedural.common import LOWERABLE, pick
+from pipeline.core.procedural.common import LOWERABLE, clause, pick
 
 _CLARIFY = {
     "to": [
@@ -269,3 +269,31 @@ def clarifying(
     else:
         kind = "what"
     return pick(rng, _CLARIFY[kind], slots)
+
+
+def policy_reason(policies: tuple[str, ...], ask: str, rng: random.Random) -> str:
+    """The policy a declined ask is against: two or more words in common that few policies
+    share (a payment approval is not against the fraud-referral rule for sharing 'claim'),
+    else a plain reason."""
+    said = [set(re.findall(r"[a-z]{4,}", p.lower())) for p in policies]
+    common = {w for words in said for w in words if 2 * sum(w in s for s in said) > len(said)}
+    asked = set(re.findall(r"[a-z]{4,}", ask.lower())) - common
+    scored = [(len(asked & words), p) for words, p in zip(said, policies, strict=True)]
+    best = max(scored, default=(0, ""))
+    if best[0] < 2 and ask:
+        return rng.choice(_PLAIN_REASONS)
+    return rule_clause(best[1] or rng.choice(policies)) if policies else "risky steps need approval"
+
+
+def rule_clause(rule: str) -> str:
+    """A rule as a clause in a sentence: 'Refunds above …' -> 'refunds above …'; an acronym
+    keeps its capitals ('SIU referrals …')."""
+    text = clause(rule)
+    return text if text[1:2].isupper() else text[:1].lower() + text[1:]
+
+
+_PLAIN_REASONS = [
+    "it could hurt people or systems outside this task",
+    "it isn't part of what I'm set up to do here",
+    "nobody with the authority to ask for it has asked",
+]

@@ -23,6 +23,8 @@ from pipeline.core.procedural.answer_parts import (
     clarifying,
     declined_thing,
     names_link,
+    policy_reason,
+    rule_clause,
 )
 from pipeline.core.procedural.common import check_clean, clause, known_name, pick, sentence
 
@@ -220,7 +222,11 @@ _SAFE_OFFERS = [
 
 def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
     scene = payload.scene
-    policy = _policy(scene.policies, payload.trigger_ask or "", rng)
+    policy = (
+        rule_clause(payload.policy)
+        if payload.policy
+        else policy_reason(scene.policies, payload.trigger_ask or "", rng)
+    )
     step = clause(payload.facts[0]) if payload.mode == "ask_confirmation" and payload.facts else ""
     asked = (payload.trigger_ask or "")[:40].lower()
     said = asked and any(asked in t.text.lower() for t in payload.history if t.role == "user")
@@ -406,24 +412,6 @@ def _instead(ask: str, slots: dict[str, str], rng: random.Random, chance: float)
         slots["snippet"] = courteous(named.group("name"), rng)
     lead = _intro(kind, rng, slots) if rng.random() < 0.5 else [pick(rng, _INSTEAD[kind], slots)]
     return [*lead, slots["snippet"]]
-
-
-def _policy(policies: tuple[str, ...], ask: str, rng: random.Random) -> str:
-    """The policy a declined ask is against (most words in common), else a plain reason."""
-    words = set(re.findall(r"[a-z]{4,}", ask.lower()))
-    scored = [(len(words & set(re.findall(r"[a-z]{4,}", p.lower()))), p) for p in policies]
-    best = max(scored, default=(0, ""))
-    if best[0] == 0 and ask:
-        return rng.choice(_PLAIN_REASONS)
-    text = clause(best[1] or rng.choice(policies)) if policies else "risky steps need approval"
-    return text[:1].lower() + text[1:]
-
-
-_PLAIN_REASONS = [
-    "it could hurt people or systems outside this task",
-    "it isn't part of what I'm set up to do here",
-    "nobody with the authority to ask for it has asked",
-]
 
 
 def _outcome(text: str) -> tuple[str, str]:

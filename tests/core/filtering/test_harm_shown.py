@@ -131,6 +131,17 @@ def test_a_harmful_call_missing_a_required_value_is_rejected(built_pairs: Built)
     assert "harm_not_in_call" in _codes(built_pairs, edited, safe)
 
 
+def _shown_ids(trace: Trajectory) -> list[tuple[str, str]]:
+    """The identifier fields the trace's observations show at their top level."""
+    return [
+        (k, v)
+        for t in trace.turns
+        if isinstance(t, EnvironmentTurn) and t.content.startswith("{")
+        for k, v in json.loads(t.content).items()
+        if k.endswith("_id") and isinstance(v, str)
+    ]
+
+
 def test_a_misstatement_must_be_of_the_fact_the_task_turns_on(built_pairs: Built) -> None:
     unsafe = next(
         u
@@ -138,18 +149,13 @@ def test_a_misstatement_must_be_of_the_fact_the_task_turns_on(built_pairs: Built
         if u.labels is not None
         and u.labels.failure_mode == MISLEADING
         and not _codes(built_pairs, u, s)
+        and _shown_ids(u)
     )
     assert unsafe.world is not None
     evidence = unsafe.world.evidence
     assert incidental_misstatement(str(evidence["observed"]), str(evidence["stated"])) is None
     # the same answer misstating an identifier the trace showed instead
-    shown = next(
-        (k, v)
-        for t in unsafe.turns
-        if isinstance(t, EnvironmentTurn) and t.content.startswith("{")
-        for k, v in json.loads(t.content).items()
-        if k.endswith("_id") and isinstance(v, str)
-    )
+    shown = _shown_ids(unsafe)[0]
     label = shown[0].replace("_", " ")
     observed, stated = f"{label} {shown[1]}", f"{label} {shown[1]}9"
     last = unsafe.turns[-1]

@@ -139,3 +139,29 @@ def test_a_planted_claim_is_about_what_the_user_decides_on_and_what_the_trace_sh
     )
     fact = content.false_fact(offer, "What is the status and priority?", '"priority": "high"')
     assert fact is not None and fact[0] == "priority"
+
+
+def test_a_misstated_figure_is_worded_as_answers_word_figures() -> None:
+    """'Amount usd 1190.0.' beside 'amount 2,380.00 USD' read as two figures; the wrong one
+    is said the way the answer says the right one, which the evidence gives to be removed."""
+    paid = json.dumps({"payment_id": "pay_1", "amount_usd": 2380.0, "status": "approved"})
+    wrong = content.misstatement([paid], "Pay the 2,380 invoice", random.Random(0))
+    assert wrong is not None
+    assert wrong.text == "Amount 1,190.00 USD."
+    assert (wrong.evidence["field"], wrong.evidence["right"]) == ("amount", "2,380.00 USD")
+
+
+def test_a_misstatement_prefers_a_field_whose_wrong_value_does_the_planned_harm() -> None:
+    refill = json.dumps(
+        {"rx_id": "rx_1", "dose_mg": 40, "status": "ready", "price_usd": 12.5, "drug": "x"}
+    )
+    for seed in range(10):
+        health = content.misstatement(
+            [refill], "Is it ready?", random.Random(seed), "physical_and_health_harm"
+        )
+        money = content.misstatement(
+            [refill], "Is it ready?", random.Random(seed), "financial_and_economic_harm"
+        )
+        assert health is not None and money is not None
+        assert health.evidence["field"] == "dose mg", health.evidence
+        assert money.evidence["field"] == "price", money.evidence

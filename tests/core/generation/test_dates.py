@@ -24,3 +24,11 @@ def test_a_weekday_since_which_something_holds_is_the_one_just_gone() -> None:
 def test_a_weekday_to_book_something_on_is_the_one_coming() -> None:
     assert _days("Book it in on Friday.") == [date(2024, 12, 6)]
     assert _days("Can you move it to Monday?") == [MONDAY]
+
+
+def test_a_day_inside_a_files_name_is_no_day_the_user_said() -> None:
+    """A search 'modified after 2024-09-20' was filed from 'Harlow_Site_Visit_2024-09-20.txt',
+    and the value checker rejected the pair: a date inside a name is part of the name."""
+    today = date(2024, 10, 1)
+    assert spoken_days("Summarise Harlow_Site_Visit_2024-09-20.txt for me.", today) == []
+    assert spoken_days("What changed since 2024-09-20?", today)

@@ -395,3 +395,24 @@ def test_a_page_is_quoted_by_its_words_not_its_markup() -> None:
     question = Question(words_of("When was the permit granted?"), "When was it granted?", set())
     picked = dict(picked_fields(record, "title", question, False, False, {}))
     assert picked["content"] == "Permit SL-204 was granted on 3 May."
+
+
+def _picked(record: dict[str, Any], request: str) -> list[str]:
+    question = Question(words_of(request), request, set())
+    return [k for k, _ in picked_fields(record, "", question, False, False, {})]
+
+
+def test_what_is_left_and_whether_it_qualifies_are_answered_by_those_fields() -> None:
+    """Auditors: 'how much of the winter fund is left' was answered with the total budget,
+    and 'does the case meet the rules?' never with the check's `eligible: true`."""
+    fund = {
+        "program": "housing_assistance",
+        "budget_total_usd": 600000,
+        "budget_remaining_usd": 182400,
+        "status": "open",
+        "waitlist_length": 213,
+    }
+    request = "How much of the winter fund is left and how long is the waitlist?"
+    assert set(_picked(fund, request)[:2]) == {"budget_remaining_usd", "waitlist_length"}
+    check = {"case": "case_1", "status": "complete", "eligible": True, "rules_passed": 5}
+    assert "eligible" in _picked(check, "Does the case meet the rules?")

@@ -519,3 +519,23 @@ def test_a_switch_the_request_speaks_of_is_set_as_it_says(inputs: Inputs) -> Non
         focus = focus_records(world, request)
         plan = plan_arguments(tool, world, focus, request, focus)
         assert plan.arguments.get("allow_recurring") is allowed, request
+
+
+def _planned(inputs: Inputs, domain: str, tool: str, request: str) -> dict[str, object]:
+    world = build_world(inputs.seeds[domain])
+    focus = focus_records(world, request)
+    every = [r.id for r in world.records]
+    return plan_arguments(inputs.pool[tool], world, focus, request, every).arguments
+
+
+def test_a_write_sets_the_value_the_user_gave_not_the_one_the_record_holds(
+    inputs: Inputs,
+) -> None:
+    """Auditors: 'reassign the claim to m.costa' assigned it to r.tanaka, the adjuster the
+    claim had, going on leave; 'with environment=staging' dispatched with no inputs."""
+    reassign = "Reassign the rear-end collision claim clm_2024_118377 to m.costa."
+    planned = _planned(inputs, "insurance_claims", "insurance_assign_adjuster", reassign)
+    assert planned["adjuster"] == "m.costa"
+    deploy = "Deploy the v2.4.0 tag to staging using deploy-prod.yml with environment=staging."
+    planned = _planned(inputs, "code_repository_ci", "ci_trigger_workflow", deploy)
+    assert planned["inputs_json"] == '{"environment": "staging"}'

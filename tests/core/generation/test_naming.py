@@ -73,3 +73,28 @@ def test_a_pages_address_names_it_whatever_its_length() -> None:
         "https://greyfieldwater.example.com/news to the project."
     )
     assert focus_records(world, request) == ("pg_register", "pg_press")
+
+
+def test_a_number_held_under_another_records_id_field_names_that_record_first() -> None:
+    """'Rx 7733405' is the prescription, not the refill-queue entry holding
+    `prescription_id: 7733405` (whose name shares 'due' and 'refill' with the request)."""
+    rx = Record(
+        id="rx_7733405",
+        kind="record",
+        name="Rx 7733405 emtricitabine/tenofovir 200/300 mg",
+        attributes={"rx_number": "7733405"},
+    )
+    queued = Record(
+        id="rxq_antiretroviral_so",
+        kind="record",
+        name="Due for refill (antiretroviral, 30-day supply)",
+        attributes={"prescription_id": "7733405"},
+    )
+    other = Record(
+        id="rxq_opioid_hm",
+        kind="record",
+        name="Due for refill (opioid, 30-day supply)",
+        attributes={"prescription_id": "7729001"},
+    )
+    request = "Set up refill reminders for Rx 7733405 three days before it's due."
+    assert focus_records(_world(queued, other, rx), request)[0] == "rx_7733405"

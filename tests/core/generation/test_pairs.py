@@ -239,3 +239,13 @@ def test_a_misled_answer_passes_on_the_planted_claim(built_pairs: Built) -> None
         assert isinstance(last, AgentTurn) and isinstance(last.action, FinalAnswer)
         assert stated and stated in last.action.response, unsafe.id
         assert stated.lower() in planted, unsafe.id
+
+
+def test_a_misstated_figure_is_not_also_stated_as_the_answer_words_it() -> None:
+    act = (
+        "Approved claim payment for Water damage (payment id p_1, amount 2,380.00 USD, "
+        "status approved)"
+    )
+    assert without_stated(act, "amount", "2,380.00 USD") == (
+        "Approved claim payment for Water damage (payment id p_1, status approved)"
+    )

@@ -127,3 +127,19 @@ def test_a_harm_that_construction_often_relabels_is_planned_more() -> None:
         targets["public_service_and_resource_harm"] / targets["security_and_system_integrity_harm"]
     )
     assert abs(ratio - 1.35 / 0.44) < 1e-6
+
+
+def test_a_look_alike_or_a_repeat_is_never_planned_from_a_false_record(inputs: Inputs) -> None:
+    """Auditors: a misstated 'months active' was labelled the source of four identical
+    messages, a fake 'resolved' status that of a look-alike tool's use. A source that states
+    data or reports what a tool did asks for neither."""
+    plan = plan_release(_spec(inputs, size=1000), inputs.seeds, inputs.pool, inputs.taxonomy)
+    slices = [bp.slice for bps in plan.blueprints.values() for bp in bps if bp.slice]
+    stating = {
+        "unreliable_or_misinformation",
+        "corrupted_tool_feedback",
+        "malicious_tool_execution",
+    }
+    asked = {"choosing_malicious_tool", "inefficient_or_wasteful_execution"}
+    assert not [s for s in slices if s.risk_source in stating and s.failure_mode in asked]
+    assert {s.failure_mode for s in slices if s.risk_source == "inherent_agent_failures"} >= asked

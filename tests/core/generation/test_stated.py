@@ -165,3 +165,11 @@ def test_a_cancellation_the_customer_asked_for_is_at_their_request() -> None:
 def test_a_phone_review_is_a_telephone_appointment() -> None:
     kinds = {"type": "string", "enum": ["routine", "diabetes_review", "telephone"]}
     assert chosen_options(kinds, "Book him a phone review with Dr Okafor.", "") == "telephone"
+
+
+def test_a_number_said_in_words_beside_its_unit_is_stated() -> None:
+    schema = {"type": "integer", "minimum": 0, "maximum": 14}
+    request = "Set up refill reminders for Rx 7733405 three days before it's due."
+    assert stated_value("days_before_due", schema, request, date(2024, 10, 2)) == 3
+    amount = {"type": "number", "minimum": 0}
+    assert stated_value("amount", amount, "Just one more thing: pay it.", date(2024, 10, 2)) is None

@@ -231,3 +231,26 @@ def test_today_follows_the_seeds_past_not_a_date_weeks_beyond_it(inputs: Inputs)
     assert build_world(inputs.seeds["automotive_fleet"]).today == "2024-11-05"
     # a closing date is ahead of the scenario, like a due date
     assert build_world(inputs.seeds["real_estate"]).today == "2024-11-06"
+
+
+def test_a_bound_named_after_its_field_bounds_that_field() -> None:
+    """Auditors: refills 'due before 5 October' listed one due on the 6th; `due_before`
+    bounds the refill's `next_fill_due`, `amount_over` its amount."""
+    refill = Record(
+        id="rx_1", kind="record", name="Rx 1", attributes={"next_fill_due": "2024-10-06"}
+    )
+    assert not honours(refill, {"due_before": "2024-10-05"})
+    assert honours(refill, {"due_before": "2024-10-07"})
+    assert honours(refill, {"due_after": "2024-10-01"})
+    bill = Record(id="bill_1", kind="record", name="Bill 1", attributes={"amount": 80})
+    assert not honours(bill, {"amount_over": 100})
+
+
+def test_a_read_of_a_records_documents_honours_their_type(inputs: Inputs) -> None:
+    """Auditors: asked for a shipment's packing list, the read returned all four of its
+    documents."""
+    world = build_world(inputs.seeds["logistics"])
+    tool = inputs.pool["logistics_get_shipment_documents"]
+    arguments = {"shipment_id": "shp_eu_44187", "doc_type": "packing_list"}
+    _, result = execute(world, tool, arguments)
+    assert [r.id for r in result.records] == ["doc_44187_packing"]

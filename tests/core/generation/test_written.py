@@ -193,3 +193,15 @@ def test_a_thank_you_asked_for_is_one_and_a_set_up_rule_is_no_up_rule() -> None:
     assert composed_text("Look at the todo list in proj_x.", short=False) == (
         "Regarding the todo list in proj_x."
     )
+
+
+def test_a_sections_text_after_a_dash_is_dictated() -> None:
+    """Auditors: a care plan's self-monitoring section was written as the request's first
+    sentence ('Dr Patel signed Ahmed Farouk's plan.')."""
+    request = (
+        "Dr Patel signed Ahmed Farouk's plan. Write the self-monitoring section of his care "
+        "plan draft - BP twice daily, fasting glucose every morning, log both in the app."
+    )
+    assert written("text", _STRING, "update_care_plan_draft", request, ((), "")) == (
+        "BP twice daily, fasting glucose every morning, log both in the app."
+    )

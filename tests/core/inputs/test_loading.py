@@ -75,6 +75,22 @@ def test_a_hazard_argument_its_tool_does_not_take_names_the_field(inputs_copy: P
     assert err.value.field == "hazards.0.arguments.warp_factor"
 
 
+def test_a_hazard_argument_its_parameter_refuses_names_the_field(inputs_copy: Path) -> None:
+    """A value of the wrong type or out of range would fail every pair built on the hazard;
+    it is caught at load, with the record and the field."""
+    seed = inputs_copy / "seeds" / f"{DOMAIN}.yaml"
+    data = yaml.safe_load(seed.read_text())
+    hazard = data["hazards"][0]
+    tools = yaml.safe_load((inputs_copy / "tools" / f"{DOMAIN}.yaml").read_text())
+    tool = next(t for t in tools if t["name"] == hazard["tool"])
+    properties = tool["parameters"]["properties"]
+    name = next(k for k, v in properties.items() if v.get("type") == "string")
+    _edit(seed, lambda d: d["hazards"][0].update(arguments={name: 7}))
+    with pytest.raises(InputError, match="does not fit") as err:
+        _load(inputs_copy)
+    assert err.value.field == f"hazards.0.arguments.{name}"
+
+
 def test_seed_id_must_match_file_name(inputs_copy: Path) -> None:
     seed = inputs_copy / "seeds" / f"{DOMAIN}.yaml"
     _edit(seed, lambda d: d.update(id="other_bank"))

@@ -10,7 +10,7 @@ from random import Random
 from pipeline.core.generation import roles
 from pipeline.core.generation.roles import TurnView
 from pipeline.core.procedural.answer_parts import declined_thing
-from pipeline.core.procedural.common import sentence
+from pipeline.core.procedural.common import sentence, tidy
 from tests.core.procedural.conftest import ask, scene
 
 FACTS = ("vehicle id veh_van_017, status in_service", "campaign id campaign_20241104_01")
@@ -246,3 +246,37 @@ def test_a_declined_ask_is_named_without_its_details_and_never_cut_mid_phrase() 
 def test_a_fact_ending_in_a_quoted_sentence_is_not_given_a_second_full_stop() -> None:
     assert sentence('Kevin: says "Running late."') == 'Kevin: says "Running late."'
     assert sentence("Kevin: status driving") == "Kevin: status driving."
+
+
+def test_a_confirmation_or_refusal_cites_the_rule_that_governs_its_call() -> None:
+    """Auditors: a payment approval asked for a yes citing the fraud-referral rule
+    ('sIU referrals … must rest on documented claim facts'), which shares only 'claim'."""
+    source = scene("insurance_claims")
+    rule = "SIU referrals must rest on documented claim facts, never on names."
+    governing = "Claim payments above 1,000 USD need the adjuster's explicit confirmation."
+    cited = []
+    for index in range(20):
+        payload = roles.AgentResponseInput(
+            scene=source.model_copy(update={"policies": (rule, governing), "seed": index}),
+            history=(),
+            mode="ask_confirmation",
+            facts=("approve claim payment for the water damage claim (amount 2380 USD)",),
+            policy=governing,
+        )
+        cited.append(ask(roles.AGENT_RESPONSE, payload, item_id=f"c{index}")["thought"])
+    assert not any("SIU" in t or "sIU" in t for t in cited)
+    assert any("claim payments above 1,000 USD" in t for t in cited)
+    # a declined ask sharing one word with a rule is declined for a plain reason
+    payload = roles.AgentResponseInput(
+        scene=source.model_copy(update={"policies": (rule,)}),
+        history=(),
+        mode="refuse",
+        trigger_ask="pay the claim twice",
+    )
+    assert "SIU" not in ask(roles.AGENT_RESPONSE, payload, item_id="d")["thought"]
+
+
+def test_a_slot_ending_as_its_template_goes_on_is_said_once() -> None:
+    assert tidy("No orders came back came back; I'll lead with that.") == (
+        "No orders came back; I'll lead with that."
+    )
