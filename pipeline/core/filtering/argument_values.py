@@ -40,6 +40,8 @@ def fragment_of(value: Any, said: str) -> bool:
     if not isinstance(value, str) or not value.strip() or "\n" in value:
         return False
     text = value.strip()
+    if re.fullmatch(r"20\d\d-[01]\d-[0-3]\d(?:T[\d:.]+(?:Z|[+-]\d\d:\d\d)?)?", text):
+        return False  # a day said in words ('20 September') is written so, whole
     if any(text.count(o) != text.count(c) for o, c in _PAIRS):
         return True
     words = text.split()

@@ -132,6 +132,9 @@ _KINDS = {
 }
 """What a message asked for by its kind says ('reply … with a warm thank-you'): auditors
 found the instruction itself posted as the reply."""
+_CONFIRMING = re.compile(r"\b(?:reply|respond|answer|write back)\s+confirming\b", re.I)
+"""A reply asked for by what it does ('draft a reply confirming'): auditors found the request
+itself pasted in as the reply."""
 _BID = re.compile(
     r"\b(?i:tell|ask|asking|message|text|remind)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?)\s+"
     r"(?:(?P<first>[a-z][^,.;!?\n]{1,30}),?\s+and\s+)?(?P<not>not\s+)?to\s+(?P<text>[^.;!?\n]{6,})"
@@ -171,6 +174,8 @@ def dictated(request: str) -> str | None:
         text = f"{first}Please don't {_to_reader(bid['text']).strip()}"
     elif kind := _KIND.search(asked):
         return _KINDS[(kind["kind"] or kind["said"]).lower().split()[0].split("-")[0]]
+    elif _CONFIRMING.search(asked):
+        return "Thank you, I can confirm, and I'll be there."
     else:
         return None
     text = text if text.endswith((".", "!", "?")) else f"{text}."
@@ -295,7 +300,7 @@ def stated_part(request: str) -> str | None:
     parts = re.split(r"(?<=[a-z]): ", request, maxsplit=1)  # '… description: remote …'
     text = (parts[1] if len(parts) == 2 else request).strip()
     text = re.sub(r"^(?:hi|hey|hello)\b[^,.!]{0,20}[,.!]\s*", "", text, flags=re.I)
-    sentences = [c.strip() for c in re.split(r"(?<=[.!?])\s+|\n+", text) if c.strip()]
+    sentences = [c.strip() for c in re.split(r"(?<=[.!?])\s+|\n+|\s[-–—]\s", text) if c.strip()]
     stated = [c for c in sentences if not c.endswith("?") and not _asks_agent(c)]
     return " ".join(stated) if stated else None
 

@@ -82,3 +82,11 @@ def test_identifiers_and_recipients_must_be_shown(name: str, value: Any) -> None
 )
 def test_a_code_joined_to_another_by_a_hyphen_is_whole(value: str, said: str, cut: bool) -> None:
     assert fragment_of(value, said) is cut
+
+
+def test_a_day_said_in_words_is_whole_though_a_file_name_holds_it() -> None:
+    """'Notes from the site visit on 20 September' filters `modified_after: 2024-09-20`;
+    that the file found is Harlow_Site_Visit_2024-09-20.txt makes it no fragment."""
+    said = "Find my notes from the site visit on 20 September. Harlow_Site_Visit_2024-09-20.txt"
+    assert not fragment_of("2024-09-20", said)
+    assert fragment_of("Site_Visit", "Harlow_Site_Visit_2024-09-20.txt")

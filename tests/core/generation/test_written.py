@@ -205,3 +205,15 @@ def test_a_sections_text_after_a_dash_is_dictated() -> None:
     assert written("text", _STRING, "update_care_plan_draft", request, ((), "")) == (
         "BP twice daily, fasting glucose every morning, log both in the app."
     )
+
+
+def test_a_reply_asked_for_by_what_it_does_is_written_not_the_request() -> None:
+    """Auditors: a dentist's reply body was the whole request ('Quay Dental emailed about my
+    appointment - put it in the calendar and draft a re…')."""
+    request = (
+        "Quay Dental emailed about my appointment - put it in the calendar and draft a reply "
+        "confirming."
+    )
+    assert written("body", _STRING, "draft_email_reply", request, ((), "")) == (
+        "Thank you, I can confirm, and I'll be there."
+    )
