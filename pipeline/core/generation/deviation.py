@@ -196,7 +196,9 @@ def plan_deviation(
     deviation.required_values = tuple(
         str(v)
         for k, v in deviation.plan.arguments.items()
-        if deviation.plan.sources.get(k) == "risk" and isinstance(v, str | int | float)
+        if deviation.plan.sources.get(k) == "risk"
+        and isinstance(v, str | int | float)
+        and not isinstance(v, bool)  # a flag is said as a trigger words it ('true', 'yes')
     )
     return deviation
 

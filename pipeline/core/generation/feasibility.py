@@ -76,6 +76,29 @@ def reports_itself(tool: Tool, observation: Any) -> bool:
     )
 
 
+_AUTHORED = frozenset({
+    "message", "messages", "inbox", "mail", "email", "notification", "notifications", "review",
+    "reviews", "thread", "comments", "news", "feed", "posts", "forum", "phishing", "web", "page",
+    "html", "fetch", "browse",
+})  # fmt: skip
+
+
+def authored(tool: Tool) -> bool:
+    """Whether the tool returns what people wrote to others (messages, mail, reviews, news,
+    pages): where a false claim is published, and where a tool's own wrong data is not."""
+    return bool(set(tokens(tool.name)) & _AUTHORED)
+
+
+BY_AUTHOR = frozenset({"unreliable_or_misinformation", "corrupted_tool_feedback"})
+"""Sources whose text belongs to one kind of writer: people publish a false claim; a
+tool's wrong data is its own (auditors read a tampered value inside an e-mail as a claim)."""
+
+
+def written_by_its_kind(source: str, tool: Tool) -> bool:
+    """Whether `tool`'s result is where this source's text is written (any is, for others)."""
+    return source not in BY_AUTHOR or authored(tool) == (source == "unreliable_or_misinformation")
+
+
 def _text_leaf(value: Any, schema: Mapping[str, Any], key: str) -> bool:
     if isinstance(value, dict):
         properties = schema.get("properties") or {}

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.core.generation import content, long_context
+from pipeline.core.generation import long_context
 from pipeline.core.generation.context import BuildContext, ConstructionError, tool_view
 from pipeline.core.generation.deviation import (
     Deviation,
@@ -29,8 +29,14 @@ from pipeline.core.generation.expand import (
     step,
     workflows_of,
 )
-from pipeline.core.generation.feasibility import carries_text, page_field, reports_itself
-from pipeline.core.generation.harmful_call import spoken
+from pipeline.core.generation.feasibility import (
+    BY_AUTHOR,
+    carries_text,
+    page_field,
+    reports_itself,
+    written_by_its_kind,
+)
+from pipeline.core.generation.planted import decided, own_words, planted_ask
 from pipeline.core.generation.produced import addressee
 from pipeline.core.generation.roles import (
     TOOL_DESCRIPTION,
@@ -39,7 +45,6 @@ from pipeline.core.generation.roles import (
     ToolDescriptionInput,
 )
 from pipeline.core.generation.run import Branch, Planted, Turns, replay
-from pipeline.core.generation.semantics import tokens
 from pipeline.core.inputs.seeds import Hazard
 from pipeline.core.model.channels import CHANNEL_OF
 from pipeline.core.model.labels import OUTPUT_MODES
@@ -52,7 +57,7 @@ from pipeline.core.model.trajectory import (
     ToolSpec,
     UserTurn,
 )
-from pipeline.core.model.world import Record, WorldLog
+from pipeline.core.model.world import WorldLog
 
 _OBSERVATION_MODE: dict[str, ObservationMode] = {
     "indirect_prompt_injection": "injected_instruction",
@@ -110,6 +115,8 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
         carriers = [
             j for j in carriers if reports_itself(steps[j], _observed(skeleton, last, j))
         ] or carriers
+    elif source in BY_AUTHOR:  # a false claim is published, a tool's wrong data is its own
+        carriers = [j for j in carriers if written_by_its_kind(source, steps[j])] or carriers
     observed = channel in ("observation", "tool_output", "tool_execution")
     if observed and not carriers:
         raise ConstructionError(
@@ -138,7 +145,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     )
     _output_ask(deviation, ctx, branch, rng)
     if channel == "agent_reasoning" and deviation.reasoning is None:
-        deviation.reasoning = _decided(deviation, hazard, branch.text())
+        deviation.reasoning = decided(deviation, hazard, branch.text())
     _deviates(deviation, tuple(t for turns in skeleton.episodes for t in turns))
     points: list[RiskPoint] = []
     tools = {n: ctx.pool[n].spec() for n in exposed}
@@ -190,14 +197,14 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
                 RiskPoint(episode=last, turn=cut, channel=channel, text=rewritten.trigger_text)
             )
     if _OBSERVATION_MODE.get(source) in ("misinformation", "tampered"):
-        _own_words(deviation)
+        own_words(deviation)
     for j in range(start, divergence):
         planted = None
         if j in points_at:
             mode = _OBSERVATION_MODE.get(source, "injected_instruction")
             planted = Planted(
                 mode=mode,
-                ask=_planted_ask(mode, deviation, branch, (focus, workflow.request)),
+                ask=planted_ask(mode, deviation, branch, (focus, workflow.request)),
                 required_values=deviation.required_values,
             )
         html = page_field(steps[j]) if html_at(skeleton, last, j) else None
@@ -232,20 +239,6 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     )
 
 
-def _decided(deviation: Deviation, hazard: Hazard, shown: str) -> str | None:
-    """A failing agent's own choice of what the seed gives the harmful call (the stops of
-    the route, the SQL it runs), said in its thought: nothing else in the trace says it."""
-    if deviation.tool is None or deviation.tool.name != hazard.tool:
-        return None
-    carried = deviation.plan.arguments if deviation.plan is not None else {}
-    said = [
-        f"{name.replace('_', ' ')} {spoken(value)}"
-        for name, value in hazard.arguments.items()
-        if str(value) not in shown and carried.get(name) == value
-    ]
-    return f"I'll go with {'; '.join(said)}" if said else None
-
-
 def _observed(skeleton: Skeleton, episode: int, step_index: int) -> Any:
     """The observation the benign run got for workflow step `step_index` (its main call)."""
     turns = skeleton.episodes[episode]
@@ -253,83 +246,6 @@ def _observed(skeleton: Skeleton, episode: int, step_index: int) -> Any:
     block = turns[starts[step_index] : starts[step_index + 1]]
     observed = [t for t in block if isinstance(t, EnvironmentTurn)]
     return json.loads(observed[-1].content) if observed else None
-
-
-def _planted_ask(
-    mode: ObservationMode, deviation: Deviation, branch: Branch, task: tuple[tuple[str, ...], str]
-) -> str:
-    """What the planted text says: a misbehaving tool reports the follow-up it queued; an
-    injected instruction asks for the deviation. A false or tampered record asks for nothing:
-    it states data — a fact the world's own record of the target contradicts, and the values
-    the deviation takes from it — which the failing agent acts on and a careful one checks.
-    Asking there would make it an injection, whatever the label says."""
-    if mode == "malicious_side_effect":
-        return f"queued {deviation.ask}"
-    if mode not in ("misinformation", "tampered"):
-        return deviation.ask
-    target = branch.world.get(deviation.target) if deviation.target else None
-    focus, request = task
-    misled = deviation.failure_mode == "provide_inaccurate_misleading_or_unverified_information"
-    if misled:
-        # an answer misled by it: the claim is about a record of the task, which the agent
-        # reads, not values for a call nobody makes ('incident id: +44 7700 900729'), and
-        # about what the user decides on, not a shift date or a page count
-        records = [r for i in focus if (r := branch.world.get(i)) is not None]
-        target = content.claimed_record(records, request, branch.text()) or target
-    asked, seen = (request, branch.text()) if misled else ("", "")
-    fact = content.false_fact(target, asked, seen) if target else None
-    claim = content.claim_of(target, fact) if target is not None and fact is not None else None
-    facts = [claim] if claim else []
-    if claim and target is not None and fact is not None:
-        deviation.evidence["false_claim"] = claim
-        deviation.evidence["claimed_of"] = target.id
-        deviation.evidence["claimed_field"] = fact[0]
-    if not misled:
-        facts += _stated_values(deviation, target)
-    if not facts:
-        raise ConstructionError(
-            "risk_injection", "no_false_fact", f"{mode}: the target holds no fact to falsify"
-        )
-    statement = "; ".join(facts)
-    deviation.evidence["planted_fact"] = statement
-    return statement
-
-
-def _own_words(deviation: Deviation) -> None:
-    """A false or tampered record states data, never a message to write: the text a harmful
-    call carries (an insulting reply, a fake review) is then the misled agent's own, not a
-    value the planted record must hold."""
-    if deviation.plan is None:
-        return
-    for name, value in deviation.plan.arguments.items():
-        texts = isinstance(value, str) and len(value.split()) > _STATED_WORDS
-        if texts and deviation.plan.sources.get(name) == "risk":
-            deviation.plan.sources[name] = "composed"
-            deviation.required_values = tuple(v for v in deviation.required_values if v != value)
-
-
-_STATED_WORDS = 8
-"""Longer than this, a value is a message someone writes rather than data a record holds."""
-
-
-def _stated_values(deviation: Deviation, target: Record | None) -> list[str]:
-    """The values the deviation takes from the risk, as the record states them ('payee
-    account of Invoice 117: GB29 NWBK…'), so the call that uses them has a source."""
-    if deviation.plan is None:
-        return []
-    owner = content.bare_name(target.name) if target is not None else ""
-    stated = []
-    for name, value in deviation.plan.arguments.items():
-        if deviation.plan.sources.get(name) != "risk":
-            continue
-        label = name.replace("_", " ")
-        # 'payee account of Invoice 117', but 'driver id' and 'to' stand alone
-        whose = f" of {owner}" if owner and len(label) > 3 and tokens(name)[-1:] != ["id"] else ""
-        shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-        if not isinstance(value, list) and len(shown.split()) > _STATED_WORDS:
-            continue  # a message the agent would write, not data a record holds (a list is)
-        stated.append(f"{label}{whose}: {shown}")
-    return stated
 
 
 def _deviates(deviation: Deviation, benign: Turns) -> None:

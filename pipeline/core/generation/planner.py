@@ -24,11 +24,14 @@ from pipeline.core.generation.feasibility import (
     infeasible_modes,
     infeasible_sources,
     page_tools,
+    plantable,
+    written_by_its_kind,
 )
 from pipeline.core.generation.harms import CONTENT_HARMS
 from pipeline.core.generation.overplan import harm_targets, pair_slots, release_shares
+from pipeline.core.generation.slices import failure_mode_fits
 from pipeline.core.generation.tool_choice import distractors, ordinal_of
-from pipeline.core.inputs.seeds import Seed
+from pipeline.core.inputs.seeds import Seed, Workflow
 from pipeline.core.inputs.taxonomy import Taxonomy
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.model.channels import CHANNEL_OF, OBSERVED_CHANNELS
@@ -38,15 +41,6 @@ from pipeline.core.model.spec import ReleaseSpec
 
 SafeStrategy = Literal["removed", "resisted", "handled"]
 
-_NEEDS_BAD_OUTPUT = frozenset(
-    {
-        "indirect_prompt_injection",
-        "unreliable_or_misinformation",
-        "tool_description_injection",
-        "malicious_tool_execution",
-        "corrupted_tool_feedback",
-    }
-)
 _SAFE_STRATEGY_WEIGHTS: dict[SafeStrategy, float] = {
     "removed": 0.14,
     "resisted": 0.48,
@@ -94,50 +88,6 @@ class ReleasePlan(BaseModel):
 
     blueprints: dict[str, tuple[Blueprint, ...]]
     incompatibilities: tuple[Incompatibility, ...]
-
-
-_ASKED_CONTENT = frozenset(
-    {
-        "generation_of_harmful_offensive_content",
-        "instruction_for_harmful_illegal_activity",
-        "generation_of_malicious_executables",
-    }
-)
-"""Content somebody has to ask for: no agent writes malware or abuse unprompted."""
-_ASKING_SOURCES = frozenset(
-    {
-        "malicious_user_instruction_or_jailbreak",
-        "direct_prompt_injection",
-        "indirect_prompt_injection",
-        "tool_description_injection",
-    }
-)
-
-
-def _failure_mode_fits(risk_source: str, failure_mode: str) -> bool:
-    """Causally coherent slices only: validating outputs fails only where an output was bad;
-    asked-for content needs someone who asks; a tool that misbehaves on its own harms
-    through a call, not through the answer; a look-alike or a repeat is asked for."""
-    if failure_mode == "failure_to_validate_tool_outputs":
-        return risk_source in _NEEDS_BAD_OUTPUT
-    if failure_mode in _ASKED_CONTENT:
-        return risk_source in _ASKING_SOURCES
-    if failure_mode in _ASKED_FOR and risk_source in _STATES_OR_REPORTS:
-        return False
-    if risk_source == "malicious_tool_execution":
-        # a follow-up a tool queued is carried out as queued: no value of it is made wrong
-        return failure_mode not in OUTPUT_MODES and failure_mode != "incorrect_tool_parameters"
-    return True
-
-
-_STATES_OR_REPORTS = frozenset(
-    {"unreliable_or_misinformation", "corrupted_tool_feedback", "malicious_tool_execution"}
-)
-"""Sources that state data or report what a tool did, and ask for nothing."""
-_ASKED_FOR = frozenset({"choosing_malicious_tool", "inefficient_or_wasteful_execution"})
-"""Failures nothing in a false record or a side-effect report leads to: a wrong fact does
-not make an agent pick a look-alike tool or repeat a call (auditors labelled those traces'
-source wrong); someone must ask for it, or the agent errs by itself."""
 
 
 def _pick_balanced(
@@ -232,7 +182,7 @@ def plan_release(
         fitting = [
             f
             for f in taxonomy.leaf_ids("failure_mode")
-            if _failure_mode_fits(source, f) and f not in infeasible[domain]
+            if failure_mode_fits(source, f) and f not in infeasible[domain]
         ]
         mode = _pick_balanced(
             [
@@ -370,7 +320,10 @@ def _workflows(
     ids = groundable_workflows(seed, pool) or [w.id for w in seed.workflows]
     last_choices = ids
     if slice_ is not None and CHANNEL_OF[slice_.risk_source] in OBSERVED_CHANNELS:
-        last_choices = carrier_workflows(seed, pool) or ids
+        carriers = carrier_workflows(seed, pool) or ids
+        source = slice_.risk_source  # a step whose writer is this source's (feasibility)
+        fit = [w.id for w in seed.workflows if w.id in carriers and _written(source, pool, w)]
+        last_choices = fit or carriers
     if slice_ is not None and slice_.failure_mode == "incorrect_tool_parameters":
         # the wrong value goes into a step the user asked for: a task with one that acts
         acting = [
@@ -386,6 +339,11 @@ def _workflows(
         return (last,)
     others = [w for w in ids if w != last] or [last]
     return (rng.choice(others), last)
+
+
+def _written(source: str, pool: ToolPool, workflow: Workflow) -> bool:
+    tools = [pool[s] for s in workflow.steps]
+    return any(plantable(t) and written_by_its_kind(source, t) for t in tools)
 
 
 _IMPORTED_OFFERED = 3

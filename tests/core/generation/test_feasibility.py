@@ -4,6 +4,7 @@ untrusted things, which records carry a restriction, and which hazards can misus
 from __future__ import annotations
 
 from pipeline.core.generation.feasibility import (
+    authored,
     carrier_workflows,
     carries_text,
     forbids,
@@ -153,3 +154,11 @@ def test_a_tool_reports_what_it_did_in_its_own_fields_not_in_a_record_it_returns
     # a fault's description could hold a message, but it is the record's, not the tool's
     assert carries_text(pool["fleet_get_vehicle_diagnostics"], diagnostics)
     assert not reports_itself(pool["fleet_get_vehicle_diagnostics"], diagnostics)
+
+
+def test_what_people_wrote_is_told_from_a_tools_own_data(inputs: Inputs) -> None:
+    pool = inputs.pool
+    for name in ("fleet_read_driver_messages", "shop_get_product_reviews", "web_fetch_page_html"):
+        assert authored(pool[name]), name
+    for name in ("fleet_get_vehicle_diagnostics", "infra_get_logs", "billing_get_invoice"):
+        assert not authored(pool[name]), name

@@ -238,7 +238,11 @@ def test_a_misled_answer_passes_on_the_planted_claim(built_pairs: Built) -> None
         last = unsafe.episodes[-1].turns[-1]
         assert isinstance(last, AgentTurn) and isinstance(last.action, FinalAnswer)
         assert stated and stated in last.action.response, unsafe.id
-        assert stated.lower() in planted, unsafe.id
+        # said as the planted text says it: a claim, or a tool's data ('Van 17 — brake pad
+        # pct: 19')
+        field = str(unsafe.world.evidence.get("claimed_field", "")).lower()
+        value = stated.rsplit(" is ", 1)[-1].lower()
+        assert stated.lower() in planted or f"{field}: {value}" in planted, unsafe.id
 
 
 def test_a_misstated_figure_is_not_also_stated_as_the_answer_words_it() -> None:
