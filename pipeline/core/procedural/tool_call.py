@@ -200,9 +200,16 @@ def _source_sentence(payload: ToolCallInput, slots: dict[str, str], rng: random.
         "arg_cap": humanise(key)[:1].upper() + humanise(key)[1:],
         "value": shorten(str(shown).replace("{", "(").replace("}", ")"), 60),
     }
+    if source == "composed" and payload.intent == "harmful":
+        return pick(rng, _OWN_WORDING, local)  # nobody asked for its words: they are its own
     return pick(rng, _SOURCE[source], local)
 
 
+_OWN_WORDING = [
+    "[[I'll write|I'll draft]] the [[text|wording]] [[myself|from the details I have]]."
+]
+"""A failing agent's text is its own (auditors: a thought crediting the user with an abusive
+message nobody asked for)."""
 _WHERE = {"request": ("user",), "observation": ("environment",)}
 
 
