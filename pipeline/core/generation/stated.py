@@ -340,7 +340,7 @@ def shaped_value(schema: Mapping[str, Any], request: str, shown: str = "") -> st
         if shape is None or not text:
             continue
         bounded = re.compile(rf"(?<![\w/.@-])(?:{shape.pattern})(?![\w/@-])")
-        found = [m.group(0) for m in bounded.finditer(text)]
+        found = [_unpunctuated(m.group(0)) for m in bounded.finditer(text)]
         found = [f for f in found if f not in examples or f in request]
         if found:
             return found[0]
@@ -356,10 +356,17 @@ def shaped_like_an_example(schema: Mapping[str, Any], request: str) -> str | Non
         if shape is None:
             continue
         bounded = re.compile(rf"(?<![\w/.@-])(?:{shape.pattern})(?![\w/@-])")
-        found = [m.group(0) for m in bounded.finditer(request) if m.group(0) not in examples]
+        found = [
+            f for m in bounded.finditer(request) if (f := _unpunctuated(m.group(0))) not in examples
+        ]
         if found:
             return found[0]
     return None
+
+
+def _unpunctuated(token: str) -> str:
+    """A token without the full stop that ended the user's sentence ('…: northwind/api.')."""
+    return token.rstrip(".")
 
 
 def example_shape(

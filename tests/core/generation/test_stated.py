@@ -95,6 +95,9 @@ def test_a_token_shaped_like_the_examples_is_taken_whole_and_only_whole() -> Non
     service = {"examples": ["ticketing-api", "fare-engine"]}
     assert shaped_value(service, "ticketing-api is throwing 5xx") == "ticketing-api"
     assert shaped_value(service, "list the read-only policies") == "read-only"  # never 'only'
+    repo = {"examples": ["octo-org/api", "northwind/web"]}
+    said = "Re-run the ci.yml workflow on its branch. Details: northwind/payments-api."
+    assert shaped_value(repo, said) == "northwind/payments-api"  # not the sentence's full stop
 
     assert (
         shaped_value({"examples": ["0x8f3C2a91D4e0b7A6c15E9f2b3D7a4C6e1B0d9F52"]}, "no hex") is None
