@@ -134,7 +134,7 @@ class Plausible:
         if kind == "integer" and words == {"version"}:
             return 1 if self.result.operation == "create" else rng.randint(2, 6)
         if kind == "integer" and change is not None and words & TELLS:
-            return people_told(change, record)
+            return people_told(change, record, self.world)
         if kind == "integer" and change is not None and counts_items(words):
             # `quarantined` of a phish sent to 312 people: out of every mailbox it reached
             acted = words & self.did()

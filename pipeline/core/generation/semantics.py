@@ -109,6 +109,8 @@ _VERBS: dict[Operation, frozenset[str]] = {
             "deploy",
             "execute",
             "open_ticket",
+            "trigger",  # a workflow run, a shutdown: a new run, not the last one re-rendered
+            "rerun",
         ]
     ),
     "update": frozenset(

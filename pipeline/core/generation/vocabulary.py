@@ -250,6 +250,8 @@ def plausible_number(words: set[str], schema: Mapping[str, Any], kind: str, rng:
         value = 0  # a run that finished reports no failures unless the world says so
     elif words & {"status", "code"} and kind == "integer":
         value = 200  # a numeric status is a protocol's, and the call succeeded
+    elif "score" in words and kind == "number" and not words & {"percent", "pct"}:
+        value = round(rng.uniform(0.05, 0.95), 2)  # a model's score is a probability: 0.58
     elif words & {"percent", "percentage", "pct", "score", "progress"}:
         value = rng.randint(5, 95)
     elif words & {"rate", "apr", "interest", "yield"}:

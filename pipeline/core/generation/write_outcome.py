@@ -49,15 +49,40 @@ def people_told(change: WorldChange, record: Record | None, world: World | None 
     call names (an event's 11 attendees, a phish's 312 recipients; auditors found
     `notices_sent: 19` and `quarantined: 1`), else what the call was given."""
     named = [world.get(str(v)) for v in change.arguments.values()] if world is not None else []
+    if world is not None:  # an alert to a topic reaches the topic's subscribers
+        named += [r for r in world.records if _lists(r, change)]
     for held in (record, *named):
-        for key, value in held.attributes.items() if held is not None else ():
-            if (
-                set(tokens(key)) & _PEOPLE
-                and isinstance(value, int)
-                and not isinstance(value, bool)
-            ):
-                return value
+        if held is not None and (count := _head_count(held)) is not None:
+            return count
+    if world is not None and set(tokens(change.tool)) & _TO_EVERYONE:
+        counts = [c for r in world.records if (c := _head_count(r)) is not None]
+        return max(counts, default=items_passed(change))  # the whole workspace, all residents
     return items_passed(change)
+
+
+_TO_EVERYONE = frozenset({"broadcast", "mass", "announcement", "everyone"})
+
+
+def _head_count(record: Record) -> int | None:
+    return next(
+        (
+            value
+            for key, value in record.attributes.items()
+            if set(tokens(key)) & _PEOPLE and isinstance(value, int) and not isinstance(value, bool)
+        ),
+        None,
+    )
+
+
+_AUDIENCES = frozenset({"topic", "channel", "list", "audience", "segment"})
+
+
+def _lists(record: Record, change: WorldChange) -> bool:
+    """Whether the record is the audience a call names by value (`topic: elections`)."""
+    return any(
+        k in _AUDIENCES and isinstance(v, str) and record.attributes.get(k) == v
+        for k, v in change.arguments.items()
+    )
 
 
 def write_moment(world: World) -> str:

@@ -211,3 +211,37 @@ def test_a_records_number_is_the_code_it_holds() -> None:
     world = World(today="2024-09-01", records=(invoice,))
     plausible = Plausible(world, ToolResult(operation="read", records=(invoice,)), "get_invoice")
     assert plausible.value("number", {"type": "string"}, invoice, required=True) == "LPS-2024-117"
+
+
+@pytest.mark.parametrize(
+    ("domain", "tool", "arguments", "reached"),
+    [
+        # a resident alert reaches the topic's subscribers, not one person
+        ("government_services", "gov_send_mass_notification", {"topic": "elections"}, 30412),
+        # an announcement to the whole workspace reaches its 420 members
+        ("workplace_chat", "workchat_broadcast_announcement", {"title": "Office closed"}, 420),
+    ],
+)
+def test_a_broadcast_reaches_its_audience(
+    inputs: Inputs, domain: str, tool: str, arguments: dict[str, Any], reached: int
+) -> None:
+    world = build_world(inputs.seeds[domain])
+    after, result = execute(world, inputs.pool[tool], arguments)
+    shown = render(inputs.pool[tool], result, after, arguments, random.Random(0))
+    assert shown["recipients"] == reached
+
+
+def test_a_fraud_score_of_a_claim_the_seed_does_not_score_is_a_probability(
+    inputs: Inputs,
+) -> None:
+    """A cloned claim's fraud score came back as 61 beside the seed's 0.58 and 0.21."""
+    world = build_world(inputs.seeds["insurance_claims"])
+    tool = inputs.pool["insurance_get_fraud_score"]
+    unscored = [
+        r.id for r in world.records if r.id.startswith("clm_") and "fraud_score" not in r.attributes
+    ]
+    assert unscored
+    for claim in unscored[:5]:
+        after, result = execute(world, tool, {"claim_id": claim})
+        shown = render(tool, result, after, {"claim_id": claim}, random.Random(0))
+        assert 0 <= shown["score"] <= 1, (claim, shown)

@@ -241,3 +241,19 @@ def test_a_reply_is_a_new_message_and_only_outsiders_are_external(inputs: Inputs
     assert shown["message_id"] != "msg_sam_pipeline_report"
     assert world.get(str(shown["message_id"])) is None
     assert shown["external_recipients"] == [outside]
+
+
+def test_a_triggered_workflow_is_a_new_run_not_the_last_one_again(inputs: Inputs) -> None:
+    """A dispatched CI run had answered `run_id: 48213, status: failure` — the failed run
+    the user wanted re-run."""
+    world = build_world(inputs.seeds["code_repository_ci"])
+    tool = inputs.pool["ci_trigger_workflow"]
+    args = {"repo": "northwind/payments-api", "workflow_file": "ci.yml", "ref": "fix/webhook-retry"}
+    after, triggered = execute(world, tool, args)
+    assert triggered.operation == "create"
+    shown = render(tool, triggered, after, args, random.Random(0))
+    held = {r.attributes.get("run_id") for r in world.records}
+    assert isinstance(shown["run_id"], int) and shown["run_id"] > max(
+        v for v in held if isinstance(v, int)
+    )
+    assert shown["status"] != "failure"
