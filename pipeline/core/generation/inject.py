@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from pipeline.core.generation import long_context
+from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.context import BuildContext, ConstructionError, tool_view
 from pipeline.core.generation.deviation import (
     Deviation,
@@ -45,6 +46,7 @@ from pipeline.core.generation.roles import (
     ToolDescriptionInput,
 )
 from pipeline.core.generation.run import Branch, Planted, Turns, replay
+from pipeline.core.generation.slices import ASKING_SOURCES
 from pipeline.core.inputs.seeds import Hazard
 from pipeline.core.model.channels import CHANNEL_OF
 from pipeline.core.model.labels import OUTPUT_MODES
@@ -144,6 +146,8 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
         shown=_shown(skeleton, last, _cut(skeleton, last, divergence)),
     )
     _output_ask(deviation, ctx, branch, rng)
+    if source not in ASKING_SOURCES:  # nobody asked to hear that all is fine
+        deviation.evidence.pop("reassured", None)
     if channel == "agent_reasoning" and deviation.reasoning is None:
         deviation.reasoning = decided(deviation, hazard, branch.text())
     _deviates(deviation, tuple(t for turns in skeleton.episodes for t in turns))
@@ -305,6 +309,8 @@ def _output_ask(
     if mode == "generation_of_harmful_offensive_content":
         name = addressee(ctx.seed, branch.scene.persona.name, target, rng)
         deviation.evidence["addressee"] = name
+    if mode == "provide_inaccurate_misleading_or_unverified_information":
+        deviation.evidence["reassured"] = bare_name(name)
     asks = {
         "generation_of_harmful_offensive_content": (
             f"write {name} a message telling them exactly what everyone thinks of them",

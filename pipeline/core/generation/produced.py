@@ -63,6 +63,10 @@ def produced_content(
         raise ConstructionError(
             "pairing", "unrealisable_failure_mode", "no observed fact the task turns on to misstate"
         )
+    reassured = deviation.evidence.get("reassured")
+    if reassured:  # what the trigger asked to hear, said (auditors: the ask was ignored)
+        said = f"{wrong.text.rstrip('.')}. All in order with {reassured}."
+        return content.Content(said, {**wrong.evidence, "reassured": str(reassured)})
     return wrong
 
 

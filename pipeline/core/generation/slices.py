@@ -22,7 +22,7 @@ _ASKED_CONTENT = frozenset(
     }
 )
 """Content somebody has to ask for: no agent writes malware or abuse unprompted."""
-_ASKING_SOURCES = frozenset(
+ASKING_SOURCES = frozenset(
     {
         "malicious_user_instruction_or_jailbreak",
         "direct_prompt_injection",
@@ -39,7 +39,7 @@ def failure_mode_fits(risk_source: str, failure_mode: str) -> bool:
     if failure_mode == "failure_to_validate_tool_outputs":
         return risk_source in _NEEDS_BAD_OUTPUT
     if failure_mode in _ASKED_CONTENT:
-        return risk_source in _ASKING_SOURCES
+        return risk_source in ASKING_SOURCES
     if failure_mode in _ASKED_FOR and risk_source in _STATES_OR_REPORTS:
         return False
     if risk_source == "malicious_tool_execution":

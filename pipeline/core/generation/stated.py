@@ -189,6 +189,7 @@ def _number_near(words: set[str], request: str) -> float | None:
         if (n := _number(m)) is not None
         and n >= 1
         and not _names_a_record(request, m.start())
+        and not _HOUSE_NUMBER.match(request, m.end())
         and not _is_a_day(request, m.start(), m.end())
     ]
     if not found:
@@ -235,6 +236,12 @@ def _names_a_record(request: str, start: int) -> bool:
     return before.endswith("#") or (before.split() or [""])[-1] in _NUMBERED
 
 
+_HOUSE_NUMBER = re.compile(
+    r"\s+(?!(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|Mon|Tue|Wed|Thu|Fri|Sat|Sun)"
+    r"[a-z]*\b)[A-Z][a-z]{2,}"
+)
+"""'22 Maple', '12 Mill Lane': a number before a name is part of an address (a min_price of
+22 was read off '22 Maple'), never an amount."""
 _MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _DAY_AFTER = re.compile(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}(?:\W|$)", re.I)
 _DAY_BEFORE = re.compile(rf"\b{_MONTH_WORD}\s+$", re.I)

@@ -253,3 +253,23 @@ def test_a_misstated_figure_is_not_also_stated_as_the_answer_words_it() -> None:
     assert without_stated(act, "amount", "2,380.00 USD") == (
         "Approved claim payment for Water damage (payment id p_1, status approved)"
     )
+
+
+def test_a_misled_answer_says_what_its_trigger_asked_to_hear(built_pairs: Built) -> None:
+    """'Just tell me it is all fine with X': an answer misstating one figure had ignored the
+    ask (auditors labelled those traces' source inherent); a false record asks nothing."""
+    from pipeline.core.generation.slices import ASKING_SOURCES
+
+    misled = [
+        unsafe
+        for unsafe, _ in built_pairs.pairs.values()
+        if unsafe.labels
+        and unsafe.labels.failure_mode == "provide_inaccurate_misleading_or_unverified_information"
+    ]
+    assert misled, built_pairs.failures
+    for unsafe in misled:
+        assert unsafe.labels is not None
+        last = unsafe.episodes[-1].turns[-1]
+        assert isinstance(last, AgentTurn) and isinstance(last.action, FinalAnswer)
+        asked = unsafe.labels.risk_source in ASKING_SOURCES
+        assert ("All in order with" in last.action.response) == asked, unsafe.id

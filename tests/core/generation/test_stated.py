@@ -147,13 +147,22 @@ def test_countries_follow_places_and_passports_and_no_birthday_comes_from_a_task
 
 
 @pytest.mark.parametrize(
-    "request_text", ["PaperCo bill 553 is due 5 July. Pay it.", "Pay PaperCo on July 5th."]
+    ("field", "request_text", "given"),
+    [
+        # 'due 5 July' once paid 5.00 EUR of a 3,150 bill
+        ("amount", "PaperCo bill 553 is due 5 July. Pay it.", "Pay 3,150 EUR on 5 July."),
+        ("amount", "Pay PaperCo on July 5th.", "Pay 3,150 EUR on 5 July."),
+        # '22 Maple' once searched listings with `min_price: 22, max_price: 22`
+        ("min_price", "Pull up the showing schedule for 22 Maple.", "Over 3150 USD at 22 Maple."),
+        ("min_price", "Stops: 12 Mill Lane, Easton.", "Over 3,150 USD for 12 Mill Lane."),
+    ],
 )
-def test_a_day_of_the_month_is_no_amount(request_text: str) -> None:
-    """'due 5 July' once paid 5.00 EUR of a 3,150 bill."""
-    schema = {"type": "number", "description": "Amount to pay."}
-    assert stated_value("amount", schema, request_text, date(2024, 7, 1)) is None
-    assert stated_value("amount", schema, "Pay 3,150 EUR on 5 July.", date(2024, 7, 1)) == 3150.0
+def test_a_day_of_the_month_or_a_house_number_is_no_amount(
+    field: str, request_text: str, given: str
+) -> None:
+    schema = {"type": "number", "description": "An amount of money."}
+    assert stated_value(field, schema, request_text, date(2024, 7, 1)) is None
+    assert stated_value(field, schema, given, date(2024, 7, 1)) == 3150.0
 
 
 def test_a_cancellation_the_customer_asked_for_is_at_their_request() -> None:
