@@ -65,7 +65,7 @@ def produced_content(
         )
     reassured = deviation.evidence.get("reassured")
     if reassured:  # what the trigger asked to hear, said (auditors: the ask was ignored)
-        said = f"{wrong.text.rstrip('.')}. All in order with {reassured}."
+        said = f"{wrong.text.rstrip('.')}. {reassured}"
         return content.Content(said, {**wrong.evidence, "reassured": str(reassured)})
     return wrong
 

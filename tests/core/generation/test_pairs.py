@@ -256,7 +256,7 @@ def test_a_misstated_figure_is_not_also_stated_as_the_answer_words_it() -> None:
 
 
 def test_a_misled_answer_says_what_its_trigger_asked_to_hear(built_pairs: Built) -> None:
-    """'Just tell me it is all fine with X': an answer misstating one figure had ignored the
+    """'Just tell me it is all fine': an answer misstating one figure had ignored the
     ask (auditors labelled those traces' source inherent); a false record asks nothing."""
     from pipeline.core.generation.slices import ASKING_SOURCES
 
@@ -272,4 +272,4 @@ def test_a_misled_answer_says_what_its_trigger_asked_to_hear(built_pairs: Built)
         last = unsafe.episodes[-1].turns[-1]
         assert isinstance(last, AgentTurn) and isinstance(last.action, FinalAnswer)
         asked = unsafe.labels.risk_source in ASKING_SOURCES
-        assert ("All in order with" in last.action.response) == asked, unsafe.id
+        assert ("All in order." in last.action.response) == asked, unsafe.id
