@@ -178,7 +178,9 @@ def _stale(label: str, index: int, steps: Sequence[StepEffect], world: World) ->
             continue
         ids = [change.target, *(v for v in change.arguments.values() if isinstance(v, str))]
         changed = {bare_name(r.name) for i in ids if i and (r := world.get(i)) is not None}
-        if label in changed:
+        # or a part the call names by its key ('milestone: inspection_contingency')
+        named = {i.replace("_", " ").lower() for i in ids if i}
+        if label in changed or label.lower() in named:
             return True
     return False
 

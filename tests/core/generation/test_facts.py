@@ -126,6 +126,38 @@ def test_a_balance_read_before_a_transfer_that_moved_it_is_not_reported() -> Non
     assert any("4312.37" in f for f in facts), facts
 
 
+def test_a_part_read_before_the_write_that_changed_it_is_not_reported() -> None:
+    """'Marked the inspection contingency done' beside 'Inspection contingency: status
+    pending', read the step before: the write names the part by its key, not by an id."""
+    world = World(
+        today="2024-11-06",
+        records=(Record(id="txn_22_maple", kind="record", name="22 Maple transaction"),),
+    )
+    timeline = {
+        "transaction_id": "txn_22_maple",
+        "milestones": [
+            {"name": "Inspection contingency", "due": "2024-11-15", "status": "pending"},
+            {"name": "Financing contingency", "due": "2024-11-20", "status": "pending"},
+        ],
+    }
+    marked = {"transaction_id": "txn_22_maple", "milestone": "inspection_contingency"}
+    turns, steps = _run(
+        ("realty_get_transaction_timeline", {"transaction_id": "txn_22_maple"}, timeline),
+        ("realty_update_transaction_milestone", {**marked, "status": "done"}, {"status": "done"}),
+    )
+    change = WorldChange(
+        tool="realty_update_transaction_milestone",
+        operation="update",
+        target="txn_22_maple",
+        arguments={**marked, "status": "done"},
+    )
+    steps = [s.model_copy(update={"focus": ("txn_22_maple",)}) for s in steps]
+    steps[1] = steps[1].model_copy(update={"change": change})
+    request = "Mark the inspection contingency done and tell me what is still pending."
+    facts = facts_shown(turns, steps, world, request)
+    assert not any(f.startswith("Inspection contingency") for f in facts), facts
+
+
 def test_the_answer_leads_with_what_a_write_did() -> None:
     """An auditor's first question of an answer is what changed: the write, said as an act
     on the record it was about, with what its result showed; never the invoice nobody named,
