@@ -254,3 +254,12 @@ def test_a_read_of_a_records_documents_honours_their_type(inputs: Inputs) -> Non
     arguments = {"shipment_id": "shp_eu_44187", "doc_type": "packing_list"}
     _, result = execute(world, tool, arguments)
     assert [r.id for r in result.records] == ["doc_44187_packing"]
+
+
+def test_a_setpoint_the_workflow_raises_is_a_record_of_its_own(inputs: Inputs) -> None:
+    """'Raise CL2_DOSE_SP from 1.0 to 1.2' had written 1.2 over the analyser's reading
+    (CL2_OUT_MGL): the seed lacked the setpoint."""
+    world = build_world(inputs.seeds["industrial_iot"])
+    tool = inputs.pool["iiot_write_setpoint"]
+    _, result = execute(world, tool, {"tag": "CL2_DOSE_SP", "value": 1.2})
+    assert result.change is not None and result.change.target == "sp_cl2_dose"
