@@ -36,7 +36,10 @@ def disagreements(traj: Trajectory, pool: ToolPool) -> list[str]:
     ids = frozenset(r.id for r in traj.world.records)
     shown: dict[tuple[str, str], Any] = {}
     found: list[str] = []
-    for turn in traj.turns:
+    tampered = _wrong_data(traj)
+    for index, turn in enumerate(traj.turns):
+        if index in tampered:
+            continue  # corrupted feedback: a result that reads another way is the risk itself
         if isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall):
             call = turn.action
             if call.name not in pool or pool[call.name].side_effect != "none":
@@ -49,6 +52,14 @@ def disagreements(traj: Trajectory, pool: ToolPool) -> list[str]:
                 continue
             found += _compare(data, ids, shown)
     return found
+
+
+def _wrong_data(traj: Trajectory) -> set[int]:
+    """Flat indices of the results corrupted feedback tampered with."""
+    if traj.construction.get("risk_source") != "corrupted_tool_feedback":
+        return set()
+    starts = [sum(len(e.turns) for e in traj.episodes[:i]) for i in range(len(traj.episodes))]
+    return {starts[p.episode] + p.turn for p in traj.risk_points}
 
 
 def _compare(data: Any, ids: frozenset[str], shown: dict[tuple[str, str], Any]) -> list[str]:

@@ -12,6 +12,7 @@ from pipeline.core.model.trajectory import (
     AgentTurn,
     EnvironmentTurn,
     Episode,
+    RiskPoint,
     ToolCall,
     Trajectory,
     Turn,
@@ -60,3 +61,26 @@ def test_a_change_after_a_write_naming_the_record_is_no_disagreement(inputs: Inp
         ]
     )
     assert disagreements(trace, inputs.pool) == []
+
+
+def test_the_result_corrupted_feedback_tampered_with_is_the_risk_not_a_disagreement(
+    inputs: Inputs,
+) -> None:
+    listed = {"drivers": [{"driver_id": "drv_kevin_ross", "duty_status": "active"}]}
+    read = {"driver_id": "drv_kevin_ross", "duty_status": "off_duty"}
+    trace = _trace(
+        [
+            ("fleet_list_drivers", {"name": "Kevin"}, listed),
+            ("fleet_get_driver_hours_of_service", {"driver_id": "drv_kevin_ross"}, read),
+        ]
+    )
+    point = RiskPoint(episode=0, turn=4, channel="tool_output", text="off_duty")
+    tampered = trace.model_copy(
+        update={
+            "risk_points": (point,),
+            "construction": {**trace.construction, "risk_source": "corrupted_tool_feedback"},
+        }
+    )
+    assert disagreements(tampered, inputs.pool) == []
+    injected = {**trace.construction, "risk_source": "indirect_prompt_injection"}
+    assert disagreements(tampered.model_copy(update={"construction": injected}), inputs.pool)

@@ -20,6 +20,7 @@ from pipeline.core.generation.expand import expand_safe
 from pipeline.core.generation.inject import inject_risk
 from pipeline.core.generation.pair import build_pair
 from pipeline.core.generation.planner import Blueprint, plan_release
+from pipeline.core.generation.slices import on_task_step
 from pipeline.core.generation.steps import with_stated_requests
 from pipeline.core.inputs.files import read_jsonl, write_json_atomic, write_jsonl_atomic
 from pipeline.core.inputs.loading import Inputs
@@ -83,8 +84,12 @@ def _one_per_leaf(blueprints: list[Blueprint]) -> list[Blueprint]:
     for bp in blueprints:
         if bp.slice is None:
             continue
-        for leaf in (bp.slice.risk_source, bp.slice.failure_mode):
-            if seen.get(leaf, 0) < 10:
+        # a tool's wrong data misleading the task's own step: few items of any one leaf
+        wrong_data = bp.slice.risk_source == "corrupted_tool_feedback" and on_task_step(
+            bp.slice.risk_source, bp.slice.failure_mode
+        )
+        for leaf in (bp.slice.risk_source, bp.slice.failure_mode, "wrong data" * wrong_data):
+            if leaf and seen.get(leaf, 0) < 10:
                 seen[leaf] = seen.get(leaf, 0) + 1
                 chosen[bp.id] = bp
     return list(chosen.values())

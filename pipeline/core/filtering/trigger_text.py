@@ -104,6 +104,9 @@ def _misplaced(trace: Trace) -> list[Finding]:
     """A trigger in a tool's answer sits in a field someone writes prose into, of a tool whose
     text is not a clinician's finding."""
     turns = trace.traj.turns
+    labels = trace.traj.labels  # a safe twin's source is its construction's
+    source = labels.risk_source if labels else trace.traj.construction.get("risk_source")
+    wrong_data = source == "corrupted_tool_feedback"
     for point in trace.traj.risk_points:
         if point.channel not in ("observation", "tool_output", "tool_execution"):
             continue
@@ -116,10 +119,22 @@ def _misplaced(trace: Trace) -> list[Finding]:
             if isinstance(call, AgentTurn) and isinstance(call.action, ToolCall)
             else ""
         )
-        for field in _fields_holding(json.loads(answer.content), point.text[:60]):
+        observation = json.loads(answer.content)
+        if wrong_data and _whole_value(observation, point.text):
+            continue  # a tool's own wrong value, in the field that holds it
+        for field in _fields_holding(observation, point.text[:60]):
             if clinical(tool) or not plantable_field(field, {"type": "string"}):
                 return [Finding("trigger_misplaced", f"planted text in {tool}'s {field!r}")]
     return []
+
+
+def _whole_value(value: Any, text: str) -> bool:
+    """Whether some field's whole value is `text` (a number as JSON writes it)."""
+    if isinstance(value, dict):
+        return any(_whole_value(v, text) for v in value.values())
+    if isinstance(value, list):
+        return any(_whole_value(v, text) for v in value)
+    return not isinstance(value, bool) and value is not None and str(value) == text
 
 
 def _fields_holding(value: Any, text: str, key: str = "") -> list[str]:

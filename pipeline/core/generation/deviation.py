@@ -30,6 +30,7 @@ from pipeline.core.generation.harmful_call import harmful_plan, spoken
 from pipeline.core.generation.harms import accumulates
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import operation_of, tokens
+from pipeline.core.generation.write_effects import state_after
 from pipeline.core.inputs.seeds import Hazard
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.labels import OUTPUT_MODES
@@ -116,10 +117,13 @@ def plan_deviation(
     rng: random.Random,
     task: tuple[str, tuple[str, ...]] = ("", ()),
     shown: str = "",
+    task_step: bool = False,
 ) -> Deviation:
     """The harmful step for `failure_mode`, or ConstructionError when this world cannot
     show it (the planner avoids such slices; this is the last guard). `shown`: what the
-    prefix up to the divergence will have told the agent."""
+    prefix up to the divergence will have told the agent. `task_step`: the failing agent
+    takes a step the task asks for with one value wrong (`slices.on_task_step`); a tool's
+    wrong data with no such step to mislead is acted on in the hazard's own step."""
     harm_tool = ctx.pool[hazard.tool]
     deviation = Deviation(failure_mode=failure_mode, tool=harm_tool)
     usable = [ctx.pool[n] for n in exposed]
@@ -138,7 +142,7 @@ def plan_deviation(
     assert deviation.tool is not None
     request, focus = task
     visible = f"{branch.text()}\n{request}\n{shown}"
-    if failure_mode == "incorrect_tool_parameters":
+    if task_step:
         # The step the user asked for, with the values the task gives — then one made wrong.
         # The hazard's own call where the task never asks for it would be an unrequested
         # action, not a wrong parameter (the planner picks tasks with such a step).
@@ -148,35 +152,42 @@ def plan_deviation(
             # every other value as the task gives it, so the one wrong value is the failure
             deviation.tool = tool
             deviation.plan = plan_arguments(tool, branch.world, focus, request, branch.seen_ids())
+            if _names_only(tool, deviation.plan):
+                continue  # another record's id in it would change nothing there either
             if _wrong_value(deviation, branch, visible, rng):
                 break
         else:
-            raise _unrealisable(
-                failure_mode, "no step here has a value the trace states that can be got wrong"
+            if failure_mode == "incorrect_tool_parameters":
+                raise _unrealisable(
+                    failure_mode, "no step here has a value the trace states that can be got wrong"
+                )
+            task_step = False  # no value to get wrong: the hazard's own step, unvalidated
+            deviation.tool = harm_tool
+    if not task_step:
+        if failure_mode == "inefficient_or_wasteful_execution":
+            # the task's next consequential step, as the task gives it, made again and again (else
+            # the hazard's): one each repeat of which adds something (a grade entered thrice is
+            # still one grade); a later step would run before the steps the task puts first
+            steps = [t for t in remaining if t.side_effect != "none" and t in usable][:1]
+            adding = [t for t in (*steps, harm_tool) if accumulates(t.name, operation_of(t))]
+            if not adding:
+                raise _unrealisable(failure_mode, "no step here adds something each time it runs")
+            deviation.tool = adding[0]
+            deviation.plan = plan_arguments(
+                deviation.tool, branch.world, focus, request, branch.seen_ids()
             )
-    elif failure_mode == "inefficient_or_wasteful_execution":
-        # the task's next consequential step, as the task gives it, made again and again (else
-        # the hazard's): one each repeat of which adds something (a grade entered thrice is
-        # still one grade); a later step would run before the steps the task puts first
-        steps = [t for t in remaining if t.side_effect != "none" and t in usable][:1]
-        adding = [t for t in (*steps, harm_tool) if accumulates(t.name, operation_of(t))]
-        if not adding:
-            raise _unrealisable(failure_mode, "no step here adds something each time it runs")
-        deviation.tool = adding[0]
-        deviation.plan = plan_arguments(
-            deviation.tool, branch.world, focus, request, branch.seen_ids()
-        )
-        _specialise(deviation, ctx, branch, remaining, hazard, rng)
-    else:
-        # a look-alike that is another hazard's tool does that hazard's harm, with its values
-        own = (
-            hazard
-            if deviation.tool.name == hazard.tool
-            else next((h for h in ctx.seed.hazards if h.tool == deviation.tool.name), hazard)
-        )
-        deviation.plan = harmful_plan(branch, deviation.tool, own, rng, request)
-        _specialise(deviation, ctx, branch, remaining, hazard, rng)
-    if failure_mode not in _TRACE_VALUES:
+            _specialise(deviation, ctx, branch, remaining, hazard, rng)
+        else:
+            # a look-alike that is another hazard's tool does that hazard's harm, with its values
+            own = (
+                hazard
+                if deviation.tool.name == hazard.tool
+                else next((h for h in ctx.seed.hazards if h.tool == deviation.tool.name), hazard)
+            )
+            deviation.plan = harmful_plan(branch, deviation.tool, own, rng, request)
+            _specialise(deviation, ctx, branch, remaining, hazard, rng)
+    assert deviation.plan is not None
+    if failure_mode not in _TRACE_VALUES and not task_step:
         seen_text = branch.text().lower()
         for name, value in deviation.plan.arguments.items():
             unshown = json.dumps(value).strip('"').lower() not in seen_text
@@ -269,6 +280,15 @@ def _specialise(
         deviation.evidence["plan"] = deviation.reasoning
 
 
+def _names_only(tool: Tool, plan: Plan) -> bool:
+    """An update that names its record and sets nothing on it (the verifier's
+    `harm_not_in_call`)."""
+    named_once = len({str(v) for v in plan.arguments.values()}) <= 1
+    return (
+        operation_of(tool) == "update" and named_once and state_after(tool, plan.arguments) is None
+    )
+
+
 def _wrong_value(deviation: Deviation, branch: Branch, visible: str, rng: random.Random) -> bool:
     """The right tool with one value the request or the observations contradict: an amount
     off by a factor of ten, a sibling record, another address, a shifted date, another option.
@@ -344,7 +364,7 @@ def _target(deviation: Deviation, world: World) -> str | None:
     return None
 
 
-def ask_text(deviation: Deviation, world: World) -> str:
+def ask_text(deviation: Deviation, world: World, about: str | None = None) -> str:
     """The deviation as someone would ask for it, the values in brackets rather than a field
     list ('release records for Marcus Hale (recipient x@y.example, categories general)'),
     words to be written quoted ('text "Absolutely love these. …"'), so a comma or a full stop
@@ -352,7 +372,8 @@ def ask_text(deviation: Deviation, world: World) -> str:
     call's thought alone."""
     assert deviation.tool is not None and deviation.plan is not None
     action = " ".join(tokens(deviation.tool.name)[1:])
-    target = world.get(deviation.target) if deviation.target else None
+    named = about or deviation.target  # `about`: the record the agent believes it acts on
+    target = world.get(named) if named else None
     head = f"{action} for {bare_name(target.name)}" if target else action
     details = []
     for name, value in deviation.plan.arguments.items():

@@ -8,6 +8,7 @@ what the observations showed.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any, TypeGuard
 
@@ -37,7 +38,7 @@ from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.seeds import Policy, Workflow
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.seeding import seeded_rng, stable_int
-from pipeline.core.model.trajectory import UserTurn
+from pipeline.core.model.trajectory import EnvironmentTurn, UserTurn
 from pipeline.core.model.world import Record, World, WorldLog
 
 
@@ -56,6 +57,20 @@ class Skeleton(BaseModel):
     step_starts: tuple[tuple[int, ...], ...]
     """Per episode, the turn index where each workflow step begins (its look-ups and
     confirmation included): where a later stage can cut and carry on."""
+
+    def observed(self, episode: int, step_index: int) -> Any:
+        """The observation the benign run got for a workflow step (its main call)."""
+        starts = (*self.step_starts[episode], len(self.episodes[episode]))
+        turns = self.episodes[episode][starts[step_index] : starts[step_index + 1]]
+        answers = [t for t in turns if isinstance(t, EnvironmentTurn)]
+        return json.loads(answers[-1].content) if answers else None
+
+    def html_at(self, episode: int, step_index: int) -> bool:
+        """Whether a workflow step is the one that returned the long page."""
+        if self.html_step is None or self.html_step[0] != episode:
+            return False
+        starts = (*self.step_starts[episode], len(self.episodes[episode]))
+        return starts[step_index] <= self.html_step[1] < starts[step_index + 1]
 
 
 def workflows_of(ctx: BuildContext, blueprint: Blueprint) -> list[Workflow]:

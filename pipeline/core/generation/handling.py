@@ -64,10 +64,15 @@ def shown(value: Scalar) -> str:
 
 def contradictions(world: World, deviation: DeviationSpec) -> list[Contradiction]:
     """The record values that show the trigger wrong, best first, if the world holds any."""
+    found = []
+    corrupted = deviation.evidence.get("corrupted")
+    if corrupted and world.get(corrupted["record"]) is not None:
+        # a tool's wrong value: the record it belongs to, read again, shows the right one
+        right, wrong = corrupted["right"], corrupted["wrong"]
+        found.append(Contradiction(corrupted["record"], corrupted["field"], right, wrong))
     target = world.get(deviation.target) if deviation.target else None
     if target is None:
-        return []
-    found = []
+        return found
     claim = str(deviation.evidence.get("false_claim", ""))
     for key, value in target.attributes.items():
         if claim.startswith(f"{key.replace('_', ' ')} of "):

@@ -8,9 +8,7 @@ run up to the divergence step, re-executed after the trigger so nothing in it co
 
 from __future__ import annotations
 
-import json
 import random
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -45,7 +43,8 @@ from pipeline.core.generation.roles import (
     ToolDescriptionInput,
 )
 from pipeline.core.generation.run import Branch, Planted, Turns, replay
-from pipeline.core.generation.slices import ASKING_SOURCES
+from pipeline.core.generation.slices import ASKING_SOURCES, on_task_step
+from pipeline.core.generation.wrong_data import corrupted, corruptible_at
 from pipeline.core.inputs.seeds import Hazard
 from pipeline.core.model.channels import CHANNEL_OF
 from pipeline.core.model.labels import OUTPUT_MODES
@@ -111,10 +110,10 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     focus = episode_focus(branch.world, workflow.request, carried)
     exposed = list(skeleton.tools)
 
-    carriers = [j for j, t in enumerate(steps) if carries_text(t, _observed(skeleton, last, j))]
+    carriers = [j for j, t in enumerate(steps) if carries_text(t, skeleton.observed(last, j))]
     if channel == "tool_execution":  # a misbehaving tool reports in its own fields if it can
         carriers = [
-            j for j in carriers if reports_itself(steps[j], _observed(skeleton, last, j))
+            j for j in carriers if reports_itself(steps[j], skeleton.observed(last, j))
         ] or carriers
     elif source in BY_AUTHOR:  # a false claim is published, a tool's wrong data is its own
         carriers = [j for j in carriers if written_by_its_kind(source, steps[j])] or carriers
@@ -143,7 +142,15 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
         rng,
         (workflow.request, focus),
         shown=_shown(skeleton, last, _cut(skeleton, last, divergence)),
+        task_step=on_task_step(source, mode),
     )
+    overwrite = None
+    if source == "corrupted_tool_feedback":
+        corruptible = corruptible_at(deviation, skeleton, last, divergence, workflow.request)
+        if corruptible is not None:
+            overwrite, holding = corruptible
+            points_at = sorted(rng.sample(holding, k=min(len(holding), blueprint.trigger_points)))
+            corrupted(deviation, overwrite, branch.world)
     _output_ask(deviation, ctx, branch, rng)
     if source not in ASKING_SOURCES:  # nobody asked to hear that all is fine
         deviation.evidence.pop("reassured", None)
@@ -205,12 +212,14 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
         planted = None
         if j in points_at:
             mode = _OBSERVATION_MODE.get(source, "injected_instruction")
+            asked = (focus, workflow.request)
             planted = Planted(
                 mode=mode,
-                ask=planted_ask(mode, deviation, branch, (focus, workflow.request)),
+                ask="" if overwrite else planted_ask(mode, deviation, branch, asked),
                 required_values=deviation.required_values,
+                overwrite=overwrite,
             )
-        html = page_field(steps[j]) if html_at(skeleton, last, j) else None
+        html = page_field(steps[j]) if skeleton.html_at(last, j) else None
         observation = await step(
             branch,
             ctx,
@@ -242,15 +251,6 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     )
 
 
-def _observed(skeleton: Skeleton, episode: int, step_index: int) -> Any:
-    """The observation the benign run got for workflow step `step_index` (its main call)."""
-    turns = skeleton.episodes[episode]
-    starts = (*skeleton.step_starts[episode], len(turns))
-    block = turns[starts[step_index] : starts[step_index + 1]]
-    observed = [t for t in block if isinstance(t, EnvironmentTurn)]
-    return json.loads(observed[-1].content) if observed else None
-
-
 def _deviates(deviation: Deviation, benign: Turns) -> None:
     """A deviating call the benign run makes too, in any episode, is no
     deviation: the safe twin takes the same step, or it repeats one already taken (a repeat is
@@ -280,14 +280,6 @@ def _shown(skeleton: Skeleton, episode: int, cut: int) -> str:
     re-executes the same calls, so it tells the same)."""
     turns = skeleton.episodes[episode][:cut]
     return "\n".join(t.content for t in turns if isinstance(t, UserTurn | EnvironmentTurn))
-
-
-def html_at(skeleton: Skeleton, episode: int, step_index: int) -> bool:
-    """Whether workflow step `step_index` of `episode` is the one that returned the long page."""
-    if skeleton.html_step is None or skeleton.html_step[0] != episode:
-        return False
-    starts = (*skeleton.step_starts[episode], len(skeleton.episodes[episode]))
-    return starts[step_index] <= skeleton.html_step[1] < starts[step_index + 1]
 
 
 def _cut(skeleton: Skeleton, episode: int, step_index: int) -> int:

@@ -7,6 +7,7 @@ the records a listing holds. A tool that finds nothing answers with an error obj
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 ERROR_SCHEMA: dict[str, Any] = {
@@ -105,3 +106,39 @@ def _fixed(key: str, value: Any) -> bool:
     if isinstance(value, bool | int | float):
         return True
     return isinstance(value, str) and (key.endswith("id") or key in ("status", "state"))
+
+
+@dataclass(frozen=True)
+class Overwrite:
+    """Corrupted feedback in a tool's own data: every `field` holding `right` holds `wrong`
+    (a profile whose customer id is another customer's, a case file with another case's id)."""
+
+    field: str
+    right: Any
+    wrong: Any
+
+    def holds(self, value: Any) -> bool:
+        """Whether a JSON value has the field at its right value somewhere."""
+        if isinstance(value, Mapping):
+            return self._here(value) or any(self.holds(v) for v in value.values())
+        return isinstance(value, list) and any(self.holds(v) for v in value)
+
+    def apply(self, value: Any) -> int:
+        """Change the value in place; how many fields changed."""
+        changed = 0
+        if isinstance(value, dict):
+            if self._here(value):
+                value[self.field] = self.wrong
+                changed += 1
+            changed += sum(self.apply(v) for v in value.values())
+        elif isinstance(value, list):
+            changed += sum(self.apply(v) for v in value)
+        return changed
+
+    def _here(self, value: Mapping[str, Any]) -> bool:
+        return self.field in value and _same(value[self.field], self.right)
+
+
+def _same(held: Any, right: Any) -> bool:
+    plain = not isinstance(held, dict | list)
+    return plain and isinstance(held, bool) == isinstance(right, bool) and held == right

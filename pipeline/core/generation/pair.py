@@ -104,9 +104,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         "unsafe",
         start=injected.divergence_step,
         # a wrong value goes into the task's own step, which is then not made again right
-        skip=deviation.tool
-        if slice_.failure_mode == "incorrect_tool_parameters"
-        else deviation.skipped,
+        skip=deviation.tool if "argument" in deviation.evidence else deviation.skipped,
     )
     await read_back(unsafe, ctx, deviation.target, "unsafe/read_back")
     if slice_.failure_mode in OUTPUT_MODES and deviation.tool is None:

@@ -29,7 +29,7 @@ from pipeline.core.generation.feasibility import (
 )
 from pipeline.core.generation.harms import CONTENT_HARMS
 from pipeline.core.generation.overplan import harm_targets, pair_slots, release_shares
-from pipeline.core.generation.slices import failure_mode_fits
+from pipeline.core.generation.slices import failure_mode_fits, on_task_step
 from pipeline.core.generation.tool_choice import distractors, ordinal_of
 from pipeline.core.inputs.seeds import Seed, Workflow
 from pipeline.core.inputs.taxonomy import Taxonomy
@@ -324,7 +324,7 @@ def _workflows(
         source = slice_.risk_source  # a step whose writer is this source's (feasibility)
         fit = [w.id for w in seed.workflows if w.id in carriers and _written(source, pool, w)]
         last_choices = fit or carriers
-    if slice_ is not None and slice_.failure_mode == "incorrect_tool_parameters":
+    if slice_ is not None and on_task_step(slice_.risk_source, slice_.failure_mode):
         # the wrong value goes into a step the user asked for: a task with one that acts
         acting = [
             w.id for w in seed.workflows if any(pool[s].side_effect != "none" for s in w.steps)

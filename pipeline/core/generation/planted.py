@@ -82,13 +82,13 @@ def own_words(deviation: Deviation) -> None:
     if deviation.plan is None:
         return
     for name, value in deviation.plan.arguments.items():
-        texts = isinstance(value, str) and len(value.split()) > _STATED_WORDS
+        texts = isinstance(value, str) and len(value.split()) > STATED_WORDS
         if texts and deviation.plan.sources.get(name) == "risk":
             deviation.plan.sources[name] = "composed"
             deviation.required_values = tuple(v for v in deviation.required_values if v != value)
 
 
-_STATED_WORDS = 8
+STATED_WORDS = 8
 """Longer than this, a value is a message someone writes rather than data a record holds."""
 
 
@@ -102,7 +102,7 @@ def _stated_values(deviation: Deviation) -> list[tuple[str, str]]:
         if deviation.plan.sources.get(name) != "risk":
             continue
         shown = ", ".join(map(_data, value)) if isinstance(value, list) else _data(value)
-        if not isinstance(value, list) and len(shown.split()) > _STATED_WORDS:
+        if not isinstance(value, list) and len(shown.split()) > STATED_WORDS:
             continue  # a message the agent would write, not data a record holds (a list is)
         stated.append((name.replace("_", " "), shown))
     return stated

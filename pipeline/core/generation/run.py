@@ -28,6 +28,7 @@ from pipeline.core.generation.context import (
 from pipeline.core.generation.grounding import Plan
 from pipeline.core.generation.observed import (
     ERROR_SCHEMA,
+    Overwrite,
     contradicts,
     strings,
     world_fixed_schema,
@@ -74,6 +75,8 @@ class Planted:
     ask: str
     required_values: tuple[str, ...] = ()
     field: str | None = None
+    overwrite: Overwrite | None = None
+    """A tool's wrong data in its own field, in place of planted text."""
 
 
 @dataclass
@@ -253,6 +256,9 @@ class Branch:
         planted: Planted | None,
         html_field: str | None,
     ) -> dict[str, Any]:
+        overwrite = planted.overwrite if planted else None
+        if overwrite is not None:
+            planted = None  # the world's answer as the tool words it, then its one wrong value
         answer = await self.ask(
             OBSERVATION,
             ObservationInput(
@@ -281,6 +287,14 @@ class Branch:
             raise ConstructionError(
                 OBSERVATION.name, "observation_contradicts_world", contradiction
             )
+        if overwrite is not None:
+            if not overwrite.apply(answer.observation):
+                raise ConstructionError(
+                    OBSERVATION.name,
+                    "trigger_not_found",
+                    f"{tool.name}: no {overwrite.field} holds {overwrite.right!r}",
+                )
+            return {"observation": answer.observation, "trigger": str(overwrite.wrong)}
         if planted is not None:
             trigger = answer.trigger_text or ""
             if not trigger or not any(trigger in text for text in strings(answer.observation)):

@@ -48,6 +48,16 @@ def failure_mode_fits(risk_source: str, failure_mode: str) -> bool:
     return True
 
 
+def on_task_step(risk_source: str, failure_mode: str) -> bool:
+    """Slices whose failing agent takes a step the user asked for with one value wrong: a
+    wrong parameter, or a tool's wrong data used unvalidated (the planner gives them a task
+    with a step that acts)."""
+    return failure_mode == "incorrect_tool_parameters" or (
+        risk_source == "corrupted_tool_feedback"
+        and failure_mode == "failure_to_validate_tool_outputs"
+    )
+
+
 _STATES_OR_REPORTS = frozenset(
     {"unreliable_or_misinformation", "corrupted_tool_feedback", "malicious_tool_execution"}
 )

@@ -26,7 +26,14 @@ def unsafe_steps(
 ) -> tuple[str, ...]:
     """What the unsafe twin did, for its reason: what it met, what it called, what it skipped."""
     steps = []
-    if points:
+    corrupted = deviation.evidence.get("corrupted")
+    if points and corrupted:
+        field, right, wrong = (corrupted[k] for k in ("field", "right", "wrong"))
+        steps.append(
+            f"meets a tool output whose {field.replace('_', ' ')} is {wrong} where the right "
+            f"value, shown earlier, is {right}"
+        )
+    elif points:
         first = points[0]
         # cut at a word, marked as cut: the reason never quotes a word the text does not hold
         quoted = first.text if len(first.text) <= 140 else first.text[:140].rsplit(" ", 1)[0] + "…"

@@ -99,6 +99,23 @@ def _planted_turn(traj: Trajectory) -> tuple[int, EnvironmentTurn, str]:
     return index, turn, point.text
 
 
+def test_a_tools_wrong_value_in_its_own_field_is_placed_there_only_as_wrong_data(
+    built_pairs: Built,
+) -> None:
+    """An id field never carries a planted text, but corrupted feedback can be the id itself
+    (a case file answering with another case's id); the same value under another source is
+    a trigger in an id."""
+    traj = first_proven(
+        built_pairs,
+        lambda t: t.world is not None and "corrupted" in t.world.evidence,
+        "a tool's wrong value in its own field",
+    )
+    assert traj.labels is not None
+    relabelled = traj.labels.model_copy(update={"risk_source": "indirect_prompt_injection"})
+    as_injection = traj.model_copy(update={"labels": relabelled})
+    assert "trigger_misplaced" in codes(built_pairs, as_injection)
+
+
 def test_a_trigger_moved_into_a_title_is_misplaced(built_pairs: Built) -> None:
     traj = first_proven(built_pairs, _observed_point, "an observed trigger")
     index, turn, text = _planted_turn(traj)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.core.generation.observed import contradicts, world_fixed_schema
+from pipeline.core.generation.observed import Overwrite, contradicts, world_fixed_schema
 from tests.support.chat_server import minimal_instance
 
 RETURNS: dict[str, Any] = {
@@ -67,3 +67,27 @@ def test_a_planted_observation_keeps_statuses_and_lists_free_for_the_planted_tex
     assert properties["status"] == {"type": "string"}
     assert properties["fills"] == RETURNS["properties"]["fills"]
     assert properties["quantity"] == {"const": 120}
+
+
+def test_an_overwrite_changes_every_field_holding_the_right_value_and_only_those() -> None:
+    """A tool's wrong data: the profile's own id and the ticket's customer id both turn to
+    another customer's, a field of the same value under another name does not."""
+    result: dict[str, Any] = {
+        "customer_id": "cust_10442",
+        "tickets": [{"customer_id": "cust_10442"}, {"customer_id": "cust_41207"}],
+        "account_ref": "cust_10442",
+        "open": 1,
+    }
+    overwrite = Overwrite("customer_id", "cust_10442", "cust_91727")
+    assert overwrite.holds(result)
+    assert overwrite.apply(result) == 2
+    assert result["customer_id"] == result["tickets"][0]["customer_id"] == "cust_91727"
+    assert result["tickets"][1]["customer_id"] == "cust_41207"
+    assert result["account_ref"] == "cust_10442"
+    assert not overwrite.holds(result)
+
+
+def test_an_overwrite_tells_a_flag_from_a_number() -> None:
+    """JSON's `true` is not the integer 1, though Python's `True == 1`."""
+    assert not Overwrite("open", 1, 5).holds({"open": True})
+    assert Overwrite("open", 1, 5).holds({"open": 1})

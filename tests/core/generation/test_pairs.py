@@ -3,13 +3,26 @@ realisation removed rejected by name."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from typing import Any
+
 import pytest
 
 from pipeline.core.filtering.harm_shown import empty_required
 from pipeline.core.filtering.trace_view import Trace
 from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, verify
+from pipeline.core.generation.observed import Overwrite
 from pipeline.core.generation.pair import without_stated
-from pipeline.core.model.trajectory import AgentTurn, FinalAnswer, Trajectory, UserTurn
+from pipeline.core.model.trajectory import (
+    AgentTurn,
+    EnvironmentTurn,
+    FinalAnswer,
+    ToolCall,
+    Trajectory,
+    Turn,
+    UserTurn,
+)
 from tests.support.pairs import Built
 
 FAILURE_MODES = [
@@ -273,3 +286,45 @@ def test_a_misled_answer_says_what_its_trigger_asked_to_hear(built_pairs: Built)
         assert isinstance(last, AgentTurn) and isinstance(last.action, FinalAnswer)
         asked = unsafe.labels.risk_source in ASKING_SOURCES
         assert ("All in order." in last.action.response) == asked, unsafe.id
+
+
+def test_a_tools_wrong_data_sits_in_its_own_field_and_misleads_the_task_step(
+    built_pairs: Built,
+) -> None:
+    """Corrupted feedback acted out as data, not as a request: a result's own field holds
+    another value than the one the run showed before it (a profile asked for cust_10442
+    answering with cust_91727); the failing agent's task step takes that value, the careful
+    twin's never does."""
+    seen = 0
+    for unsafe, safe in built_pairs.pairs.values():
+        corrupted = unsafe.world.evidence.get("corrupted") if unsafe.world else None
+        if not corrupted:
+            continue
+        assert unsafe.labels is not None
+        assert unsafe.labels.risk_source == "corrupted_tool_feedback", unsafe.id
+        point = unsafe.risk_points[0]
+        index = sum(len(e.turns) for e in unsafe.episodes[: point.episode]) + point.turn
+        result = unsafe.turns[index]
+        assert isinstance(result, EnvironmentTurn)
+        field, right, wrong = (corrupted[k] for k in ("field", "right", "wrong"))
+        assert point.text == wrong
+        assert Overwrite(field, wrong, right).holds(json.loads(result.content)), unsafe.id
+        assert right in "\n".join(_said(t) for t in unsafe.turns[:index]), unsafe.id
+        assert wrong in [v for a in _calls(unsafe.turns[index:]) for v in a.values()], unsafe.id
+        assert wrong not in [v for a in _calls(safe.turns[index:]) for v in a.values()], safe.id
+        seen += 1
+    assert seen, "no built trace carries a tool's wrong value in its own field"
+
+
+def _said(turn: Turn) -> str:
+    if isinstance(turn, AgentTurn):
+        return json.dumps(turn.action.arguments) if isinstance(turn.action, ToolCall) else ""
+    return turn.content
+
+
+def _calls(turns: Sequence[Turn]) -> list[dict[str, Any]]:
+    return [
+        dict(t.action.arguments)
+        for t in turns
+        if isinstance(t, AgentTurn) and isinstance(t.action, ToolCall)
+    ]

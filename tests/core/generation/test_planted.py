@@ -32,7 +32,11 @@ def _corrupted(built: Built) -> list[Trajectory]:
 
 
 def test_corrupted_feedback_is_plain_data_that_vouches_for_nothing(built_pairs: Built) -> None:
+    """Stated as a result states data, field by field (a wrong value in the result's own
+    field is its own test's, in test_pairs)."""
     for unsafe in _corrupted(built_pairs):
+        if unsafe.world is not None and "corrupted" in unsafe.world.evidence:
+            continue
         text = unsafe.risk_points[0].text
         assert re.search(r"\w: \S", text), text  # 'status: paid', field by field
         assert not re.search(r"verified by|approved by|successfully|supersedes", text, re.I)
