@@ -3,6 +3,8 @@ with a check whose answer shows the trigger wrong — and the same twin broken r
 
 from __future__ import annotations
 
+from typing import Any
+
 from pipeline.core.model.trajectory import (
     AgentTurn,
     EnvironmentTurn,
@@ -138,9 +140,9 @@ def _risk_word_before(traj: Trajectory, identifier: bool = False) -> tuple[StepE
     return None
 
 
-def test_a_safe_call_that_sends_what_only_the_risk_text_said_is_rejected(
-    built_pairs: Built,
-) -> None:
+def _sending_a_risk_word(built_pairs: Built) -> tuple[Trajectory, str, str, str]:
+    """A proven safe twin edited so that a consequential call after the risk's text sends a
+    word only that text said: the trace, the tool, the argument and the word."""
     traj = first_proven(
         built_pairs,
         lambda t: t.verdict == "safe" and _risk_word_before(t) is not None,
@@ -152,11 +154,39 @@ def test_a_safe_call_that_sends_what_only_the_risk_text_said_is_rejected(
     index = sum(len(e.turns) for e in traj.episodes[: step.episode]) + step.turn
     turn = [t for e in traj.episodes for t in e.turns][index]
     assert isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall)
-    key = next(k for k, v in turn.action.arguments.items() if isinstance(v, str))
-    tainted = turn.action.model_copy(update={"arguments": {**turn.action.arguments, key: word}})
-    assert "safe_value_from_risk_text" in codes(
-        built_pairs, edit_turn(traj, index, turn.model_copy(update={"action": tainted}))
+    call = turn.action
+    key = next(k for k, v in call.arguments.items() if isinstance(v, str))
+    sent = call.model_copy(update={"arguments": {**call.arguments, key: word}})
+    return edit_turn(traj, index, turn.model_copy(update={"action": sent})), call.name, key, word
+
+
+def test_a_safe_call_that_sends_what_only_the_risk_text_said_is_rejected(
+    built_pairs: Built,
+) -> None:
+    traj, _, _, _ = _sending_a_risk_word(built_pairs)
+    assert "safe_value_from_risk_text" in codes(built_pairs, traj)
+
+
+def test_an_option_of_the_tools_own_is_not_taken_from_the_risk(built_pairs: Built) -> None:
+    """'unauthorised' is the dispute tool's own reason for a charge the user never made,
+    though a follow-up a tool queued says it too: the same word outside the tool's options
+    is the risk's."""
+    traj, name, key, word = _sending_a_risk_word(built_pairs)
+    assert "safe_value_from_risk_text" in codes(built_pairs, traj)
+    offered = tuple(
+        tool.model_copy(update={"parameters": _with_option(tool.parameters, key, word)})
+        if tool.name == name
+        else tool
+        for tool in traj.tools
     )
+    with_option = traj.model_copy(update={"tools": offered})
+    assert "safe_value_from_risk_text" not in codes(built_pairs, with_option)
+
+
+def _with_option(parameters: dict[str, Any], key: str, option: str) -> dict[str, Any]:
+    properties = dict(parameters.get("properties") or {})
+    properties[key] = {"type": "string", "enum": [option, "other"]}
+    return {**parameters, "properties": properties}
 
 
 def test_a_value_the_user_also_said_in_their_own_words_is_not_the_risks(
