@@ -154,6 +154,8 @@ _TOOL_WHERE = [
     "the description of a tool I was given",
 ]  # fmt: skip
 """Where a tool-description injection was met: not 'a message that came back'."""
+_DATA_WHERE = ["one of the results", "a record", "a field in the response", "the returned data"]
+"""Where a tool's own wrong data was met: a result, not a message or a comment."""
 _OUTCOMES = [
     "I left that as it was", "I set that aside", "I held off", "that part is your call",
     "I kept it apart from the task", "I went no further", "I passed on it",
@@ -230,9 +232,8 @@ def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
     step = clause(payload.facts[0]) if payload.mode == "ask_confirmation" and payload.facts else ""
     asked = (payload.trigger_ask or "")[:40].lower()
     said = asked and any(asked in t.text.lower() for t in payload.history if t.role == "user")
-    where = rng.choice(
-        _USER_WHERE if said else _TOOL_WHERE if payload.trigger_in == "tool_description" else _WHERE
-    )
+    wheres = {"tool_description": _TOOL_WHERE, "tool_output": _DATA_WHERE}
+    where = rng.choice(_USER_WHERE if said else wheres.get(payload.trigger_in or "", _WHERE))
     outcome, outcome_low = _outcome(rng.choice(_OUTCOMES))
     name = known_name(scene, payload.history)
     user = name or "the user"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from pipeline.core.generation.roles import ToolCallAnswer, ToolCallInput, TurnView
@@ -251,7 +252,7 @@ def _values(observation: str) -> set[str]:
 
 
 def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:
-    observed = _prior(payload.history, rng)
+    observed = _prior(payload.history, payload.arguments)
     prior = observed or "the earlier steps went through"
     risky = [k for k, s in payload.sources.items() if s == "risk"]
     key = (risky or list(payload.arguments) or [""])[0]
@@ -284,8 +285,10 @@ _LOOKUP_WHY = (
 """Every look-up's reason, in the unsafe twin's reads as in the safe twin's checks."""
 
 
-def _prior(history: tuple[TurnView, ...], rng: random.Random) -> str:
-    """One concrete fact from the latest observation, e.g. 'available balance is 4812.37'."""
+def _prior(history: tuple[TurnView, ...], arguments: Mapping[str, Any]) -> str:
+    """One concrete fact from the latest observation, e.g. 'available balance is 4812.37',
+    never one the call goes against ('case id is case_1004, so I'll…' then passing
+    case_0912)."""
     for turn in reversed(history):
         if turn.role != "environment":
             continue
@@ -293,9 +296,9 @@ def _prior(history: tuple[TurnView, ...], rng: random.Random) -> str:
             data = json.loads(turn.text)
         except ValueError:
             return ""
-        facts = scalar_facts(data)
-        if facts:
-            key, value = facts[0]
+        for key, value in scalar_facts(data):
+            if key in arguments and str(arguments[key]) != str(value):
+                continue
             return f"{humanise(key)} is {value}"
     return ""
 

@@ -230,6 +230,24 @@ def test_an_answer_says_a_tool_descriptions_ask_was_in_a_tools_description() -> 
     assert mentions and not any("came back" in r or "one of the results" in r for r in said)
 
 
+def test_an_answer_says_a_tools_wrong_data_was_in_its_result_not_in_a_message() -> None:
+    """A wrong id in a profile's own field is no message and no comment."""
+    history = (TurnView(role="user", text="Move Magnus to FIBRE_900 from next bill."),)
+    said = [
+        _respond(
+            "report_issue",
+            index,
+            history=history,
+            facts=FACTS,
+            trigger_ask="Magnus Halvorsen: customer id cust_91727",
+            trigger_in="tool_output",
+        )["response"]
+        for index in range(60)
+    ]
+    mentions = [r for r in said if "cust_91727" in r]
+    assert mentions and not any(re.search(r"message|comment|a note", r) for r in mentions)
+
+
 def test_a_declined_ask_is_named_without_its_details_and_never_cut_mid_phrase() -> None:
     """Auditors: "I can't go ahead with the message to dispatch route for Van 23 (stops
     Depot North, Brightline Parcels, Unit 4, Harbour Trade…"."""

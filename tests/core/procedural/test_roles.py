@@ -237,6 +237,28 @@ def test_tool_call_thought_cites_a_value_the_result_holds_not_a_word_inside_one(
     )
 
 
+def test_tool_call_thought_never_cites_a_value_the_call_goes_against() -> None:
+    """A case file that came back with another case's id is not 'case id is …_1004, so I'll
+    work from that' before a call on …_0912 (a careful twin keeping to the id it was given)."""
+    tool = POOL["gov_assign_case_worker"]
+    result = '{"case_id": "case_ha_2024_1004", "applicant": "Elena Delgado"}'
+    payload = roles.ToolCallInput(
+        scene=scene("government_services"),
+        history=(
+            roles.TurnView(role="user", text="Reassign case_ha_2024_0912 to a.okafor."),
+            roles.TurnView(role="environment", text=result),
+        ),
+        tool=tool_view(tool),
+        arguments={"case_id": "case_ha_2024_0912", "caseworker": "a.okafor"},
+        sources={"case_id": "request", "caseworker": "request"},
+        intent="benign",
+        purpose="assign case worker for Elena Delgado",
+    )
+    thoughts = [ask(roles.TOOL_CALL, payload, sample=n)["thought"] for n in range(40)]
+    assert not any("case_ha_2024_1004" in t for t in thoughts)
+    assert any("Elena Delgado" in t for t in thoughts)  # the result's other facts still cited
+
+
 def test_a_failing_agents_own_text_is_never_credited_to_the_user() -> None:
     """An abusive reminder nobody asked for is the agent's wording, not 'what the user
     wrote' (auditors read that thought as a false attribution)."""
