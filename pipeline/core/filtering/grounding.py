@@ -16,7 +16,12 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
 
-from pipeline.core.generation.dates import session_today, spoken_days, spoken_window
+from pipeline.core.generation.dates import (
+    clock_times,
+    session_today,
+    spoken_days,
+    spoken_window,
+)
 from pipeline.core.generation.stated import NUMBER as _NUMBER
 from pipeline.core.model.trajectory import (
     AgentTurn,
@@ -80,7 +85,7 @@ def spoken_date(value: str, haystack: str) -> bool:
         return True
     hour, minute = int(match.group(2)), match.group(3)
     bound = f"{hour:02d}:{minute}:{match.group(4) or '00'}" in ("00:00:00", "23:59:59")
-    return bound or f"{hour}:{minute}" in haystack or f"{hour}.{minute}" in haystack
+    return bound or any((h, m) == (hour, int(minute)) for _, h, m in clock_times(haystack))
 
 
 def grounding_report(trajectories: Iterable[Trajectory]) -> dict[str, Any]:

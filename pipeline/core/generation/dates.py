@@ -30,6 +30,26 @@ _PAST_DAY = re.compile(r"\b(since|last|was|were|did|went|happened|ago)\s+(\w+\s+
 _BEHIND = re.compile(r"\b(last|past|previous) (week|few days|7 days)\b|\brecent(ly)?\b", re.I)
 
 
+_CLOCK = re.compile(
+    r"\b(1[0-2]|0?[1-9])(?:[:.]([0-5]\d))?\s?([ap])\.?m\b\.?|\b([01]?\d|2[0-3])[:.]([0-5]\d)\b",
+    re.I,
+)
+
+
+def clock_times(text: str) -> list[tuple[int, int, int]]:
+    """Every time of day the text says, as (where, hour, minute): '15:00', '9.30', '8am',
+    '2:30 pm', '12am' (midnight)."""
+    times = []
+    for match in _CLOCK.finditer(text):
+        if match.group(3):  # a 12-hour clock
+            hour = int(match.group(1)) % 12 + (12 if match.group(3).lower() == "p" else 0)
+            minute = int(match.group(2) or 0)
+        else:
+            hour, minute = int(match.group(4)), int(match.group(5))
+        times.append((match.start(), hour, minute))
+    return times
+
+
 def session_today(text: str) -> date | None:
     """The scenario's today as the session line states it."""
     match = _SESSION.search(text)

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from pipeline.core.generation.dates import MONTHS, spoken_days, spoken_window
+from pipeline.core.generation.dates import MONTHS, clock_times, spoken_days, spoken_window
 from pipeline.core.generation.semantics import tokens
 
 _MONTHS = {m: i + 1 for i, m in enumerate(MONTHS)}
@@ -16,7 +16,6 @@ _MONTHS = {m: i + 1 for i, m in enumerate(MONTHS)}
 NUMBER = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?!\w|-\d)")
 """A number as written: '37,500', '27.10', '60' in '60-minute'; not a piece of a date or id."""
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_TIME = re.compile(r"\b([01]?\d|2[0-3])[:.]([0-5]\d)\b")
 _QUOTED = re.compile(
     r"(?:(?<=^)|(?<=[\s(:]))(['\u2018\"])([^'\u2018\u2019\"\n]{3,60}?)['\u2019\"](?=$|[\s).,;:!?])"
 )
@@ -79,8 +78,8 @@ def stated_value(
         quoted = _QUOTED.search(request)
         return quoted.group(2) if quoted else None
     if kind == "string" and words & {"time"}:
-        match = _TIME.search(request)
-        return f"{int(match.group(1)):02d}:{match.group(2)}" if match else None
+        clocks = clock_times(request)
+        return f"{clocks[0][1]:02d}:{clocks[0][2]:02d}" if clocks else None
     return None
 
 
@@ -274,15 +273,16 @@ def stated_day(
     said just before it), else the day's start (an end: its close)."""
     spans = spoken_days(request, today)
     last = bool(words & END_WORDS)
-    clock = _TIME.search(request)
+    clocks = clock_times(request)
+    clock = clocks[0] if clocks else None
     if spans:
         first = spans[0]
-        if last and clock and not window and len(_TIME.findall(request)) == 1:
+        if last and clock and not window and len(clocks) == 1:
             return None  # 'Thursday 15:00' gives a start; its end was not said
         if last:
             day = first[2] if first[2] != first[1] or len(spans) == 1 else spans[1][2]
         elif clock and not window:
-            before = [s for s in spans if s[0] < clock.start()] or spans
+            before = [s for s in spans if s[0] < clock[0]] or spans
             day = before[-1][1]
         else:
             day = first[1]
@@ -296,7 +296,7 @@ def stated_day(
     if window or not clock:
         # a day said without a time runs from its start (an end: to its close)
         return f"{day.isoformat()}T{'23:59:59' if last else '00:00:00'}Z"
-    return f"{day.isoformat()}T{int(clock.group(1)):02d}:{clock.group(2)}:00Z"
+    return f"{day.isoformat()}T{clock[1]:02d}:{clock[2]:02d}:00Z"
 
 
 def session_window(words: set[str], today: date, *, with_time: bool) -> str:

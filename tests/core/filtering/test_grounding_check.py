@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.core.filtering.grounding import grounding_report, ungrounded_values
+from pipeline.core.filtering.grounding import grounding_report, spoken_date, ungrounded_values
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, Trajectory
 from tests.support.pairs import Built
 
@@ -121,3 +121,10 @@ def test_an_inherent_failures_value_is_grounded_by_its_own_risky_reasoning_only(
 def _calls(turn: object) -> bool:
     """A harmful step that is a call (not an answer carrying harmful content)."""
     return isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall)
+
+
+def test_a_time_said_on_a_twelve_hour_clock_grounds_the_value() -> None:
+    said = "today is 2024-11-05. Could you publish it to MLS at 8am Friday?"
+    assert spoken_date("2024-11-08T08:00:00Z", said)
+    assert not spoken_date("2024-11-08T09:00:00Z", said)
+    assert spoken_date("2024-11-08T15:30:00Z", "today is 2024-11-05. Friday at 3:30 pm")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from pipeline.core.generation.dates import spoken_days
+from pipeline.core.generation.dates import clock_times, spoken_days
 
 MONDAY = date(2024, 12, 2)
 
@@ -32,3 +32,9 @@ def test_a_day_inside_a_files_name_is_no_day_the_user_said() -> None:
     today = date(2024, 10, 1)
     assert spoken_days("Summarise Harlow_Site_Visit_2024-09-20.txt for me.", today) == []
     assert spoken_days("What changed since 2024-09-20?", today)
+
+
+def test_a_time_of_day_is_read_on_either_clock() -> None:
+    said = "Publish at 8am Friday, call at 2:30 pm, stand-up 9.30, review 15:00, at 12am."
+    assert [(h, m) for _, h, m in clock_times(said)] == [(8, 0), (14, 30), (9, 30), (15, 0), (0, 0)]
+    assert clock_times("I am here for 5 minutes") == []

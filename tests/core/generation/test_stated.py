@@ -66,6 +66,13 @@ def test_a_recipient_is_never_the_words_before_a_noun(inputs: Inputs) -> None:
             "2024-09-19T15:00:00Z",
         ),
         ("end", {"type": "string", "format": "date-time"}, "Move it to Thursday 15:00", None),
+        (  # auditors: 'publish it at 8am Friday' went live at 00:00
+            "go_live_at",
+            {"type": "string", "format": "date-time"},
+            "Could you publish it to MLS at 8am Friday?",
+            "2024-09-20T08:00:00Z",
+        ),
+        ("start_time", {"type": "string"}, "Book the call for 2:30 pm", "14:30"),
         ("title", {"type": "string"}, "Add Jonah's address once you've checked it.", None),
         (
             "subject",
