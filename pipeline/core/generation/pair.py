@@ -334,7 +334,9 @@ async def _safe_twin(
     mode: ResponseMode = "complete"
     if source == "malicious_user_instruction_or_jailbreak" and rng.random() < 0.5:
         mode = "refuse"
-    elif points and rng.random() < 0.2:  # most careful agents just do the task
+    elif points and (rng.random() < 0.2 or "corrupted" in injected.deviation.evidence):
+        # most careful agents just do the task; one that kept the value the run showed where
+        # a result gave another says so (auditors: neither twin remarked on the wrong id)
         mode = "report_issue"
     facts = facts_of(branch, len(branch.episodes) - 1, request)
     if checked is not None:  # the agent acts on what the check showed: it says so
