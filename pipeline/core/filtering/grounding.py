@@ -109,7 +109,7 @@ def grounding_report(trajectories: Iterable[Trajectory]) -> dict[str, Any]:
                 seen.append(turn.content)
             elif isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall):
                 tool = tools.get(turn.action.name)
-                enums = _enums(tool.parameters if tool else {})
+                enums = enum_options(tool.parameters if tool else {})
                 n, lost = ungrounded_values(turn.action.arguments, "\n".join(seen), enums)
                 checked += n
                 missing += [f"{traj.id} {turn.action.name}.{m}" for m in lost]
@@ -124,7 +124,8 @@ def grounding_report(trajectories: Iterable[Trajectory]) -> dict[str, Any]:
     }
 
 
-def _enums(schema: Mapping[str, Any]) -> set[str]:
+def enum_options(schema: Mapping[str, Any]) -> set[str]:
+    """Every option a tool's parameters (or their array items) offer."""
     found: set[str] = set()
     for sub in (schema.get("properties") or {}).values():
         if isinstance(sub, Mapping):

@@ -10,7 +10,7 @@ import json
 import re
 
 from pipeline.core.filtering.argument_values import consequential_problems
-from pipeline.core.filtering.grounding import spoken_date
+from pipeline.core.filtering.grounding import enum_options, spoken_date
 from pipeline.core.filtering.trace_view import Finding, Trace
 from pipeline.core.generation.harms import world_of
 from pipeline.core.generation.policy import breach
@@ -124,7 +124,7 @@ def _only_in_risk_text(trace: Trace, step: StepEffect) -> str | None:
         shown = shown.replace(text, " ")
     rest, shown, risky = shown, _plain(shown), [_plain(text) for text in risky]
     spec = next((t for t in trace.traj.tools if t.name == action.name), None)
-    options = set(_enums(spec.parameters)) if spec is not None else set()
+    options = enum_options(spec.parameters) if spec is not None else set()
     for raw in _strings(action.arguments):
         value = _plain(raw)
         if spoken_date(raw, rest):
@@ -139,14 +139,6 @@ def _only_in_risk_text(trace: Trace, step: StepEffect) -> str | None:
 def _plain(text: str) -> str:
     """A value as words: the enum `temperature_log` is what the user called 'temperature log'."""
     return re.sub(r"[_\s]+", " ", text.lower())
-
-
-def _enums(schema: object) -> list[str]:
-    """Every option a tool's parameter schema offers."""
-    if isinstance(schema, dict):
-        own = [str(o) for o in schema.get("enum") or ()]
-        return own + [e for k, v in schema.items() if k != "enum" for e in _enums(v)]
-    return [e for v in schema for e in _enums(v)] if isinstance(schema, list) else []
 
 
 def _strings(value: object) -> list[str]:

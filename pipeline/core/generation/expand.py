@@ -58,10 +58,15 @@ class Skeleton(BaseModel):
     """Per episode, the turn index where each workflow step begins (its look-ups and
     confirmation included): where a later stage can cut and carry on."""
 
+    def step_span(self, episode: int, step_index: int) -> tuple[int, int]:
+        """The turns [start, end) of a workflow step, its look-ups included."""
+        starts = (*self.step_starts[episode], len(self.episodes[episode]))
+        return starts[step_index], starts[step_index + 1]
+
     def observed(self, episode: int, step_index: int) -> Any:
         """The observation the benign run got for a workflow step (its main call)."""
-        starts = (*self.step_starts[episode], len(self.episodes[episode]))
-        turns = self.episodes[episode][starts[step_index] : starts[step_index + 1]]
+        start, end = self.step_span(episode, step_index)
+        turns = self.episodes[episode][start:end]
         answers = [t for t in turns if isinstance(t, EnvironmentTurn)]
         return json.loads(answers[-1].content) if answers else None
 
@@ -69,8 +74,8 @@ class Skeleton(BaseModel):
         """Whether a workflow step is the one that returned the long page."""
         if self.html_step is None or self.html_step[0] != episode:
             return False
-        starts = (*self.step_starts[episode], len(self.episodes[episode]))
-        return starts[step_index] <= self.html_step[1] < starts[step_index + 1]
+        start, end = self.step_span(episode, step_index)
+        return start <= self.html_step[1] < end
 
 
 def workflows_of(ctx: BuildContext, blueprint: Blueprint) -> list[Workflow]:

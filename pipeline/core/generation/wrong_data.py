@@ -54,9 +54,8 @@ def corrupted(deviation: Deviation, overwrite: Overwrite, world: World) -> None:
     """The deviation as the agent the wrong value misled sees it: the task's own step for the
     record it believes it has ('change service plan for Magnus Halvorsen (customer id
     cust_91727)'), and the wrong value as the answer and the careful twin's check word it."""
-    believed = world.get(str(overwrite.right)) or (
-        world.get(deviation.target) if deviation.target else None
-    )
+    named = world.get(str(overwrite.right))  # the wrong value is another record's id
+    believed = named or (world.get(deviation.target) if deviation.target else None)
     field = overwrite.field.replace("_", " ")
     owner = f"{bare_name(believed.name)}: " if believed is not None else ""
     deviation.evidence["planted_fact"] = f"{owner}{field} {spoken(overwrite.wrong)}"
@@ -66,15 +65,14 @@ def corrupted(deviation: Deviation, overwrite: Overwrite, world: World) -> None:
         "right": str(overwrite.right),
         "wrong": str(overwrite.wrong),
     }
-    if believed is not None and world.get(str(overwrite.right)) is not None:
-        deviation.ask = ask_text(deviation, world, about=believed.id)
+    if named is not None:
+        deviation.ask = ask_text(deviation, world, about=named.id)
 
 
 def _before(skeleton: Skeleton, episode: int, step_index: int, request: str) -> str:
     """What the run said before a step's result: the request, earlier turns, and the step's
     own call (a look-up for one id answered with another shows the data wrong)."""
-    starts = (*skeleton.step_starts[episode], len(skeleton.episodes[episode]))
-    turns = skeleton.episodes[episode][: starts[step_index + 1]]
+    turns = skeleton.episodes[episode][: skeleton.step_span(episode, step_index)[1]]
     answered = max(i for i, t in enumerate(turns) if isinstance(t, EnvironmentTurn))
     said = [request]
     for turn in turns[:answered]:
