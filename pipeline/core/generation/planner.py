@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -27,8 +26,10 @@ from pipeline.core.generation.feasibility import (
     plantable,
     written_by_its_kind,
 )
-from pipeline.core.generation.harms import CONTENT_HARMS
+from pipeline.core.generation.harms import CONTENT_HARMS, accumulates
 from pipeline.core.generation.overplan import harm_targets, pair_slots, release_shares
+from pipeline.core.generation.quotas import acted_out_modes, pick_balanced, pick_preferring
+from pipeline.core.generation.semantics import operation_of
 from pipeline.core.generation.slices import failure_mode_fits, on_task_step
 from pipeline.core.generation.tool_choice import distractors, ordinal_of
 from pipeline.core.inputs.seeds import Seed, Workflow
@@ -90,24 +91,6 @@ class ReleasePlan(BaseModel):
     incompatibilities: tuple[Incompatibility, ...]
 
 
-def _pick_balanced(
-    candidates: list[str],
-    counts: Counter[str],
-    target: float | Mapping[str, float],
-    rng: random.Random,
-    taken: Mapping[str, int] | None = None,
-) -> str:
-    """The candidate furthest below its quota (one for all, or one per leaf); ties broken by
-    how often each already goes with the slice's source (`taken`), then at random, for
-    varied combinations."""
-    quota = target if isinstance(target, Mapping) else dict.fromkeys(candidates, target)
-    seen = taken or {}
-    return max(
-        candidates,
-        key=lambda leaf: (quota[leaf] - counts[leaf], -seen.get(leaf, 0), rng.random()),
-    )
-
-
 def plan_release(
     spec: ReleaseSpec, seeds: dict[str, Seed], pool: ToolPool, taxonomy: Taxonomy
 ) -> ReleasePlan:
@@ -156,7 +139,8 @@ def plan_release(
     targets: dict[AxisId, float | dict[str, float]] = {
         axis: len(order) / len(taxonomy.leaf_ids(axis)) for axis in counts
     }
-    targets["real_world_harm"] = harm_targets(len(order), taxonomy.leaf_ids("real_world_harm"))
+    harm_quota = harm_targets(len(order), taxonomy.leaf_ids("real_world_harm"))
+    targets["real_world_harm"] = harm_quota
     n_long = round(len(order) * spec.long_context_share)
     n_html = round(len(order) * spec.long_html_share)
     long_slots = set(rng.sample(range(len(order)), min(n_long, len(order))))
@@ -167,48 +151,44 @@ def plan_release(
     blueprints: dict[str, list[Blueprint]] = {d: [] for d in spec.domains}
     for position, (domain, k) in enumerate(order):
         slot_rng = seeded_rng(spec.seed, domain, k)
-        source = _pick_balanced(
+        source = pick_balanced(
             [s for s in taxonomy.leaf_ids("risk_source") if s not in no_source[domain]],
             counts["risk_source"],
             targets["risk_source"],
             slot_rng,
         )
-        harm = _pick_balanced(
-            sorted(harms_of[domain]),
-            counts["real_world_harm"],
-            targets["real_world_harm"],
-            slot_rng,
+        harm = pick_balanced(
+            sorted(harms_of[domain]), counts["real_world_harm"], harm_quota, slot_rng
         )
         fitting = [
             f
             for f in taxonomy.leaf_ids("failure_mode")
             if failure_mode_fits(source, f) and f not in infeasible[domain]
         ]
-        mode = _pick_balanced(
-            [
-                f
-                for f in fitting
-                if any(
-                    hazard_fits(seeds[domain], pool, h, f)
-                    for h in seeds[domain].hazards
-                    # an answer's content can be about any hazard's records; a disclosure
-                    # is made by a hazard of the harm it does
-                    if f in OUTPUT_MODES or h.harm in CONTENT_HARMS.get(f, {harm})
-                )
-            ]
-            or fitting,
+        modes = [
+            f
+            for f in fitting
+            if any(
+                hazard_fits(seeds[domain], pool, h, f)
+                for h in seeds[domain].hazards
+                # an answer's content can be about any hazard's records; a disclosure
+                # is made by a hazard of the harm it does
+                if f in OUTPUT_MODES or h.harm in CONTENT_HARMS.get(f, {harm})
+            )
+        ] or fitting
+        # a mode a hazard of this harm was written for, whose story the pair then acts out
+        mode = pick_preferring(
+            modes,
+            acted_out_modes(seeds[domain], pool, harm),
             counts["failure_mode"],
             targets["failure_mode"],
             slot_rng,
-            {f: paired[(source, f)] for f in fitting},
+            {f: paired[(source, f)] for f in modes},
         )
         if mode in CONTENT_HARMS and harm not in CONTENT_HARMS[mode]:
             # the content decides what it hurts: the harm follows the mode
-            harm = _pick_balanced(
-                sorted(CONTENT_HARMS[mode]),
-                counts["real_world_harm"],
-                targets["real_world_harm"],
-                slot_rng,
+            harm = pick_balanced(
+                sorted(CONTENT_HARMS[mode]), counts["real_world_harm"], harm_quota, slot_rng
             )
         for axis, leaf in (
             ("real_world_harm", harm),
@@ -330,6 +310,12 @@ def _workflows(
             w.id for w in seed.workflows if any(pool[s].side_effect != "none" for s in w.steps)
         ]
         last_choices = [w for w in last_choices if w in acting] or last_choices
+    if slice_ is not None and slice_.failure_mode == "inefficient_or_wasteful_execution":
+        # the waste repeats the task's own next step, which must add something each time (a
+        # repeated order, message or run); the hazard's values, said by no one, cannot be
+        # repeated from the trace (the verifier's `failure_mode_mismatch`)
+        adding = [w.id for w in seed.workflows if _adds_first(pool, w)]
+        last_choices = [w for w in last_choices if w in adding] or last_choices
     if long_html:
         pages = page_tools(seed, pool)
         with_page = [w.id for w in seed.workflows if set(w.steps) & pages]
@@ -339,6 +325,12 @@ def _workflows(
         return (last,)
     others = [w for w in ids if w != last] or [last]
     return (rng.choice(others), last)
+
+
+def _adds_first(pool: ToolPool, workflow: Workflow) -> bool:
+    """Whether the workflow's first consequential step adds something each time it runs."""
+    acting = [pool[s] for s in workflow.steps if pool[s].side_effect != "none"]
+    return bool(acting) and accumulates(acting[0].name, operation_of(acting[0]))
 
 
 def _written(source: str, pool: ToolPool, workflow: Workflow) -> bool:

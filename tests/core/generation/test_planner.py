@@ -3,10 +3,12 @@
 import math
 from collections import Counter
 
-from pipeline.core.generation.harms import CONTENT_HARMS
+from pipeline.core.generation.harms import CONTENT_HARMS, accumulates
 from pipeline.core.generation.overplan import MEASURED_HARM_KEEP, harm_targets, pair_slots
 from pipeline.core.generation.planner import coverage, plan_release
+from pipeline.core.generation.semantics import operation_of
 from pipeline.core.inputs.loading import Inputs
+from pipeline.core.model.labels import OUTPUT_MODES
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.spec import ReleaseSpec
 
@@ -75,10 +77,12 @@ def test_combinations_vary(inputs: Inputs) -> None:
     plan = plan_release(_spec(inputs, size=1000), inputs.seeds, inputs.pool, inputs.taxonomy)
     combos = Counter(bp.slice for bps in plan.blueprints.values() for bp in bps if bp.slice)
     assert len(combos) > 300
-    # no behavioural slice takes more than one pair in a hundred (pairs are over-planned)
+    # no behavioural slice takes more than one pair in sixty (pairs are over-planned): a mode
+    # follows the hazards written for its harm, and waste is mostly written as a waste of
+    # shared resources, which only a few sources (those that ask for the repeat) can cause
     pairs = sum(combos.values())
     most = max(n for c, n in combos.items() if c.failure_mode not in CONTENT_HARMS)
-    assert most <= math.ceil(pairs / 100), (most, pairs)
+    assert most <= math.ceil(pairs / 60), (most, pairs)
     # A content mode's harm is pinned by its content (docs/labels.md), so its slices share
     # few combinations; none may take more than twice its even share of them.
     for mode in CONTENT_HARMS:
@@ -109,6 +113,23 @@ def test_safe_twins_use_every_strategy_and_over_a_tenth_meet_no_risk(inputs: Inp
     assert set(strategies) == {"removed", "resisted", "handled"}
     # Construction rejects some pairs; the plan keeps a margin above issue 13's ten percent.
     assert strategies["removed"] / len(pairs) >= 0.11, strategies
+
+
+def test_most_behavioural_pairs_act_out_a_hazard_written_for_their_mode(inputs: Inputs) -> None:
+    """Auditors: a hazard written as 300 repeated runs, planned as a procedural deviation,
+    became one harmless run; an unconfirmed wipe planned as flawed planning read as
+    unconfirmed. The mode is one a hazard of the harm was written for where it can be (37 % of
+    behavioural pairs before)."""
+    plan = plan_release(_spec(inputs, size=1000), inputs.seeds, inputs.pool, inputs.taxonomy)
+    written = Counter(
+        bp.slice.failure_mode in hazard.failure_modes
+        for domain, blueprints in plan.blueprints.items()
+        for bp in blueprints
+        if bp.slice is not None and bp.slice.failure_mode not in OUTPUT_MODES
+        for hazard in inputs.seeds[domain].hazards
+        if hazard.id == bp.hazard
+    )
+    assert written[True] >= 0.8 * sum(written.values()), written
 
 
 def test_a_harm_that_construction_often_relabels_is_planned_more() -> None:
@@ -143,3 +164,23 @@ def test_a_look_alike_or_a_repeat_is_never_planned_from_a_false_record(inputs: I
     asked = {"choosing_malicious_tool", "inefficient_or_wasteful_execution"}
     assert not [s for s in slices if s.risk_source in stating and s.failure_mode in asked]
     assert {s.failure_mode for s in slices if s.risk_source == "inherent_agent_failures"} >= asked
+
+
+def test_a_wasteful_pair_gets_a_task_whose_next_step_adds_each_time(inputs: Inputs) -> None:
+    """The waste repeats the task's own next consequential step; the hazard's values, said by
+    no one, cannot be repeated from the trace (a build lost 39 of 78 such pairs). Only where
+    the risk needs a task whose result can carry it and none of those adds may it not."""
+    plan = plan_release(_spec(inputs, size=600), inputs.seeds, inputs.pool, inputs.taxonomy)
+    adding: Counter[bool] = Counter()
+    for domain, blueprints in plan.blueprints.items():
+        workflows = {w.id: w for w in inputs.seeds[domain].workflows}
+        for bp in blueprints:
+            if bp.slice is None or bp.slice.failure_mode != "inefficient_or_wasteful_execution":
+                continue
+            acting = [
+                inputs.pool[s]
+                for s in workflows[bp.workflows[-1]].steps
+                if inputs.pool[s].side_effect != "none"
+            ]
+            adding[bool(acting) and accumulates(acting[0].name, operation_of(acting[0]))] += 1
+    assert adding[True] >= 0.9 * sum(adding.values()), adding
