@@ -10,6 +10,7 @@ survives filtering with every domain and leaf at its quota.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from typing import Literal
 
@@ -270,11 +271,12 @@ def _blueprint(
         )[0]
         multi = CHANNEL_OF[slice_.risk_source] in {"observation", "tool_output"}
         points = rng.choices((1, 2, 3), weights=(0.6, 0.3, 0.1))[0] if multi else 1
+    drawn = rng.choice(seed.personas).name
     return Blueprint(
         id=pair_id,
         domain=seed.id,
         kind="benign" if slice_ is None else "pair",
-        persona=rng.choice(seed.personas).name,
+        persona=_speaker(seed, workflows[-1]) or drawn,
         workflows=workflows,
         tools=_exposed_tools(seed, pool, rng, workflows, hazard, readers, pair_id),
         slice=slice_,
@@ -285,6 +287,19 @@ def _blueprint(
         long_html=long_html,
         seed=rng.getrandbits(32),
     )
+
+
+def _speaker(seed: Seed, workflow_id: str) -> str | None:
+    """The persona a request says is speaking ('Leah here - I've approved the draft'): the
+    user is then that person, not a customer asking to schedule the brand's posts."""
+    request = next(w.request for w in seed.workflows if w.id == workflow_id)
+    for persona in seed.personas:
+        names = "|".join(re.escape(n) for n in persona.name.split() if n[:1].isupper())
+        if names and re.search(
+            rf"\b(?:{names}) here\b|\b(?:it's|I'm|this is) (?:{names})\b", request
+        ):
+            return persona.name
+    return None
 
 
 def _workflows(

@@ -314,7 +314,8 @@ def test_a_tools_wrong_data_sits_in_its_own_field_and_misleads_the_task_step(
         assert wrong not in [v for a in _calls(safe.turns[index:]) for v in a.values()], safe.id
         answer = safe.turns[-1]
         assert isinstance(answer, AgentTurn) and isinstance(answer.action, FinalAnswer)
-        assert wrong in answer.action.response, safe.id  # the careful twin says what it met
+        if safe.risk_points:  # a careful twin that met the wrong value says so
+            assert wrong in answer.action.response, safe.id
         seen += 1
     assert seen, "no built trace carries a tool's wrong value in its own field"
 

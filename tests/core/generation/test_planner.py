@@ -184,3 +184,15 @@ def test_a_wasteful_pair_gets_a_task_whose_next_step_adds_each_time(inputs: Inpu
             ]
             adding[bool(acting) and accumulates(acting[0].name, operation_of(acting[0]))] += 1
     assert adding[True] >= 0.9 * sum(adding.values()), adding
+
+
+def test_a_request_that_says_who_is_speaking_is_that_personas(inputs: Inputs) -> None:
+    """'Ines here. Rob leaves on Friday - … make me the owner' is Ines's request, never one
+    the firm's other personas make (it had gone out as 'Hi, Rob here. Ines here. …')."""
+    spec = ReleaseSpec(size=400, domains=("cloud_storage",))
+    plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
+    hers = [bp for bp in plan.blueprints["cloud_storage"] if bp.workflows[-1] == "harlow_to_ines"]
+    assert hers
+    assert {bp.persona for bp in hers} == {"Ines Alder"}
+    others = {bp.persona for bp in plan.blueprints["cloud_storage"]}
+    assert len(others) > 1  # the rest still vary
