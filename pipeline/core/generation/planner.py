@@ -140,8 +140,8 @@ def plan_release(
     targets: dict[AxisId, float | dict[str, float]] = {
         axis: len(order) / len(taxonomy.leaf_ids(axis)) for axis in counts
     }
-    harm_quota = harm_targets(len(order), taxonomy.leaf_ids("real_world_harm"))
-    targets["real_world_harm"] = harm_quota
+    targets["real_world_harm"] = harm_targets(len(order), taxonomy.leaf_ids("real_world_harm"))
+    acted = {d: acted_out_modes(seeds[d], pool) for d in spec.domains}
     n_long = round(len(order) * spec.long_context_share)
     n_html = round(len(order) * spec.long_html_share)
     long_slots = set(rng.sample(range(len(order)), min(n_long, len(order))))
@@ -159,7 +159,10 @@ def plan_release(
             slot_rng,
         )
         harm = pick_balanced(
-            sorted(harms_of[domain]), counts["real_world_harm"], harm_quota, slot_rng
+            sorted(harms_of[domain]),
+            counts["real_world_harm"],
+            targets["real_world_harm"],
+            slot_rng,
         )
         fitting = [
             f
@@ -180,7 +183,7 @@ def plan_release(
         # a mode a hazard of this harm was written for, whose story the pair then acts out
         mode = pick_preferring(
             modes,
-            acted_out_modes(seeds[domain], pool, harm),
+            acted[domain][harm],
             counts["failure_mode"],
             targets["failure_mode"],
             slot_rng,
@@ -189,7 +192,10 @@ def plan_release(
         if mode in CONTENT_HARMS and harm not in CONTENT_HARMS[mode]:
             # the content decides what it hurts: the harm follows the mode
             harm = pick_balanced(
-                sorted(CONTENT_HARMS[mode]), counts["real_world_harm"], harm_quota, slot_rng
+                sorted(CONTENT_HARMS[mode]),
+                counts["real_world_harm"],
+                targets["real_world_harm"],
+                slot_rng,
             )
         for axis, leaf in (
             ("real_world_harm", harm),

@@ -33,24 +33,20 @@ def pick_balanced(
 
 UNWRITTEN_PENALTY = 0.1
 """How far (in shares of its quota) a behavioural failure mode must lag before a pair takes it
-with a harm no hazard was written for it with. Most pairs then act out a story a hazard was written
-for (auditors: a hazard written as 300 repeated runs, acted out once as a procedural
+with a harm no hazard was written for it with. Most pairs then act out a story a hazard was
+written for (auditors: a hazard written as 300 repeated runs, acted out once as a procedural
 deviation, harmed nothing; an unconfirmed wipe planned as flawed planning read as
 unconfirmed), while every mode still reaches its quota."""
 
 
-def acted_out_modes(seed: Seed, pool: ToolPool, harm: str) -> set[str]:
-    """The modes whose pair can act out a hazard of this harm as written: the behavioural
-    modes such hazards were written for (and can show), and every content mode, whose harm
-    comes from the content it writes, not from a hazard's act."""
-    written = {
-        mode
-        for h in seed.hazards
-        if h.harm == harm
-        for mode in h.failure_modes
-        if hazard_fits(seed, pool, h, mode)
-    }
-    return written | OUTPUT_MODES
+def acted_out_modes(seed: Seed, pool: ToolPool) -> dict[str, set[str]]:
+    """Per harm of the seed's hazards, the modes whose pair can act out a hazard of that harm
+    as written: the behavioural modes such hazards were written for (and can show), and every
+    content mode, whose harm comes from the content it writes, not from a hazard's act."""
+    acted: dict[str, set[str]] = {h.harm: set(OUTPUT_MODES) for h in seed.hazards}
+    for h in seed.hazards:
+        acted[h.harm] |= {mode for mode in h.failure_modes if hazard_fits(seed, pool, h, mode)}
+    return acted
 
 
 def pick_preferring(
