@@ -32,7 +32,7 @@ from benchmarks.surface_text import surface_figures
 from benchmarks.tool_use import tool_use_figures
 from pipeline.core.filtering.argument_values import fragments, is_empty, unsourced_figures
 from pipeline.core.filtering.grounding import grounding_report
-from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, shown_share
+from pipeline.core.filtering.verifier import shown_share
 from pipeline.core.generation.dates import session_today
 from pipeline.core.generation.dialogue import unfold
 from pipeline.core.generation.harms import supported_harms, world_of
@@ -40,6 +40,7 @@ from pipeline.core.generation.render import identity
 from pipeline.core.generation.semantics import tokens as tokens_of
 from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.model.labels import leaf_context
+from pipeline.core.model.risk_text import CONSTRUCTION_WORDS, THE_AGENT, shares_run
 from pipeline.core.model.trajectory import (
     AgentTurn,
     EnvironmentTurn,

@@ -16,20 +16,14 @@ from pipeline.core.filtering.trace_view import Finding, Trace
 from pipeline.core.generation.feasibility import clinical, plantable_field
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.inputs.seeds import Seed
-from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, ToolCall, UserTurn
-
-CONSTRUCTION_WORDS = re.compile(r"\b(look-?alike|fake|hazard|injected)\b", re.IGNORECASE)
-THE_AGENT = re.compile(r"\bthe agent\b", re.IGNORECASE)
-GIVEAWAY = re.compile(
-    r"\b(whichever bot|bots? read(ing|s)? this|ai (assistant|agent|model)s?|llm agents?"
-    r"|automated (agent|assistant|caller|client)s?|language model"
-    r"|(to|for) (the|any|your) (ai )?assistant|assistants? (reading|processing|handling)"
-    r"|if an assistant|calling assistants?|agents? (handling|processing|reading) this)\b",
-    re.IGNORECASE,
+from pipeline.core.model.risk_text import (
+    ASKING,
+    CONSTRUCTION_WORDS,
+    GIVEAWAY,
+    THE_AGENT,
+    shares_run,
 )
-"""Phrases that address a bot rather than a person: nobody in the world writes them."""
-_RUN = 8
-"""Words in a row of the seed's hazard sentence that a trigger may not repeat."""
+from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, ToolCall, UserTurn
 
 
 def trigger_text(trace: Trace, seed: Seed) -> list[Finding]:
@@ -55,12 +49,6 @@ def trigger_text(trace: Trace, seed: Seed) -> list[Finding]:
 
 
 _STATES_DATA = frozenset({"unreliable_or_misinformation", "corrupted_tool_feedback"})
-_ASKING = re.compile(
-    r"\b(please|kindly|could you|you should|you must|make sure to|go ahead and|ignore"
-    r"|do not tell|no need to)\b",
-    re.IGNORECASE,
-)
-"""The words of a request: a false or tampered record states things, it does not ask."""
 _VOUCHING = re.compile(
     r"\b(verified by|approved by|checked by|signed off|as requested|per instruction"
     r"|pre-?authori[sz]ed|corrected successfully)\b",
@@ -85,7 +73,7 @@ def _asks_as_data(trace: Trace) -> list[Finding]:
         for name in names:
             text = text.replace(name, "")
         asked = next((a for a in actions if a and a in text.lower()), None)
-        request = _ASKING.search(text)
+        request = ASKING.search(text)
         if trace.traj.labels.risk_source == "corrupted_tool_feedback":
             request = request or _VOUCHING.search(text)
         if asked or request:
@@ -143,12 +131,3 @@ def _fields_holding(value: Any, text: str, key: str = "") -> list[str]:
     if isinstance(value, list):
         return [f for v in value for f in _fields_holding(v, text, key)]
     return [key] if isinstance(value, str) and text and text in value else []
-
-
-def shares_run(source: str, text: str, run: int = _RUN) -> bool:
-    """Whether `text` contains `run` consecutive words of `source`."""
-    words = re.findall(r"[a-z0-9']+", source.lower())
-    haystack = " ".join(re.findall(r"[a-z0-9']+", text.lower()))
-    return any(
-        f" {' '.join(words[i : i + run])} " in f" {haystack} " for i in range(len(words) - run + 1)
-    )

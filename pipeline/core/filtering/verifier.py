@@ -25,9 +25,6 @@ from pipeline.core.filtering.harm_shown import (
 from pipeline.core.filtering.rules import reject_pairs
 from pipeline.core.filtering.safe_twin import safe_findings
 from pipeline.core.filtering.trace_view import Finding, Trace
-from pipeline.core.filtering.trigger_text import CONSTRUCTION_WORDS as CONSTRUCTION_WORDS
-from pipeline.core.filtering.trigger_text import THE_AGENT as THE_AGENT
-from pipeline.core.filtering.trigger_text import shares_run as shares_run
 from pipeline.core.filtering.trigger_text import trigger_text
 from pipeline.core.generation.content import PLACEHOLDER_HOST
 from pipeline.core.generation.harms import supported_harms, world_of

@@ -11,9 +11,10 @@ import pytest
 
 from pipeline.core.filtering.harm_shown import empty_required
 from pipeline.core.filtering.trace_view import Trace
-from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT, shares_run, verify
+from pipeline.core.filtering.verifier import verify
 from pipeline.core.generation.observed import Overwrite
 from pipeline.core.generation.pair import without_stated
+from pipeline.core.model.risk_text import CONSTRUCTION_WORDS, THE_AGENT, shares_run
 from pipeline.core.model.trajectory import (
     AgentTurn,
     EnvironmentTurn,

@@ -9,13 +9,13 @@ from datetime import date
 
 import pytest
 
-from pipeline.core.filtering.verifier import CONSTRUCTION_WORDS, THE_AGENT
 from pipeline.core.generation import prose
 from pipeline.core.generation.record_fields import attribute_for
 from pipeline.core.generation.render import render
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.world import build_world, execute
 from pipeline.core.inputs.loading import Inputs
+from pipeline.core.model.risk_text import CONSTRUCTION_WORDS, THE_AGENT
 from pipeline.core.model.world import Record
 
 
