@@ -15,7 +15,11 @@ MONTHS = (
     "january", "february", "march", "april", "may", "june", "july", "august",
     "september", "october", "november", "december",
 )  # fmt: skip
-_MONTH = {m: i + 1 for i, m in enumerate(MONTHS)} | {m[:3]: i + 1 for i, m in enumerate(MONTHS)}
+_MONTH = (
+    {m: i + 1 for i, m in enumerate(MONTHS)}
+    | {m[:3]: i + 1 for i, m in enumerate(MONTHS)}
+    | {"sept": 9}
+)
 _NAMES = "|".join(sorted(_MONTH, key=len, reverse=True))
 _ISO = re.compile(r"(?<![\w-])(20\d\d)-([01]\d)-([0-3]\d)\b")
 """A day written out; never one inside a file's name ('Harlow_Site_Visit_2024-09-20.txt')."""

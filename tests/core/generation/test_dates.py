@@ -26,6 +26,12 @@ def test_a_weekday_to_book_something_on_is_the_one_coming() -> None:
     assert _days("Can you move it to Monday?") == [MONDAY]
 
 
+def test_september_is_read_however_it_is_shortened() -> None:
+    """'16 Sept' was no day at all: a report dated after today passed the seed check."""
+    assert _days("E-mail, 16 Sept: the offsite moved.") == [date(2024, 9, 16)]
+    assert _days("Due Sept 3 and Sep 4.") == [date(2024, 9, 3), date(2024, 9, 4)]
+
+
 def test_a_day_inside_a_files_name_is_no_day_the_user_said() -> None:
     """A search 'modified after 2024-09-20' was filed from 'Harlow_Site_Visit_2024-09-20.txt',
     and the value checker rejected the pair: a date inside a name is part of the name."""

@@ -1,7 +1,10 @@
 """The shipped inputs meet the benchmark's breadth requirements."""
 
 from collections import Counter
+from datetime import date
 
+from pipeline.core.generation.dates import spoken_days
+from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.labels import AXES
 
@@ -37,3 +40,17 @@ def test_pool_has_risky_and_lookalike_tools_in_every_domain(inputs: Inputs) -> N
         assert any(t.side_effect == "irreversible" for t in tools), domain
         lookalikes = [t for t in tools if t.lookalike_of]
         assert lookalikes and all(t.lookalike_of in inputs.pool for t in lookalikes), domain
+
+
+def test_false_reports_are_written_on_or_before_the_scenarios_today(inputs: Inputs) -> None:
+    """A report dated after the session's today gives itself away (auditors: 'a 7 Nov
+    e-mail, future-dated'); the day before its first ': ' is when it was written."""
+    late = {}
+    for seed in inputs.seeds.values():
+        today = date.fromisoformat(build_world(seed).today)
+        for hazard in seed.hazards:
+            head = hazard.claim.partition(": ")[0]
+            written = [day for _, day, _ in spoken_days(head, today) if day > today]
+            if hazard.claim and written:
+                late[f"{seed.id}.{hazard.id}"] = f"{written[0]} > {today}"
+    assert not late, late
