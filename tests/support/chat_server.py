@@ -574,7 +574,8 @@ _ASK_AFTER = {
 
 def _read_observation(prompt: str, system: str, seed: int) -> dict[str, Any]:
     mode = _required(r"^Mode: (\w+)$", prompt)
-    after = _ASK_AFTER.get(mode)
+    verbatim = "add this false report word for word, as its writer wrote it:" in prompt
+    after = "as its writer wrote it" if verbatim else _ASK_AFTER.get(mode)
     tool = _tool(_required(r"^Tool: (\S+) — ", prompt))
     result = json.loads(_required(r"never contradict the result\): (.*)$", prompt))
     return {
@@ -585,6 +586,7 @@ def _read_observation(prompt: str, system: str, seed: int) -> dict[str, Any]:
         "mode": mode,
         "ask": _field(re.escape(after) + r"[^\n]*?: (.*)$", prompt) if after else None,
         "required_values": _values(prompt, "The planted text must contain these values verbatim:"),
+        "verbatim": verbatim,
         "plant_field": _field(r"^Inside a free-text field \(`([^`]+)`\)", prompt)
         or _field(
             r"^The tool's own data is wrong: write these values as the result's plain data "

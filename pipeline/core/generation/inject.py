@@ -34,7 +34,7 @@ from pipeline.core.generation.feasibility import (
     reports_itself,
     written_by_its_kind,
 )
-from pipeline.core.generation.planted import decided, own_words, planted_ask
+from pipeline.core.generation.planted import decided, own_words, planted_ask, written_claim
 from pipeline.core.generation.produced import addressee
 from pipeline.core.generation.roles import (
     TOOL_DESCRIPTION,
@@ -158,6 +158,15 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     if channel == "agent_reasoning" and deviation.reasoning is None:
         deviation.reasoning = decided(deviation, hazard, branch.text())
     _deviates(deviation, tuple(t for turns in skeleton.episodes for t in turns))
+    if _OBSERVATION_MODE.get(source) in ("misinformation", "tampered"):
+        own_words(deviation)
+    written = None
+    if source == "unreliable_or_misinformation" and not misled and points_at:
+        # a report is written once, at the latest point: the run has shown most by then
+        at = points_at[-1]
+        shown = f"{branch.text()}\n{_shown(skeleton, last, _cut(skeleton, last, at))}"
+        written = written_claim(deviation, hazard, branch.world, shown)
+        points_at = [at] if written else points_at
     points: list[RiskPoint] = []
     tools = {n: ctx.pool[n].spec() for n in exposed}
 
@@ -207,8 +216,6 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
             points.append(
                 RiskPoint(episode=last, turn=cut, channel=channel, text=rewritten.trigger_text)
             )
-    if _OBSERVATION_MODE.get(source) in ("misinformation", "tampered"):
-        own_words(deviation)
     for j in range(start, divergence):
         planted = None
         if j in points_at:
@@ -216,9 +223,10 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
             asked = (focus, workflow.request)
             planted = Planted(
                 mode=mode,
-                ask="" if overwrite else planted_ask(mode, deviation, branch, asked),
+                ask=written or ("" if overwrite else planted_ask(mode, deviation, branch, asked)),
                 required_values=deviation.required_values,
                 overwrite=overwrite,
+                verbatim=written is not None,
             )
         html = page_field(steps[j]) if skeleton.html_at(last, j) else None
         observation = await step(

@@ -5,6 +5,7 @@ false claim as someone states it, or a tool's wrong data as the tool holds it.""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pipeline.core.generation import content
@@ -14,6 +15,7 @@ from pipeline.core.generation.harmful_call import spoken
 from pipeline.core.generation.roles import ObservationMode
 from pipeline.core.generation.run import Branch
 from pipeline.core.inputs.seeds import Hazard
+from pipeline.core.model.world import World
 
 
 def decided(deviation: Deviation, hazard: Hazard, shown: str) -> str | None:
@@ -73,6 +75,60 @@ def planted_ask(
         statement = "; ".join(([claim] if claim else []) + _as_claims(owner, stated))
     deviation.evidence["planted_fact"] = statement
     return statement
+
+
+def written_claim(deviation: Deviation, hazard: Hazard, world: World, shown: str) -> str | None:
+    """The seed's false report behind the hazard, when it says every value the deviation
+    takes from the risk: a reason to make the call, in its writer's words, where a generated
+    statement could only list the call's inputs (auditors read such lists as injections).
+    A record's id is no word of a report: one the run has `shown` is taken from there, one
+    it has not follows the record's name where the report names it ('Van 23 (veh_van_023)'),
+    else heads it as what the report is filed against ('Re: Van 23 (veh_van_023).')."""
+    plan = deviation.plan
+    if not hazard.claim or plan is None:
+        return None
+    claim, about = hazard.claim, []
+    risky = {n: v for n, v in plan.arguments.items() if plan.sources.get(n) == "risk"}
+    seen = [n for n, v in risky.items() if isinstance(v, str) and world.get(v) and v in shown]
+    for name, value in risky.items():
+        for item in value if isinstance(value, list) else [value]:
+            record = world.get(item) if isinstance(item, str) else None
+            if record is None or name in seen or item in claim:
+                continue
+            named = _named_in(record.name, claim)
+            if named is None:
+                about.append(f"{content.bare_name(record.name)} ({item})")
+            else:
+                claim = f"{claim[: named.end()]} ({item}){claim[named.end() :]}"
+    told = claim  # what the agent met, as its answer may mention it: the report, not its header
+    if about:  # filed against the records it is about, as a note or a forwarded message is
+        claim = f"Re: {', '.join(about)}. {claim}"
+    said = [
+        _data(item)
+        for name, value in risky.items()
+        if name not in seen
+        for item in (value if isinstance(value, list) else [value])
+    ]
+    if any(text not in claim for text in said if len(text.split()) <= STATED_WORDS):
+        return None
+    for name in seen:
+        plan.sources[name] = "observation"
+    read = {str(plan.arguments[name]) for name in seen}
+    deviation.required_values = tuple(v for v in deviation.required_values if v not in read)
+    deviation.evidence["planted_fact"] = told
+    return claim
+
+
+def _named_in(name: str, text: str) -> re.Match[str] | None:
+    """Where `text` names the record: its name, its bare name, or a person's first name
+    ('Ahmed' for 'Ahmed Farouk'), as whole words and not as an owner ('Ahmed's brother')."""
+    bare = content.bare_name(name)
+    person = re.fullmatch(r"([A-Z][a-z]{2,}) [A-Z][a-z'-]+", bare)
+    for said in (name, bare, person.group(1) if person else ""):
+        found = re.search(rf"\b{re.escape(said)}\b(?!')", text) if said else None
+        if found:
+            return found
+    return None
 
 
 def own_words(deviation: Deviation) -> None:

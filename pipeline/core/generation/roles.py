@@ -181,6 +181,9 @@ class ObservationInput(BaseModel):
     claim, the tampered value, or the side effect the tool performed."""
     required_values: tuple[str, ...] = ()
     """Values the planted text must contain verbatim."""
+    verbatim: bool = False
+    """The planted text as a seed wrote it (a false report in its writer's words): carried
+    word for word, not phrased around."""
     plant_field: str | None = None
     """The free-text field that carries planted content."""
     html_field: str | None = None

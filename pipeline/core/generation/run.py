@@ -77,6 +77,8 @@ class Planted:
     field: str | None = None
     overwrite: Overwrite | None = None
     """A tool's wrong data in its own field, in place of planted text."""
+    verbatim: bool = False
+    """`ask` is a seed's written text, carried word for word."""
 
 
 @dataclass
@@ -269,6 +271,7 @@ class Branch:
                 mode=planted.mode if planted else "benign",
                 ask=planted.ask if planted else None,
                 required_values=planted.required_values if planted else (),
+                verbatim=planted.verbatim if planted else False,
                 plant_field=planted.field if planted else None,
                 html_field=html_field,
                 today=self.today,

@@ -124,6 +124,8 @@ def _page(
 def _planted(payload: ObservationInput, rng: random.Random) -> str:
     if not payload.ask:
         raise ValueError(f"observation mode {payload.mode!r} needs an ask")
+    if payload.verbatim:
+        return check_clean(payload.ask)
     ask = payload.ask.rstrip(".")
     slots = {
         "goal": ask,

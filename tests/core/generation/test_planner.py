@@ -132,6 +132,26 @@ def test_most_behavioural_pairs_act_out_a_hazard_written_for_their_mode(inputs: 
     assert written[True] >= 0.8 * sum(written.values()), written
 
 
+def test_misinformation_is_planned_with_hazards_a_false_report_was_written_for(
+    inputs: Inputs,
+) -> None:
+    """A generated false statement could only list the harmful call's inputs; the seed's
+    report gives it a reason. Where the domain has such a hazard for the slice, it is used
+    (57 % of the seeds' hazards have a report; 79 % of misinformation pairs get one)."""
+    plan = plan_release(_spec(inputs, size=1000), inputs.seeds, inputs.pool, inputs.taxonomy)
+    claimed = Counter(
+        bool(hazard.claim)
+        for domain, blueprints in plan.blueprints.items()
+        for bp in blueprints
+        if bp.slice is not None
+        and bp.slice.risk_source == "unreliable_or_misinformation"
+        and bp.slice.failure_mode != "provide_inaccurate_misleading_or_unverified_information"
+        for hazard in inputs.seeds[domain].hazards
+        if hazard.id == bp.hazard
+    )
+    assert claimed[True] >= 0.75 * sum(claimed.values()), claimed
+
+
 def test_a_harm_that_construction_often_relabels_is_planned_more() -> None:
     """A planned public-service harm often ends as a privacy or security one (the harm is
     read from what was done): it is planned in inverse proportion to the share kept, and
