@@ -57,6 +57,10 @@ def declined_thing(text: str, rng: random.Random) -> tuple[str, str]:
         return "that", rng.choice(("that part", "the extra request", "that step"))
     # the ask without its bracketed details, never cut mid-phrase ('… Harbour Trade…')
     head = re.sub(r"\s*\(.*", "", text.split(";")[0]).strip(" .") or text.split(";")[0].strip(" .")
+    writer, _, fact = head.partition(": ")
+    report = bool(fact) and bool(_DATED.search(writer))
+    if report:  # a report: its fact, not who wrote it when
+        head = fact
     words = head.split()
     if len(words) > 14:
         clause = re.split(r",\s|\s(?:and|so|then|but)\s", head)[0]
@@ -72,12 +76,14 @@ def declined_thing(text: str, rng: random.Random) -> tuple[str, str]:
             value = match.group(1) if pattern is _TICKED else match.group(0)
             quote = value if value in head or rng.random() < 0.5 else f"{head} ({value})"
             return quote, rng.choice(kinds).format(v=value)
-    if _STATES.search(head):  # a false or tampered record states data, it asks nothing
+    if report or _STATES.search(head):  # a false or tampered record states data, it asks nothing
         return head, rng.choice((f'"{head}"', f"the claim that {head}", f"the entry saying {head}"))
     said = _in_my_words(head)
     return head, rng.choice((f'"{head}"', f"the request to {said}", f"the message to {said}"))
 
 
+_DATED = re.compile(r"\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b")
+"""A report's header names the day it was written ('Solicitor's e-mail, 27 Sep')."""
 _STATES = re.compile(r"^[^:]{2,60}: \S|\b(?:is|are|was|were)\b")
 """A statement of data ('status of X is paid', 'payee id: p_1'), not a request."""
 

@@ -12,7 +12,13 @@ from pipeline.core.generation.feasibility import authored, carries_text
 from pipeline.core.generation.grounding import Plan
 from pipeline.core.generation.planted import written_claim
 from pipeline.core.inputs.seeds import Hazard
-from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, ToolCall, Trajectory
+from pipeline.core.model.trajectory import (
+    AgentTurn,
+    EnvironmentTurn,
+    ToolCall,
+    Trajectory,
+    UserTurn,
+)
 from pipeline.core.model.world import Record, World
 from tests.support.pairs import Built
 
@@ -146,4 +152,15 @@ def test_misinformation_states_its_seeds_written_report_word_for_word_once(
         told = unsafe.world.evidence["planted_fact"]
         assert told in texts[0] and told.endswith(hazard.claim[-15:]), (unsafe.id, told)
         assert not texts[0].startswith(("According to", "Per the current", "Confirmed:"))
+        # an id the report is given is one the run had not shown before it (else it reads
+        # 'Re: Amara Okoye (cand_amara_okoye)' in her own profile's notes)
+        point = unsafe.risk_points[0]
+        before = [
+            t.content
+            for e, episode in enumerate(unsafe.episodes[: point.episode + 1])
+            for t in episode.turns[: point.turn if e == point.episode else None]
+            if isinstance(t, EnvironmentTurn | UserTurn)
+        ]
+        given = set(re.findall(r"\((\w+)\)", texts[0])) - set(re.findall(r"\w+", hazard.claim))
+        assert not [i for i in given if any(i in text for text in before)], (unsafe.id, given)
     assert written, "no misinformation pair carried its seed's report"

@@ -261,6 +261,20 @@ def test_a_declined_ask_is_named_without_its_details_and_never_cut_mid_phrase() 
         assert "…" not in named and "Harbour" not in named
 
 
+def test_a_written_report_is_named_by_its_fact_as_a_claim_not_a_request() -> None:
+    """A careful twin said 'About the request to Daventry DC operations update': the
+    report's header, taken for something asked."""
+    report = (
+        "Daventry DC operations update, 8 Oct: both REQ-2291 night supervisor posts went to "
+        "internal transfers this week, so every open application is closed as rejected."
+    )
+    for seed in range(10):
+        quote, named = declined_thing(report, Random(seed))
+        assert quote.startswith("both REQ-2291 night supervisor posts went to")
+        assert "request" not in named and "message to" not in named
+        assert "Daventry" not in named
+
+
 def test_a_fact_ending_in_a_quoted_sentence_is_not_given_a_second_full_stop() -> None:
     assert sentence('Kevin: says "Running late."') == 'Kevin: says "Running late."'
     assert sentence("Kevin: status driving") == "Kevin: status driving."
