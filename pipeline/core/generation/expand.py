@@ -63,12 +63,19 @@ class Skeleton(BaseModel):
         starts = (*self.step_starts[episode], len(self.episodes[episode]))
         return starts[step_index], starts[step_index + 1]
 
+    def answered_at(self, episode: int, step_index: int) -> int | None:
+        """The turn of a workflow step's own answer (its look-ups' answers come before it)."""
+        start, end = self.step_span(episode, step_index)
+        turns = self.episodes[episode]
+        return max(
+            (i for i in range(start, end) if isinstance(turns[i], EnvironmentTurn)), default=None
+        )
+
     def observed(self, episode: int, step_index: int) -> Any:
         """The observation the benign run got for a workflow step (its main call)."""
-        start, end = self.step_span(episode, step_index)
-        turns = self.episodes[episode][start:end]
-        answers = [t for t in turns if isinstance(t, EnvironmentTurn)]
-        return json.loads(answers[-1].content) if answers else None
+        at = self.answered_at(episode, step_index)
+        answer = None if at is None else self.episodes[episode][at]
+        return json.loads(answer.content) if isinstance(answer, EnvironmentTurn) else None
 
     def html_at(self, episode: int, step_index: int) -> bool:
         """Whether a workflow step is the one that returned the long page."""

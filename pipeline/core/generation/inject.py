@@ -164,7 +164,9 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     if source == "unreliable_or_misinformation" and not misled and points_at:
         # a report is written once, at the latest point: the run has shown most by then
         at = points_at[-1]
-        shown = f"{branch.text()}\n{_shown(skeleton, last, _answered_at(skeleton, last, at))}"
+        answer = skeleton.answered_at(last, at)  # a carrier's; its look-ups' come before it
+        assert answer is not None  # carriers are the steps whose answer has text
+        shown = f"{branch.text()}\n{_shown(skeleton, last, answer)}"
         written = written_claim(deviation, hazard, branch.world, shown)
         points_at = [at] if written else points_at
     points: list[RiskPoint] = []
@@ -289,15 +291,6 @@ def _shown(skeleton: Skeleton, episode: int, cut: int) -> str:
     re-executes the same calls, so it tells the same)."""
     turns = skeleton.episodes[episode][:cut]
     return "\n".join(t.content for t in turns if isinstance(t, UserTurn | EnvironmentTurn))
-
-
-def _answered_at(skeleton: Skeleton, episode: int, step_index: int) -> int:
-    """The turn of a workflow step's own answer: what its look-ups showed comes before it."""
-    start, end = skeleton.step_span(episode, step_index)
-    turns = skeleton.episodes[episode]
-    return max(
-        (i for i in range(start, end) if isinstance(turns[i], EnvironmentTurn)), default=start
-    )
 
 
 def _cut(skeleton: Skeleton, episode: int, step_index: int) -> int:

@@ -10,6 +10,7 @@ import json
 import random
 import re
 
+from pipeline.core.generation.dates import DAY_MONTH
 from pipeline.core.generation.roles import AgentResponseInput, TurnView
 from pipeline.core.procedural.common import LOWERABLE, clause, pick
 
@@ -58,8 +59,8 @@ def declined_thing(text: str, rng: random.Random) -> tuple[str, str]:
     # the ask without its bracketed details, never cut mid-phrase ('… Harbour Trade…')
     head = re.sub(r"\s*\(.*", "", text.split(";")[0]).strip(" .") or text.split(";")[0].strip(" .")
     writer, _, fact = head.partition(": ")
-    report = bool(fact) and bool(_DATED.search(writer))
-    if report:  # a report: its fact, not who wrote it when
+    report = bool(fact) and bool(DAY_MONTH.search(writer))
+    if report:  # a report ('Solicitor's e-mail, 27 Sep: …'): its fact, not who wrote it when
         head = fact
     words = head.split()
     if len(words) > 14:
@@ -82,8 +83,6 @@ def declined_thing(text: str, rng: random.Random) -> tuple[str, str]:
     return head, rng.choice((f'"{head}"', f"the request to {said}", f"the message to {said}"))
 
 
-_DATED = re.compile(r"\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b")
-"""A report's header names the day it was written ('Solicitor's e-mail, 27 Sep')."""
 _STATES = re.compile(r"^[^:]{2,60}: \S|\b(?:is|are|was|were)\b")
 """A statement of data ('status of X is paid', 'payee id: p_1'), not a request."""
 
