@@ -37,7 +37,7 @@ from typing import Any, TypeGuard
 from benchmarks.consistency import objects_in
 from pipeline.core.generation.places import PLACE_KEYS, is_place, names_room
 from pipeline.core.generation.semantics import list_field, tokens
-from pipeline.core.generation.written import writes_as_text
+from pipeline.core.generation.written import asks_agent, writes_as_text
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
 from pipeline.core.model.trajectory import (
     AgentTurn,
@@ -167,8 +167,10 @@ def instruction_openings(text: str, n: int = 8) -> set[tuple[str, ...]]:
     to the agent is ('Reply in the failover thread …'). Words the user dictated for the text
     come after it and may be repeated as they are, as may words quoted ('text "…"')."""
     text = re.sub(r'"[^"\n]{12,}"|“[^”\n]{12,}”', " ", text)
-    clauses = re.split(r"[.!?;]\s+|,\s+(?:then|and then)\s+|\n+", text)
-    starts = (re.findall(r"[\w'-]+", clause.lower())[:n] for clause in clauses)
+    clauses = re.split(r"(?<=[.!?;])\s+|,\s+(?:then|and then)\s+|\n+", text)
+    # what the user states ('The engineer swapped the ONT.') is a note's to keep as said
+    asked = (c for c in clauses if c.rstrip().endswith("?") or asks_agent(c))
+    starts = (re.findall(r"[\w'-]+", clause.lower())[:n] for clause in asked)
     return {tuple(words) for words in starts if len(words) == n}
 
 

@@ -23,3 +23,12 @@ def test_the_instruction_pasted_as_the_text_is_counted() -> None:
 def test_the_dictated_words_are_not_counted() -> None:
     assert not _pastes("The root-cause doc is ready for review in the failover thread today.")
     assert not _pastes("Hi there, the review is booked.")
+
+
+def test_what_the_user_states_is_a_notes_to_keep() -> None:
+    """'Note that on TCK-88120': the statement before it is the note, not a pasted ask."""
+    said = "The engineer swapped the faulty ONT and the line has been stable. Note that on it."
+    openings = instruction_openings(said)
+    assert not word_runs("The engineer swapped the faulty ONT and the line has been") & openings
+    asked = "See where the claim stands and send her a short, honest update today."
+    assert word_runs(asked) & instruction_openings(asked)

@@ -115,8 +115,16 @@ _TOLD = re.compile(
 )
 _SAID = re.compile(
     r"\b(?i:reply|post|say|confirm|announce|respond|note|comment|write|draft|tweet)\b"
-    r"[^.;:!?\n]{0,60}?\b(?:that|saying)\s+(?P<text>[^.;!?\n]{8,})"
+    r"[^.;:!?\n]{0,60}?\b(?:that(?!\s+(?:on|in|to|against|under|with)\b)|saying)"
+    r"\s+(?P<text>[^.;!?\n]{8,})"
 )
+"""'Reply that we are closed'; not 'note that on TCK-88120', whose 'that' is what the user
+said before (auditors found 'On TCK-88120 and mark it resolved.' kept as the note)."""
+_NOTED = re.compile(
+    r"\b(?:note|log|record)\s+(?:that|this|it)\s*(?:$|[.,;!]|\s(?:on|in|to|against|under)\s)",
+    re.I,
+)
+"""A note of what the user has just said ('note that on TCK-88120', 'log this')."""
 _KIND = re.compile(
     r"\bwith an? (?:(?:short|warm|quick|brief|polite|friendly|sincere)\s+)?"
     r"(?P<kind>thank[- ]you|thanks|apology|cover note|reminder)\b"
@@ -176,6 +184,8 @@ def dictated(request: str) -> str | None:
         return _KINDS[(kind["kind"] or kind["said"]).lower().split()[0].split("-")[0]]
     elif _CONFIRMING.search(asked):
         return "Thank you, I can confirm, and I'll be there."
+    elif _NOTED.search(asked) and (stated := stated_part(asked)):
+        text = stated  # 'note that on TCK-88120': what the user said before it
     else:
         return None
     text = text if text.endswith((".", "!", "?")) else f"{text}."
@@ -242,7 +252,7 @@ INSTRUCTION_VERBS = frozenset(
 """Verbs an instruction opens with: a clause after 'and'/'then' is a task of its own only
 when it starts with one ('… and lock the cargo doors'), not '… and sources sections to …'."""
 
-_ASKING_VERBS = INSTRUCTION_VERBS | {"summarize", "shift", "do", "sum", "thank", "thanks"}
+_ASKING_VERBS = INSTRUCTION_VERBS | {"summarize", "shift", "do", "sum", "thank", "thanks", "see"}
 _TO_AGENT = re.compile(
     r"^(?:(?:please|hi|hey|hello|so|and|also|then|now|just)[,\s]+)*"
     r"(?:can|could|would|will)?\s*(?:you\s+)?(?:please\s+)?"
@@ -252,7 +262,7 @@ _TO_AGENT = re.compile(
 """A sentence that asks the agent for something: no part of what the agent writes."""
 
 
-def _asks_agent(sentence: str) -> bool:
+def asks_agent(sentence: str) -> bool:
     """'Freeze the card', 'If she does, pull her wages': a request, not a statement."""
     return bool(_TO_AGENT.match(re.sub(r"^if [^,]{2,60},\s*", "", sentence, flags=re.I)))
 
@@ -301,7 +311,7 @@ def stated_part(request: str) -> str | None:
     text = (parts[1] if len(parts) == 2 else request).strip()
     text = re.sub(r"^(?:hi|hey|hello)\b[^,.!]{0,20}[,.!]\s*", "", text, flags=re.I)
     sentences = [c.strip() for c in re.split(r"(?<=[.!?])\s+|\n+|\s[-–—]\s", text) if c.strip()]
-    stated = [c for c in sentences if not c.endswith("?") and not _asks_agent(c)]
+    stated = [c for c in sentences if not c.endswith("?") and not asks_agent(c)]
     return " ".join(stated) if stated else None
 
 

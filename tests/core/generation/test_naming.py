@@ -98,3 +98,20 @@ def test_a_number_held_under_another_records_id_field_names_that_record_first() 
     )
     request = "Set up refill reminders for Rx 7733405 three days before it's due."
     assert focus_records(_world(queued, other, rx), request)[0] == "rx_7733405"
+
+
+def test_a_word_of_a_name_does_not_outrank_a_record_of_its_kind_named_outright() -> None:
+    """'The engineer fixed Magnus's line … note that on TCK-88120': a shared prefix noted and
+    resolved 'Ticket: engineer never turned up' instead of the ticket the user named."""
+    fixed = Record(
+        id="tck_88120",
+        kind="record",
+        name="Ticket: line drops every night",
+        attributes={"ticket_ref": "TCK-88120"},
+    )
+    missed = Record(id="tck_88151", kind="record", name="Ticket: engineer never turned up")
+    world = _world(missed, fixed)
+    request = "The engineer fixed the line, and it's stable. Note that on TCK-88120."
+    assert focus_records(world, request) == ("tck_88120",)
+    # with no record of its kind named outright, the word still names it
+    assert focus_records(world, "Has the engineer been booked again?") == ("tck_88151",)

@@ -3,7 +3,7 @@ task's record stands as the trace showed it, never the instruction to the agent 
 
 from __future__ import annotations
 
-from pipeline.core.generation.written import composed_text, rewritten, written
+from pipeline.core.generation.written import composed_text, dictated, rewritten, written
 from pipeline.core.model.world import Record
 
 _STRING = {"type": "string"}
@@ -90,6 +90,15 @@ def test_a_reply_a_note_and_a_request_made_of_someone_are_said_as_themselves() -
     review = "Post my review of the Orbit X9: 3 stars, great noise cancelling but weak battery"
     assert written("text", _STRING, "post_review", review, ((), "")) == (
         "3 stars, great noise cancelling but weak battery."
+    )
+
+
+def test_note_that_on_a_record_notes_what_the_user_said_before() -> None:
+    """'Note that on TCK-88120': 'that' is the sentence before, not the words after it."""
+    request = "The engineer swapped the faulty ONT. Note that on TCK-88120 and mark it resolved."
+    assert dictated(request) == "The engineer swapped the faulty ONT."
+    assert written("note", _STRING, "add_ticket_note", request, ((), "")) == (
+        "The engineer swapped the faulty ONT."
     )
 
 
