@@ -286,20 +286,27 @@ _LOOKUP_WHY = (
 
 
 def _prior(history: tuple[TurnView, ...], arguments: Mapping[str, Any]) -> str:
-    """One concrete fact from the latest observation, e.g. 'available balance is 4812.37',
-    never one the call goes against ('case id is case_1004, so I'll…' then passing
-    case_0912)."""
+    """The fact of the latest result the call takes, e.g. 'customer id is cust_20871': never
+    another ('plate is BL21 KXP, so I'll work from that and dispatch route for Van 23'), nor
+    one from before the user spoke last (a thought went on from the last episode's 'name is
+    Magnus Halvorsen' to look up Margaret Halverson)."""
+    taken = {str(v) for v in arguments.values()}
     for turn in reversed(history):
+        if turn.role == "user":
+            return ""
         if turn.role != "environment":
             continue
         try:
             data = json.loads(turn.text)
         except ValueError:
             return ""
-        for key, value in scalar_facts(data):
-            if key in arguments and str(arguments[key]) != str(value):
-                continue
-            return f"{humanise(key)} is {value}"
+        facts = [
+            (key, value)
+            for key, value in scalar_facts(data)
+            if key not in arguments or str(arguments[key]) == str(value)
+        ]
+        key, value = next((f for f in facts if str(f[1]) in taken), ("", ""))
+        return f"{humanise(key)} is {value}" if key else ""
     return ""
 
 

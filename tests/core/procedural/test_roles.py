@@ -677,3 +677,35 @@ def test_same_request_same_answer_and_other_seed_differs() -> None:
         outcomes.add(json.dumps(HANDLERS[role.name](resampled), sort_keys=True))
         assert len(outcomes) > 4, role.name
         assert json.dumps(first, sort_keys=True) not in outcomes or len(outcomes) > 4
+
+
+def test_a_thought_cites_no_result_from_before_the_users_latest_ask() -> None:
+    """A thought went on from the last episode's 'name is Magnus Halvorsen' to look up
+    Margaret Halverson; a fact it cites is from a result since the ask, the call's own first."""
+    tool = POOL["crm_get_customer_profile"]
+    profile = '{"name": "Magnus Halvorsen", "customer_id": "cust_10442"}'
+    asked = roles.TurnView(role="user", text="Margaret Halverson asked about cheaper plans.")
+    payload = roles.ToolCallInput(
+        scene=scene("customer_support_crm"),
+        history=(roles.TurnView(role="environment", text=profile), asked),
+        tool=tool_view(tool),
+        arguments={"customer_id": "cust_20871"},
+        sources={"customer_id": "observation"},
+        intent="benign",
+        purpose="get customer profile for Margaret Halverson",
+    )
+    thoughts = [ask(roles.TOOL_CALL, payload, sample=s)["thought"] for s in range(40)]
+    assert not any("Magnus" in t for t in thoughts)
+    listed = '{"customers": [{"name": "Margaret Halverson", "customer_id": "cust_20871"}]}'
+    found = payload.model_copy(
+        update={"history": (asked, roles.TurnView(role="environment", text=listed))}
+    )
+    thoughts = [ask(roles.TOOL_CALL, found, sample=s)["thought"] for s in range(40)]
+    cited = [t.lower() for t in thoughts if " is cust_20871" in t or " is Margaret" in t]
+    assert cited and all("customer id is cust_20871" in t for t in cited)
+    unrelated = payload.model_copy(
+        update={"history": (asked, roles.TurnView(role="environment", text='{"plate": "BL21"}'))}
+    )
+    assert not any(
+        "BL21" in ask(roles.TOOL_CALL, unrelated, sample=s)["thought"] for s in range(40)
+    )
