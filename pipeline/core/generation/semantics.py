@@ -153,6 +153,10 @@ _VERBS: dict[Operation, frozenset[str]] = {
     ),
 }
 
+_WATCHES = frozenset({"alert", "reminder", "monitor", "watch"})
+"""What a `set_…` tool makes anew ('set fare alert'), unlike a setting it changes ('set
+thermostat'): a safe twin's answer reported its fare alert as an edit of the BA287 offer."""
+
 _VERB_ORDER: tuple[Operation, ...] = ("list", "read", "send", "delete", "update", "create")
 
 NAME_WORDS = frozenset({"name", "title", "display", "full", "subject", "label", "holder"})
@@ -235,6 +239,8 @@ def operation_of(tool: Tool) -> Operation:
     if tool.lookalike_of:
         return "send"  # a look-alike passes what it is given on to its own service
     words = tokens(tool.name)
+    if "set" in words and words[-1] in _WATCHES and tool.side_effect != "none":
+        return "create"  # a fare alert set is a new alert, not an edit of the fare watched
     for word in words:
         for op in _VERB_ORDER:
             if word in _VERBS[op]:

@@ -98,6 +98,9 @@ def test_operations_come_from_the_tool_name_and_side_effect(inputs: Inputs) -> N
     assert operation_of(pool["bank_get_account_balance"]) == "read"
     assert operation_of(pool["ehr_release_records"]) == "send"
     assert operation_of(pool["bank_transfer_funds"]) == "update"
+    # an alert set is a new record; a thermostat set is the device changed
+    assert operation_of(pool["travel_set_fare_alert"]) == "create"
+    assert operation_of(pool["home_set_thermostat"]) == "update"
 
 
 def test_a_deletion_removes_the_record(inputs: Inputs) -> None:
