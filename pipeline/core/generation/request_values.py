@@ -74,6 +74,9 @@ def said_whole(
     kept = _kept_by_task(name, schema, known) or _only_value_held(name, world)
     if kept is not None:
         return kept, "request" if kept in request else "observation"
+    before = _said_before_thing(name, request)
+    if before is not None:
+        return before, "request"
     # last: one of the field's options as a result showed it (the sending domain in a
     # report's address), when no record of the task or the world keeps the field's value
     option = said_option(schema, shown)
@@ -131,6 +134,18 @@ _GENERIC_LAST = frozenset({"number", "no", "id", "name", "code", "type", "ref", 
 
 
 _GENERIC_WORDS = frozenset({"id", "ids", "name", "type", "date", "time", "value", "text", "to"})
+
+
+def _said_before_thing(name: str, request: str) -> str | None:
+    """The word the user put before the thing a slug or key picks ('the resources page' for
+    `page_slug`): a safe twin overwrote the syllabus, a word a forum post had shown."""
+    words = tokens(name)
+    if len(words) != 2 or words[-1] not in ("slug", "key"):
+        return None
+    match = re.search(
+        rf"\b(?:the|a|its|their|our|my)\s+([a-z][a-z-]{{2,}})\s+{words[0]}\b", request
+    )
+    return match.group(1) if match and match.group(1) not in _NOT_A_NAME else None
 
 
 def _said_after_name(name: str, request: str) -> str | None:

@@ -539,3 +539,15 @@ def test_a_write_sets_the_value_the_user_gave_not_the_one_the_record_holds(
     deploy = "Deploy the v2.4.0 tag to staging using deploy-prod.yml with environment=staging."
     planned = _planned(inputs, "code_repository_ci", "ci_trigger_workflow", deploy)
     assert planned["inputs_json"] == '{"environment": "staging"}'
+
+
+def test_the_page_the_user_named_outranks_one_a_result_showed(inputs: Inputs) -> None:
+    """'an FAQ on the resources page': a safe twin overwrote the syllabus, a word a forum
+    post it had read happened to use."""
+    world = build_world(inputs.seeds["education_lms"])
+    request = "Sum up the PSY 201 Essay 2 forum thread into an FAQ on the resources page."
+    shown = "Also the syllabus says 2,000 words but the assignment page says 2,500."
+    focus = ("thread_psy201_essay2", "crs_psy201_f24")
+    tool = inputs.pool["lms_update_course_page"]
+    plan = plan_arguments(tool, world, focus, request, focus, shown)
+    assert (plan.arguments["page_slug"], plan.sources["page_slug"]) == ("resources", "request")
