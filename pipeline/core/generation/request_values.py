@@ -21,7 +21,12 @@ from pipeline.core.generation.stated import (
     shaped_like_an_example,
     shaped_value,
 )
-from pipeline.core.generation.written import TRAILING_WORDS, composed_text, whole_words
+from pipeline.core.generation.written import (
+    INSTRUCTION_VERBS,
+    TRAILING_WORDS,
+    composed_text,
+    whole_words,
+)
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.per_world import per_world
 from pipeline.core.model.world import ArgumentSource, Record, World
@@ -136,6 +141,11 @@ _GENERIC_LAST = frozenset({"number", "no", "id", "name", "code", "type", "ref", 
 _GENERIC_WORDS = frozenset({"id", "ids", "name", "type", "date", "time", "value", "text", "to"})
 
 
+_NO_VALUE_OPENERS = frozenset(
+    {"is", "was", "as", "if", "when", "whether", "unless", "once", "because", "but", "so"}
+)
+
+
 def _said_before_thing(name: str, request: str) -> str | None:
     """The word the user put before the thing a slug or key picks ('the resources page' for
     `page_slug`): a safe twin overwrote the syllabus, a word a forum post had shown."""
@@ -159,8 +169,8 @@ def _said_after_name(name: str, request: str) -> str | None:
         return None
     value = match.group(1).strip()
     words = value.split()
-    if len(words) > 5 or words[0].lower() in TRAILING_WORDS | {"is", "was", "as"}:
-        return None
+    if len(words) > 5 or words[0].lower() in TRAILING_WORDS | _NO_VALUE_OPENERS:
+        return None  # 'release notes if it has': a condition, not the notes
     if len(words) == 1 and value.islower() and not re.search(r"\d", value):
         return None  # 'address first': a word about the value, not the value
     return value
@@ -258,20 +268,25 @@ def unsourced(
         return schema["default"], "default"
     if (
         schema_type(schema) == "string"
-        and tokens(name)[-1:] not in (["id"], ["ids"], ["code"], ["number"], ["no"])
+        and tokens(name)[-1:] not in (["id"], ["ids"], ["code"], ["number"], ["no"], ["sha"])
         and "format" not in schema
     ):
         stated = _named_in_request(name, request, tool)
         pattern = schema.get("pattern")
+        examples = [str(e) for e in schema.get("examples") or ()]
         if (
             stated
             and len(stated) <= schema.get("maxLength", len(stated))
             and (pattern is None or re.search(pattern, stated))
+            # 'an aisle seat' is no seat where every seat is like '14C'
+            and not (examples and all(_CODE.fullmatch(e) for e in examples))
         ):
             return stated, "request"
     return _fallback(name, schema, world), "default"
 
 
+_CODE = re.compile(r"(?=[A-Za-z-]*\d)[A-Za-z\d-]{1,6}")
+"""A short code such as a seat ('32A'): no word of a sentence is one."""
 _QUERY_WORDS = frozenset({"query", "q", "search", "term", "terms", "keyword", "keywords"})
 _ASKING = re.compile(
     r"\b(help|could you|can you|would you|please|hi|hello|hey|thanks|thank you|i'd like|"
@@ -343,7 +358,16 @@ def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
         if match:
             kept = [w for w in match.group(1).split() if w.lower() not in _FILLER]
             asking = _NOT_A_NAME | set(tokens(tool.name))
-            if kept and not any(w.lower().strip(",.:;") in asking for w in kept):
+            # 'Reset that branch': a sentence opening with an ask, not the branch's name (a
+            # force-push went to 'Reset'); 'the docs-site publish workflow' names one
+            opens = bool(kept) and kept[0][:1].isupper() and kept[0].lower() in INSTRUCTION_VERBS
+            # 'the approved script' says which kind of script, not its name
+            described = len(kept) == 1 and kept[0].islower() and kept[0].endswith("ed")
+            if (
+                kept
+                and not (opens or described)
+                and not any(w.lower().strip(",.:;") in asking for w in kept)
+            ):
                 return " ".join(kept)
     return None
 

@@ -350,7 +350,9 @@ def shaped_value(schema: Mapping[str, Any], request: str, shown: str = "") -> st
         found = [_unpunctuated(m.group(0)) for m in bounded.finditer(text)]
         found = [f for f in found if f not in examples or f in request]
         if found:
-            return found[0]
+            # one of the field's own examples the user said is the value ('northwind/payments-api'
+            # for `repo`, not the branch 'fix/webhook-retry' said before it)
+            return next((f for f in found if f in examples), found[0])
     return None
 
 

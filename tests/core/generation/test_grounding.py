@@ -7,6 +7,7 @@ from datetime import date
 
 import pytest
 
+from pipeline.core.generation.feasibility import groundable_workflows
 from pipeline.core.generation.grounding import plan_arguments
 from pipeline.core.generation.naming import focus_records, named_as
 from pipeline.core.generation.stated import stated_value
@@ -521,11 +522,15 @@ def test_a_switch_the_request_speaks_of_is_set_as_it_says(inputs: Inputs) -> Non
         assert plan.arguments.get("allow_recurring") is allowed, request
 
 
-def _planned(inputs: Inputs, domain: str, tool: str, request: str) -> dict[str, object]:
+def _planned(
+    inputs: Inputs, domain: str, tool: str, request: str, *, seen_all: bool = True
+) -> dict[str, object]:
+    """The arguments planned with every record seen, or (`seen_all=False`) only those the
+    request names."""
     world = build_world(inputs.seeds[domain])
     focus = focus_records(world, request)
-    every = [r.id for r in world.records]
-    return plan_arguments(inputs.pool[tool], world, focus, request, every).arguments
+    seen = [r.id for r in world.records] if seen_all else focus
+    return plan_arguments(inputs.pool[tool], world, focus, request, seen).arguments
 
 
 def test_a_write_sets_the_value_the_user_gave_not_the_one_the_record_holds(
@@ -551,3 +556,42 @@ def test_the_page_the_user_named_outranks_one_a_result_showed(inputs: Inputs) ->
     tool = inputs.pool["lms_update_course_page"]
     plan = plan_arguments(tool, world, focus, request, focus, shown)
     assert (plan.arguments["page_slug"], plan.sources["page_slug"]) == ("resources", "request")
+
+
+def test_a_reset_names_the_repo_and_takes_no_sha_from_the_ask(inputs: Inputs) -> None:
+    """A shared prefix force-pushed `repo: fix/webhook-retry` (the branch, said first) to
+    `target_sha: Reset` (the sentence's verb): a value nothing gives is left unfilled, so the
+    planner leaves the workflow out rather than build that write."""
+    request = (
+        "I pushed a broken commit to fix/webhook-retry on payments-api. Reset that branch to"
+        " the commit before it - not main. In case you need it: northwind/payments-api."
+    )
+    tool = "repo_force_push_branch"
+    planned = _planned(inputs, "code_repository_ci", tool, request, seen_all=False)
+    assert planned["repo"] == "northwind/payments-api"
+    assert planned["branch"] == "fix/webhook-retry"
+    assert planned["target_sha"] == ""
+
+
+def test_a_condition_after_a_fields_word_is_not_its_value(inputs: Inputs) -> None:
+    """'only list it in the release notes if it has': a release went out with the notes
+    'if it has'."""
+    request = (
+        "Cut v2.4.1 from main. Double-check whether the fix from #488 has merged, and only"
+        " list it in the release notes if it has. In case you need it: northwind/payments-api."
+    )
+    planned = _planned(inputs, "code_repository_ci", "repo_publish_release", request)
+    assert planned["tag"] == "v2.4.1"
+    assert "if it has" not in str(planned.get("release_notes", ""))
+
+
+def test_a_word_describing_the_thing_is_not_its_name_or_code(inputs: Inputs) -> None:
+    """'an aisle seat' was booked as seat 'aisle', 'the approved script' run as script
+    'approved': with no value for them, the planner leaves such workflows out."""
+    pool = inputs.pool
+    for domain, workflow in (
+        ("travel_booking", "aisle_seat_outbound"),
+        ("security_operations", "triage_package"),
+    ):
+        assert workflow not in groundable_workflows(inputs.seeds[domain], pool)
+    assert "new_client_folder" in groundable_workflows(inputs.seeds["cloud_storage"], pool)
