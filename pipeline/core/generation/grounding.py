@@ -166,7 +166,7 @@ def plan_arguments(
         elif needed or (is_free_text_field(name) and not plan.arguments):
             value, source = unsourced(name, schema, request, world, tool)
             said_nothing = value == NOTHING_STATED or str(value).startswith("Regarding ")
-            note = None if sends_message(name, tool.name) else summary_note(about, shown)
+            note = None if sends_message(name, tool.name) else summary_note(about, (request, shown))
             if said_nothing and note:  # a reason or a note says how the record stands
                 value, source = note, "composed"
             elif value == NOTHING_STATED and about:  # what it is about, as the trace names it

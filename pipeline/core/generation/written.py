@@ -43,7 +43,7 @@ def written(
     if not request or schema.get("type") != "string" or not writes_as_text(name):
         return None
     message = sends_message(name, tool)
-    text = dictated(request) or _standing(message, records, shown)
+    text = dictated(request) or _standing(message, records, (request, shown))
     return text if text and len(text) <= schema.get("maxLength", len(text)) else None
 
 
@@ -57,32 +57,45 @@ def sends_message(name: str, tool: str) -> bool:
     return bool(set(tokens(tool)) & _SENDING) and bool(words) and words[-1] in _MESSAGE_FIELDS
 
 
-def summary_note(records: Sequence[Record], shown: str) -> str | None:
+def summary_note(records: Sequence[Record], said: tuple[str, str]) -> str | None:
     """A note on the task's record saying how it stands, as the trace showed it ('INC-2024-0412
     payroll phishing campaign: status investigating, severity high.'), for a note, a reason or
     a summary the user asked for without dictating it: never a message to anyone, whom
-    a record's details may not concern."""
-    return _standing(False, records, shown)
+    a record's details may not concern. `said`: the request and what the trace showed."""
+    return _standing(False, records, said)
 
 
-def _standing(message: bool, records: Sequence[Record], shown: str) -> str | None:
+def _standing(message: bool, records: Sequence[Record], said: tuple[str, str]) -> str | None:
     """'Hi Chidinma, a short update on Water damage claim - 17 Fernhill Drive: status
     investigating.' Written only about a record of the person the task is for: telling one
-    patient about another's visit, or filing it in their chart, is a disclosure."""
+    patient about another's visit, or filing it in their chart, is a disclosure; and only
+    about one the request names by more than the person's name (a glucometer summary was
+    charted as 'Verified E911 callback for Ahmed Farouk: callback number …')."""
+    request, shown = said
     people = [r for r in records if _person(r)]
     things = [r for r in records if r not in people]
     if people:
-        things = [r for r in things if _belongs_to(r, people[0])]
+        own = set(_words(bare_name(people[0].name)))
+        asked = set(_words(request))
+        things = [
+            r
+            for r in things
+            if _belongs_to(r, people[0]) and any(w in asked for w in _words(r.name) if w not in own)
+        ]
     elif message:
         return None
     topic = things[0] if things else None
     facts = _shown_facts(topic, shown, internal=not message) if topic is not None else ""
     if topic is None or not facts:
         return None
-    said = f"{bare_name(topic.name)}: {facts}."
+    update = f"{bare_name(topic.name)}: {facts}."
     if not message:
-        return said
-    return f"Hi {_first_name(people[0])},\n\nA short update on {said}\n\nKind regards"
+        return update
+    return f"Hi {_first_name(people[0])},\n\nA short update on {update}\n\nKind regards"
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z]{3,}|\d+", text.lower())
 
 
 def _belongs_to(record: Record, person: Record) -> bool:
@@ -104,6 +117,9 @@ varied per request: one fixed phrase would read as filler and repeat across the 
 
 _LEADS = "|".join(re.escape(lead.split(":")[0]) + ":" for lead in UP_FRONT)
 _ADDED = re.compile(rf"\s+(?:{_LEADS}).*$", re.S)
+_CLAUSE = r"(?:[^.;!?\n]|\.(?=[\w/]))"
+"""A character of a clause: a stop inside 'v2.4.1' or 'example.com' does not end it (a reply
+went out as 'The fix is in PR #488 and will ship in v2.')."""
 _QUOTED = re.compile(
     r"\b(?:line|note|message|text|saying|says|reads|wording|description|reply|comment|review"
     r"|section)\b[^.:\n]*?(?:: | [-–—] )(?P<text>[^:\n]{8,})$"
@@ -111,12 +127,12 @@ _QUOTED = re.compile(
 _TOLD = re.compile(
     r"\b(?i:tell|message|text|email|remind|let)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?)\s+"
     r"(?:know\s+)?(?:that\s+|(?=(?:we|I|you|it|they|she|he)(?:'\w+)?\s))"
-    r"(?P<text>[^.;!?\n]{8,})"
+    rf"(?P<text>{_CLAUSE}{{8,}})"
 )
 _SAID = re.compile(
     r"\b(?i:reply|post|say|confirm|announce|respond|note|comment|write|draft|tweet)\b"
     r"[^.;:!?\n]{0,60}?\b(?:that(?!\s+(?:on|in|to|against|under|with)\b)|saying)"
-    r"\s+(?P<text>[^.;!?\n]{8,})"
+    rf"\s+(?P<text>{_CLAUSE}{{8,}})"
 )
 """'Reply that we are closed'; not 'note that on TCK-88120', whose 'that' is what the user
 said before (auditors found 'On TCK-88120 and mark it resolved.' kept as the note)."""
@@ -145,11 +161,20 @@ _CONFIRMING = re.compile(r"\b(?:reply|respond|answer|write back)\s+confirming\b"
 itself pasted in as the reply."""
 _BID = re.compile(
     r"\b(?i:tell|ask|asking|message|text|remind)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?)\s+"
-    r"(?:(?P<first>[a-z][^,.;!?\n]{1,30}),?\s+and\s+)?(?P<not>not\s+)?to\s+(?P<text>[^.;!?\n]{6,})"
+    r"(?:(?P<first>[a-z][^,.;!?\n]{1,30}),?\s+and\s+)?(?P<not>not\s+)?to\s+"
+    rf"(?P<text>{_CLAUSE}{{6,}})"
 )
 _ASKED = re.compile(
-    r"\b(?i:ask)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?\s+)?\s*(?P<text>(?:if|whether)\s[^.;!?\n]{6,})"
+    r"\b(?i:ask)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?\s+)?\s*"
+    rf"(?P<text>(?:if|whether)\s{_CLAUSE}{{6,}})"
 )
+_ASKED_FOR = re.compile(
+    r"\b(?i:ask)\s+(?:him|her|them|the\s[\w#'-]+(?:\s(?!to\b)[\w#'-]+){0,4}?|[A-Z]\w+(?:\s[A-Z]\w+)?)"
+    r"\s+for\s+"
+    rf"(?P<text>{_CLAUSE}{{4,}})"
+)
+"""'Ask the reporter of #1317 for a couple of failing delivery ids': a comment went out as
+'Regarding the reporter of #1317.'"""
 _TO_YOU = {"she": "you", "he": "you", "they": "you", "her": "your", "his": "your"}
 _TO_YOU |= {"their": "your", "herself": "yourself", "himself": "yourself", "him": "you"}
 
@@ -163,12 +188,15 @@ def dictated(request: str) -> str | None:
     quoted = _QUOTED.search(asked)
     told = _TOLD.search(asked)
     asking = _ASKED.search(asked)
+    asked_for = _ASKED_FOR.search(asked)
     said = _SAID.search(asked)
     bid = _BID.search(asked)
     if quoted:
         text = quoted["text"].strip()
     elif asking:
         return f"Could you let me know {_to_reader(asking['text']).strip()}?"
+    elif asked_for:
+        return f"Could you send {_to_reader(asked_for['text']).strip()}?"
     elif told:
         text = _to_reader(told["text"]).strip()
     elif said:
@@ -224,7 +252,7 @@ def _shown_facts(record: Record, shown: str, *, internal: bool) -> str:
         if isinstance(value, str | int | float)
         and not isinstance(value, bool)
         and (internal or set(tokens(key)) & _FACT_WORDS)
-        and len(str(value)) <= 120
+        and 0 < len(str(value)) <= 120  # an empty value is 'in' any text: 'blocked reason .'
         and str(value).lower() in lowered
     ]
     return ", ".join(facts[: 4 if internal else 3])
@@ -252,7 +280,8 @@ INSTRUCTION_VERBS = frozenset(
 """Verbs an instruction opens with: a clause after 'and'/'then' is a task of its own only
 when it starts with one ('… and lock the cargo doors'), not '… and sources sections to …'."""
 
-_ASKING_VERBS = INSTRUCTION_VERBS | {"summarize", "shift", "do", "sum", "thank", "thanks", "see"}
+_ASKING_VERBS = INSTRUCTION_VERBS | {"summarize", "shift", "do", "sum", "thank", "thanks"}
+_ASKING_VERBS |= {"see", "double", "cut"}  # 'double-check', 'cut v2.4.1 from main'
 _TO_AGENT = re.compile(
     r"^(?:(?:please|hi|hey|hello|so|and|also|then|now|just)[,\s]+)*"
     r"(?:can|could|would|will)?\s*(?:you\s+)?(?:please\s+)?"
@@ -307,6 +336,7 @@ NOTHING_STATED = "Following up on your request."
 def stated_part(request: str) -> str | None:
     """What a request states rather than asks ('Tom asked for two more weeks while their
     till system beds in.'), or None when it only asks."""
+    request = _ADDED.sub("", request.strip())  # 'In case you need it: …' only gives details
     parts = re.split(r"(?<=[a-z]): ", request, maxsplit=1)  # '… description: remote …'
     text = (parts[1] if len(parts) == 2 else request).strip()
     text = re.sub(r"^(?:hi|hey|hello)\b[^,.!]{0,20}[,.!]\s*", "", text, flags=re.I)

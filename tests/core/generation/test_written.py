@@ -3,7 +3,13 @@ task's record stands as the trace showed it, never the instruction to the agent 
 
 from __future__ import annotations
 
-from pipeline.core.generation.written import composed_text, dictated, rewritten, written
+from pipeline.core.generation.written import (
+    composed_text,
+    dictated,
+    rewritten,
+    stated_part,
+    written,
+)
 from pipeline.core.model.world import Record
 
 _STRING = {"type": "string"}
@@ -226,3 +232,43 @@ def test_a_reply_asked_for_by_what_it_does_is_written_not_the_request() -> None:
     assert written("body", _STRING, "draft_email_reply", request, ((), "")) == (
         "Thank you, I can confirm, and I'll be there."
     )
+
+
+def test_the_details_line_and_a_double_check_are_not_what_the_user_states() -> None:
+    """Release notes went out as 'Northwind/payments-api.' (the details line) and 'Cut v2.4.1
+    from main.' (the ask)."""
+    request = (
+        "Cut v2.4.1 from main. Double-check whether #488 has merged. In case you need it:"
+        " northwind/payments-api."
+    )
+    assert stated_part(request) is None
+    assert stated_part("The README fix is in. Cut v2.4.1.") == "The README fix is in."
+
+
+def test_a_version_does_not_end_the_words_and_asking_for_something_is_a_question() -> None:
+    """Replies went out as 'The fix is in PR #488 and will ship in v2.' and a comment as
+    'Regarding the reporter of #1317.'"""
+    assert dictated("Reply on issue #1317 that the fix is in PR #488 and will ship in v2.4.1.") == (
+        "The fix is in PR #488 and will ship in v2.4.1."
+    )
+    asked = "Ask the reporter of #1317 for a couple of failing delivery ids."
+    assert dictated(asked) == "Could you send a couple of failing delivery ids?"
+    assert dictated("Ask the team to look for the missing invoice.") is None
+
+
+def test_a_persons_record_the_request_names_only_by_their_name_is_not_the_topic() -> None:
+    """'Add a short summary of his glucometer readings to Ahmed Farouk's chart' was charted
+    as 'Verified E911 callback for Ahmed Farouk: callback number 555-0133, …'."""
+    ahmed = Record(id="pat_ahmed", kind="patient", name="Ahmed Farouk")
+    e911 = Record(
+        id="e911_af",
+        kind="record",
+        name="Verified E911 callback for Ahmed Farouk",
+        attributes={"callback_number": "555-0133"},
+    )
+    shown = '{"callback_number": "555-0133"}'
+    request = "Get Ahmed Farouk's glucometer readings and add a short summary to his chart."
+    assert written("summary", _STRING, "add_to_chart", request, ((ahmed, e911), shown)) is None
+    asked = "Add a note on Ahmed Farouk's E911 callback to his chart."
+    note = written("summary", _STRING, "add_to_chart", asked, ((ahmed, e911), shown))
+    assert note == "Verified E911 callback for Ahmed Farouk: callback number 555-0133."
