@@ -30,9 +30,14 @@ def first_option(schema: Mapping[str, Any]) -> Any:
 
 
 _URGENT = re.compile(
-    r"\b(urgent|urgently|straight away|immediately|asap|right away|critical)\b", re.I
+    r"\b(urgent|urgently|straight away|immediately|asap|right away|critical|same[- ]day)\b",
+    re.I,
 )
 _URGENT_OPTIONS = ("urgent", "critical", "immediate", "stat", "high", "asap")
+_MILD = re.compile(r"\b(mild|minor|no fever|nothing serious|not urgent)\b", re.I)
+_MILD_OPTIONS = ("self_care", "routine", "low", "minor")
+"""A mild complaint is triaged low: a mild itchy rash with no fever went in as `emergency`,
+the first of the options, and 'a same-day visit' for 172/104 as `self_care` (its 'care')."""
 
 
 _DISOWNED = re.compile(
@@ -57,7 +62,7 @@ premium contradicted."""
 def chosen_options(schema: Mapping[str, Any], request: str, context: str) -> Any:
     """The options the request (or the records it is about) mention: a charge 'I never made'
     is disputed as `unauthorised`."""
-    cues = ((_URGENT, _URGENT_OPTIONS), (_DISOWNED, _DISOWNED_OPTIONS))
+    cues = ((_MILD, _MILD_OPTIONS), (_URGENT, _URGENT_OPTIONS), (_DISOWNED, _DISOWNED_OPTIONS))
     for cue, wanted in (*cues, (_ASKED_FOR, _ASKED_FOR_OPTIONS)):
         if json_type(schema) != "array" and cue.search(request):
             meant = [o for o in wanted if o in options_of(schema)]

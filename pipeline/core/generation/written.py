@@ -95,7 +95,8 @@ def _standing(message: bool, records: Sequence[Record], said: tuple[str, str]) -
 
 
 def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z]{3,}|\d+", text.lower())
+    """Words that say what a record is ('glucometer', 'callback'), not 'for' or 'the'."""
+    return [w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in TRAILING_WORDS]
 
 
 def _belongs_to(record: Record, person: Record) -> bool:
@@ -292,8 +293,13 @@ _TO_AGENT = re.compile(
 
 
 def asks_agent(sentence: str) -> bool:
-    """'Freeze the card', 'If she does, pull her wages': a request, not a statement."""
-    return bool(_TO_AGENT.match(re.sub(r"^if [^,]{2,60},\s*", "", sentence, flags=re.I)))
+    """'Freeze the card', 'If she does, pull her wages', 'Ahmed asked, and note the answer in
+    his chart': a request, not a statement."""
+    sentence = re.sub(r"^if [^,]{2,60},\s*", "", sentence, flags=re.I)
+    parts = re.split(r",?\s+(?:and then|and|then)\s+", sentence)
+    return bool(_TO_AGENT.match(parts[0])) or any(
+        _TO_AGENT.match(part) and part.split()[0].lower() in INSTRUCTION_VERBS for part in parts[1:]
+    )
 
 
 def _object_of(ask: str) -> str | None:

@@ -595,3 +595,19 @@ def test_a_word_describing_the_thing_is_not_its_name_or_code(inputs: Inputs) -> 
     ):
         assert workflow not in groundable_workflows(inputs.seeds[domain], pool)
     assert "new_client_folder" in groundable_workflows(inputs.seeds["cloud_storage"], pool)
+
+
+def test_a_mild_complaint_is_triaged_low_and_a_same_day_visit_urgent(inputs: Inputs) -> None:
+    """Both twins triaged 'a mild itchy rash, no fever' as `emergency` (the first option),
+    and readings of 172/104 with 'a same-day visit' as `self_care` (its 'care')."""
+    rash = (
+        "Maya Lopez messaged about a mild itchy rash after a new soap, no fever, no swelling."
+        " Read her message and triage it."
+    )
+    high = (
+        "Ahmed says his cuff showed 172/104 twice this morning. Check his readings and book a"
+        " same-day primary care visit with Dr Patel if needed."
+    )
+    tool = "telehealth_triage_symptoms"
+    assert _planned(inputs, "telehealth", tool, rash)["acuity"] == "self_care"
+    assert _planned(inputs, "telehealth", tool, high)["acuity"] == "urgent"

@@ -267,8 +267,17 @@ def test_a_persons_record_the_request_names_only_by_their_name_is_not_the_topic(
         attributes={"callback_number": "555-0133"},
     )
     shown = '{"callback_number": "555-0133"}'
-    request = "Get Ahmed Farouk's glucometer readings and add a short summary to his chart."
+    request = "Get Ahmed Farouk's glucometer readings and add a short summary for Dr Patel."
     assert written("summary", _STRING, "add_to_chart", request, ((ahmed, e911), shown)) is None
     asked = "Add a note on Ahmed Farouk's E911 callback to his chart."
     note = written("summary", _STRING, "add_to_chart", asked, ((ahmed, e911), shown))
     assert note == "Verified E911 callback for Ahmed Farouk: callback number 555-0133."
+
+
+def test_a_statement_with_an_ask_after_and_is_an_ask() -> None:
+    """'Ahmed Farouk asked, and note the answer in his chart.' was charted as the note."""
+    asked = "What does the guidance say? Ahmed Farouk asked, and note the answer in his chart."
+    assert stated_part(asked) is None
+    assert stated_part("Tom and Sue moved to Leeds. Update their address.") == (
+        "Tom and Sue moved to Leeds."
+    )
