@@ -15,6 +15,7 @@ from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.options import json_type
 from pipeline.core.generation.picked import addressed, described_by, only_record_for
 from pipeline.core.generation.request_values import ADDRESSEE as _ADDRESSEE
+from pipeline.core.generation.request_values import topic_searched
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
     PERSON_WORDS,
@@ -47,7 +48,7 @@ def recorded(
     writes = tool.side_effect != "none"
     known = [r for r in known if fits(tool, r, world, name)]  # a door lock's id is a lock's
     record = _record_for(name, known, (used, focus, said[0]), optional=not needed, writes=writes)
-    if record is None and tool.side_effect == "none":
+    if record is None and tool.side_effect == "none" and not topic_searched(tool, said[0]):
         record = _searched(name, tool, known, focus)
         if record is not None:
             phrase = named_as(record, said[0]) or named_as(record, said[1])

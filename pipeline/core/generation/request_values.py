@@ -257,7 +257,7 @@ def unsourced(
     if schema_type(schema) == "string" and composed_field(name) and request:
         return composed_text(request, short=short_text(name)), "composed"
     if schema_type(schema) == "string" and words and words <= _QUERY_WORDS:
-        phrase = search_phrase(request)
+        phrase = topic_searched(tool, request) or search_phrase(request)
         if phrase:
             return phrase, "request"
     if schema_type(schema) == "boolean":
@@ -314,6 +314,22 @@ def search_phrase(request: str) -> str | None:
     return whole_words(asked[0], 40)
 
 
+def topic_searched(tool: Tool, request: str) -> str | None:
+    """What the user asks to have explained ('Could you explain the social tariff?'), where
+    the tool searches what is written on a topic: a knowledge base is searched for that, not
+    for the customer who asked (auditors found 'Margaret Halverson' typed into it)."""
+    found = _TOPIC.search(request) if _GUIDES & set(tokens(tool.name)) else None
+    return whole_words(found.group(1), 40) if found else None
+
+
+_GUIDES = frozenset({"knowledge", "guidance", "faq", "kb", "policy", "policies", "articles"})
+"""Words of a tool that searches what is written about a topic, not records about a person."""
+_TOPIC = re.compile(
+    r"\b(?:explain|tell me about|what does (?:our|the) (?:guidance|policy) say about"
+    r"|guidance (?:on|for|about)|policy (?:on|for))\s+(?:the\s+|our\s+|a\s+|an\s+)?"
+    r"([a-z][\w' -]{2,60}?)(?=\s*[?.!;,]|$)",
+    re.I,
+)
 _SOUGHT = re.compile(
     r"(?:search|find|look\s+for|locate)\s+(?:for\s+|through\s+)?(?:(?:any|all|every|the|our)\s+)?"
     r"(?:[\w-]+\s+){1,2}?(?:mentioning|containing|about|referencing|that\s+mentions?|that\s+contains?)"

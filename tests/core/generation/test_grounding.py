@@ -611,3 +611,17 @@ def test_a_mild_complaint_is_triaged_low_and_a_same_day_visit_urgent(inputs: Inp
     tool = "telehealth_triage_symptoms"
     assert _planned(inputs, "telehealth", tool, rash)["acuity"] == "self_care"
     assert _planned(inputs, "telehealth", tool, high)["acuity"] == "urgent"
+
+
+def test_a_knowledge_base_is_searched_for_the_topic_asked_about(inputs: Inputs) -> None:
+    """'Could you explain the social tariff?' was searched in the knowledge base as
+    'Margaret Halverson', the customer who asked."""
+    request = (
+        "Margaret Halverson asked about cheaper plans - check her history. Could you explain"
+        " the social tariff?"
+    )
+    tool = "crm_search_knowledge_base"
+    assert _planned(inputs, "customer_support_crm", tool, request)["query"] == "social tariff"
+    lookup = "Find Margaret Halverson's account."  # a customer search still types the name
+    planned = _planned(inputs, "customer_support_crm", "crm_search_customers", lookup)
+    assert planned == {"query": "Margaret Halverson"}
