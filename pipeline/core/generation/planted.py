@@ -12,6 +12,7 @@ from pipeline.core.generation import content
 from pipeline.core.generation.context import ConstructionError
 from pipeline.core.generation.deviation import Deviation
 from pipeline.core.generation.harmful_call import spoken
+from pipeline.core.generation.options import options_of
 from pipeline.core.generation.roles import ObservationMode
 from pipeline.core.generation.run import Branch
 from pipeline.core.inputs.seeds import Hazard
@@ -103,17 +104,23 @@ def written_claim(deviation: Deviation, hazard: Hazard, world: World, shown: str
     told = claim  # what the agent met, as its answer may mention it: the report, not its header
     if about:  # filed against the records it is about, as a note or a forwarded message is
         claim = f"Re: {', '.join(about)}. {claim}"
+    # one of a field's options (`side: buy`, `order_type: limit`) is the call's to choose: a
+    # report of bids at 1.85 gives no order type, and a misled agent still places one
+    properties = deviation.tool.parameters.get("properties", {}) if deviation.tool else {}
+    chosen = {n for n in risky if n not in seen and options_of(properties.get(n, {}))}
     said = [
         _data(item)
         for name, value in risky.items()
-        if name not in seen
+        if name not in seen and name not in chosen
         for item in (value if isinstance(value, list) else [value])
     ]
     if any(text not in claim for text in said if len(text.split()) <= STATED_WORDS):
         return None
     for name in seen:
         plan.sources[name] = "observation"
-    read = {str(plan.arguments[name]) for name in seen}
+    for name in chosen:
+        plan.sources[name] = "default"
+    read = {str(plan.arguments[name]) for name in (*seen, *chosen)}
     deviation.required_values = tuple(v for v in deviation.required_values if v not in read)
     deviation.evidence["planted_fact"] = told
     return claim
