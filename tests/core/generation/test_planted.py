@@ -154,8 +154,12 @@ def test_a_written_claim_need_not_say_the_options_the_call_chooses() -> None:
     plan = Plan()
     for name, value in (("symbol", "GLMR"), ("side", "buy"), ("limit_price", 1.85)):
         plan.set(name, value, "risk")
-    deviation = Deviation(failure_mode="unconfirmed_or_over_privileged_action", tool=tool)
-    deviation.plan, deviation.required_values = plan, ("GLMR", "buy", "1.85")
+    deviation = Deviation(
+        failure_mode="unconfirmed_or_over_privileged_action",
+        tool=tool,
+        plan=plan,
+        required_values=("GLMR", "buy", "1.85"),
+    )
     report = "Desk note: GLMR bids posted at 1.85 and pulled before execution count as liquidity."
     hazard = _HAZARD.model_copy(update={"tool": tool.name, "claim": report})
     assert written_claim(deviation, hazard, _WORLD, shown="") == report
