@@ -19,7 +19,7 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
     found: list[tuple[float, bool, int, str]] = []
     distinctive = _distinctive_words(world)
     ids = {r.id.lower() for r in world.records}
-    own = {r.id: [p for p in _phrases(r) if _said(p, lowered)] for r in world.records}
+    own = {r.id: _said(_phrases(r), lowered) for r in world.records}
     named_kinds = {r.kind for r in world.records if own[r.id]}
     for record in world.records:
         phrases = own[record.id]
@@ -28,15 +28,15 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
             # its kind is named outright ('note that on TCK-88120' is that ticket, though
             # "the engineer fixed it" shares a word with 'Ticket: engineer never turned up')
             words = re.findall(r"[a-z]{6,}", record.name.lower())
-            phrases = phrases + [w for w in words if w in distinctive and _said(w, lowered)]
+            phrases = phrases + _said([w for w in words if w in distinctive], lowered)
         # a value it holds under another record's id field (a refill queue entry's
         # `prescription_id: 7733405`) names that record first: 'Rx 7733405' is the Rx
         refs = {str(v).lower() for k, v in record.attributes.items() if k.endswith("_id")}
         positions = [
-            _at(p, lowered)
+            at
             + (len(lowered) if p in ids and p != record.id.lower() else 0)
             + (0.5 if p in refs else 0)
-            for p in phrases
+            for p, at in phrases
         ]
         said = _file_words_said(record, lowered)
         if said is not None:
@@ -50,15 +50,15 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
     return tuple(record_id for *_, record_id in sorted(found))
 
 
-def _said(phrase: str, lowered: str) -> bool:
-    """Whether the request says the phrase as words of its own (not inside a longer word);
-    most phrases are not there at all, which spares compiling their pattern."""
-    return phrase in lowered and _at(phrase, lowered) >= 0
-
-
-def _at(phrase: str, lowered: str) -> int:
-    found = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", lowered)
-    return found.start() if found else -1
+def _said(phrases: list[str], lowered: str) -> list[tuple[str, int]]:
+    """The phrases the request says as words of their own (not inside a longer word), each
+    with where it first does; most are not there at all, which spares compiling a pattern."""
+    found = []
+    for phrase in (p for p in phrases if p in lowered):
+        match = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", lowered)
+        if match:
+            found.append((phrase, match.start()))
+    return found
 
 
 def _name_words_said(record: Record, lowered: str) -> int:
