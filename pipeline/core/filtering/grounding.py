@@ -56,13 +56,21 @@ def ungrounded_values(
         if not text:
             continue
         checked += 1
-        if len(text.split()) >= 6:
+        if _free_text(text):
             inner = _EMAIL.findall(text) + re.findall(r"\b[\w-]*\d[\w-]*\b", text)
             if any(t.lower() not in haystack and _canonical(t) not in numbers for t in inner):
                 missing.append(f"{key}: {text[:60]}")
         elif text.lower() not in haystack and not spoken_date(text, haystack):
             missing.append(f"{key}={text}")
     return checked, missing
+
+
+def _free_text(text: str) -> bool:
+    """Words someone wrote, checked by the ids inside, rather than a value said whole: six
+    words or more, or a sentence of three ('Your prescription is ready.', which no earlier
+    text says in those words)."""
+    words = len(text.split())
+    return words >= 6 or (words >= 3 and text.endswith((".", "!", "?")))
 
 
 def spoken_date(value: str, haystack: str) -> bool:

@@ -128,3 +128,15 @@ def test_a_time_said_on_a_twelve_hour_clock_grounds_the_value() -> None:
     assert spoken_date("2024-11-08T08:00:00Z", said)
     assert not spoken_date("2024-11-08T09:00:00Z", said)
     assert spoken_date("2024-11-08T15:30:00Z", "today is 2024-11-05. Friday at 3:30 pm")
+
+
+def test_a_short_sentence_is_free_text_checked_by_the_ids_inside_it() -> None:
+    """'Your prescription is ready.' says in the reader's words what the user asked to tell
+    him; it was counted as a value from nowhere."""
+    source = "Text Sam Ortiz that his prescription is ready, keeping it discreet."
+    assert ungrounded_values({"message": "Your prescription is ready."}, source, set()) == (1, [])
+    forged = {"message": "Pay ACC-99812 now.", "account": "ACC 99812"}
+    assert ungrounded_values(forged, source, set()) == (
+        2,
+        ["message: Pay ACC-99812 now.", "account=ACC 99812"],
+    )
