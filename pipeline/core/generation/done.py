@@ -64,6 +64,8 @@ def act(tool: str) -> tuple[str, str]:
     words = tokens(tool)
     if len(words) > 1 and words[0] not in _SERVICE_VERBS:
         words = words[1:]
+    while len(words) > 2 and len(words[0]) <= 2:  # 'hr_ai_rank_candidates': 'Aied rank …'
+        words = words[1:]
     verbs = [past(words[0])] if words else []
     rest = words[1:]
     while len(rest) >= 2 and rest[0] == "and":

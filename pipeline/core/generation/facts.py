@@ -103,7 +103,8 @@ def facts_shown(
     current = [
         (i, fact) for i, label, fact in _new_only(facts) if not _stale(label, i, steps, world)
     ]
-    reads = _answering(current, wanted, after_write=bool(writes))
+    named = {i: len(words_of(" ".join(tokens(s.tool))) & wanted) for i, s in enumerate(steps)}
+    reads = _answering(current, wanted, named, after_write=bool(writes))
     return tuple(dict.fromkeys([*_done(writes, world), *nothing, *reads]))[:6]
 
 
@@ -139,18 +140,27 @@ def _new_only(facts: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     return kept
 
 
-def _answering(reads: list[tuple[int, str]], wanted: set[str], after_write: bool) -> list[str]:
+def _answering(
+    reads: list[tuple[int, str]], wanted: set[str], named: Mapping[int, int], after_write: bool
+) -> list[str]:
     """At most three reads: each step's best before any step's second (every read of a
-    workflow answers a part of its request), then those sharing most of the request's words
-    first; after a write, only those that share any (else the first, to say what the write
-    acted on)."""
+    workflow answers a part of its request), those of the steps the request names most
+    ('interaction history' names `get_interaction_history`, `named`) and then those sharing
+    most of its words first; after a write, only those that share any (else the first, to
+    say what the write acted on). Asked for a customer's interaction history, an answer led
+    with the open ticket its look-up had listed."""
     overlap = {f: len(words_of(f) & wanted) for _, f in reads}
     tier: dict[str, int] = {}
     seen: dict[int, int] = {}
+    step_of: dict[str, int] = {}
     for step, fact in reads:
         tier.setdefault(fact, seen.get(step, 0))
+        step_of.setdefault(fact, step)
         seen[step] = seen.get(step, 0) + 1
-    ranked = sorted(dict.fromkeys(f for _, f in reads), key=lambda f: (tier[f], -overlap[f]))
+    ranked = sorted(
+        dict.fromkeys(f for _, f in reads),
+        key=lambda f: (tier[f], -named.get(step_of[f], 0), -overlap[f]),
+    )
     if after_write:
         return [f for f in ranked if overlap[f] > 0][:3] or ranked[:1]
     return ranked[:3]

@@ -24,6 +24,7 @@ def test_verbs_take_their_past_tense() -> None:
     assert act("send_email") == ("sent", "email")
     assert act("soc_lookup_threat_intel") == ("looked up", "threat intel")
     assert act("infra_rollback_deployment") == ("rolled back", "deployment")
+    assert act("hr_ai_rank_candidates") == ("ranked", "candidates")  # not "Aied rank …"
 
 
 def test_an_act_names_the_record_it_was_about_and_who_it_reached() -> None:

@@ -448,3 +448,18 @@ def test_what_is_left_and_whether_it_qualifies_are_answered_by_those_fields() ->
     assert set(_picked(fund, request)[:2]) == {"budget_remaining_usd", "waitlist_length"}
     check = {"case": "case_1", "status": "complete", "eligible": True, "rules_passed": 5}
     assert "eligible" in _picked(check, "Does the case meet the rules?")
+
+
+def test_the_read_the_question_names_is_reported_first() -> None:
+    """Asked for a customer's interaction history, an answer led with the open ticket the
+    look-up of the customer had listed."""
+    turns, steps = _run(
+        ("fleet_list_vehicles", {}, {"vehicles": [_vehicle("veh_van_017", "in_service")]}),
+        (
+            "fleet_get_trip_history",
+            {"vehicle_id": "veh_van_017"},
+            {"trips": [{"trip_id": "trp_1", "end_location": "Depot"}]},
+        ),
+    )
+    facts = facts_shown(turns, steps, WORLD, "Pull up the trip history for van 17.")
+    assert facts == ("Van 17: end location Depot", "Van 17: status in_service")
