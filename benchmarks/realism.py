@@ -37,7 +37,8 @@ from typing import Any, TypeGuard
 from benchmarks.consistency import objects_in
 from pipeline.core.generation.places import PLACE_KEYS, is_place, names_room
 from pipeline.core.generation.semantics import list_field, tokens
-from pipeline.core.generation.written import asks_agent, writes_as_text
+from pipeline.core.generation.user_words import asks_agent
+from pipeline.core.generation.written import writes_as_text
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
 from pipeline.core.model.trajectory import (
     AgentTurn,

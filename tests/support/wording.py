@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.core.generation.written import INSTRUCTION_VERBS
+from pipeline.core.generation.user_words import INSTRUCTION_VERBS
 
 
 def _words(text: str) -> list[str]:

@@ -15,7 +15,7 @@ import re
 
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.run import Branch
-from pipeline.core.generation.written import INSTRUCTION_VERBS
+from pipeline.core.generation.user_words import INSTRUCTION_VERBS
 from pipeline.core.model.channels import CHANNEL_OF
 
 UNFOLD_SHARE = 0.65

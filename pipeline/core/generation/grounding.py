@@ -33,14 +33,12 @@ from pipeline.core.generation.semantics import (
     tokens,
 )
 from pipeline.core.generation.stated import shaped_value, stated_value
+from pipeline.core.generation.user_words import NOTHING_STATED, stated_part, whole_words
 from pipeline.core.generation.written import (
-    NOTHING_STATED,
     dictated,
     rewritten,
     sends_message,
-    stated_part,
     summary_note,
-    whole_words,
     writes_as_text,
     written,
 )
@@ -111,7 +109,8 @@ def plan_arguments(
         if options_of(schema):
             chosen = chosen_options(schema, request, context if needed else "")
             if chosen is not None:
-                plan.set(name, chosen, "request" if _mentions(request, chosen) else "observation")
+                said = _mentions(request, chosen) or chosen_options(schema, request, "") == chosen
+                plan.set(name, chosen, "request" if said else "observation")  # 'morning': `am`
             elif needed:
                 plan.set(name, first_option(schema), "default")
             continue

@@ -109,8 +109,10 @@ _UNIT_TOKENS = frozenset({"pct", "ms", "per", "s", "in", "of", "the", "and", "or
 
 
 _SPOKEN_AS = {"text": "sms", "texts": "sms", "texted": "sms", "phone": "telephone"}
+_SPOKEN_AS |= {"morning": "am", "afternoon": "pm"}
 """What people say for an option's own word: 'text him' is the `sms` channel, a 'phone review'
-a `telephone` appointment (auditors found it booked as a `diabetes_review`)."""
+a `telephone` appointment (auditors found it booked as a `diabetes_review`), '12 Nov morning'
+the `am` slot (it went in as `all_day`, the slot of the visit that was missed)."""
 
 
 def _said_share(option: str, said: Sequence[str]) -> tuple[float, int]:

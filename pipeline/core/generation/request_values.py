@@ -21,7 +21,7 @@ from pipeline.core.generation.stated import (
     shaped_like_an_example,
     shaped_value,
 )
-from pipeline.core.generation.written import (
+from pipeline.core.generation.user_words import (
     INSTRUCTION_VERBS,
     TRAILING_WORDS,
     composed_text,
@@ -143,7 +143,9 @@ _GENERIC_WORDS = frozenset({"id", "ids", "name", "type", "date", "time", "value"
 
 _NO_VALUE_OPENERS = frozenset(
     {"is", "was", "as", "if", "when", "whether", "unless", "once", "because", "but", "so"}
+    | {"it", "this", "that", "them", "these", "those", "down"}
 )
+"""Words that start no value: 'Note it on the ticket' went out as the note 'it on the ticket'."""
 
 
 def _said_before_thing(name: str, request: str) -> str | None:

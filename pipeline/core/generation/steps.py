@@ -18,8 +18,8 @@ from pipeline.core.generation.grounding import Plan, plan_arguments, unsourced_r
 from pipeline.core.generation.naming import focus_records, named_as
 from pipeline.core.generation.render import render
 from pipeline.core.generation.semantics import is_free_text_field, operation_of, tokens
+from pipeline.core.generation.user_words import UP_FRONT
 from pipeline.core.generation.world import build_world, execute
-from pipeline.core.generation.written import UP_FRONT
 from pipeline.core.inputs.seeds import Seed, Workflow
 from pipeline.core.inputs.tool_pool import Tool, ToolPool
 from pipeline.core.model.world import Record, World

@@ -9,8 +9,17 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.core.generation.addressed import as_written, to_reader
 from pipeline.core.generation.content import bare_name
+from pipeline.core.generation.done import past
 from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.user_words import (
+    INSTRUCTION_VERBS,
+    TRAILING_WORDS,
+    own_clause,
+    stated_part,
+    without_details,
+)
 from pipeline.core.model.world import Record
 
 _MESSAGE_FIELDS = frozenset({"body", "message", "text", "content", "letter", "reply"})
@@ -107,17 +116,6 @@ def _belongs_to(record: Record, person: Record) -> bool:
     )
 
 
-UP_FRONT = (
-    "In case you need it: {}.",
-    "Details, if it helps: {}.",
-    "You'll want these: {}.",
-    "The details: {}.",
-)
-"""How a user adds, after the ask, what the agent cannot look up (`steps.stated_request`),
-varied per request: one fixed phrase would read as filler and repeat across the release."""
-
-_LEADS = "|".join(re.escape(lead.split(":")[0]) + ":" for lead in UP_FRONT)
-_ADDED = re.compile(rf"\s+(?:{_LEADS}).*$", re.S)
 _CLAUSE = r"(?:[^.;!?\n]|\.(?=[\w/]))"
 """A character of a clause: a stop inside 'v2.4.1' or 'example.com' does not end it (a reply
 went out as 'The fix is in PR #488 and will ship in v2.')."""
@@ -137,6 +135,9 @@ _SAID = re.compile(
 )
 """'Reply that we are closed'; not 'note that on TCK-88120', whose 'that' is what the user
 said before (auditors found 'On TCK-88120 and mark it resolved.' kept as the note)."""
+_REMINDER = re.compile(rf"\breminder\b[^.;!?\n]{{0,60}}?\bthat\s+(?P<text>{_CLAUSE}{{8,}})", re.I)
+"""'Schedule a reminder in #eng-incidents at 13:55 UTC Friday that the retro starts at 15:00':
+it went out as 'Regarding a reminder in #eng-incidents …'."""
 _NOTED = re.compile(
     r"\b(?:note|log|record)\s+(?:that|this|it)\s*(?:$|[.,;!]|\s(?:on|in|to|against|under)\s)",
     re.I,
@@ -162,6 +163,7 @@ _CONFIRMING = re.compile(r"\b(?:reply|respond|answer|write back)\s+confirming\b"
 itself pasted in as the reply."""
 _BID = re.compile(
     r"\b(?i:tell|ask|asking|message|text|remind)\s+(?:him|her|them|[A-Z]\w+(?:\s[A-Z]\w+)?)\s+"
+    r"(?:(?:at|on|by)\s[\w: ]{2,24}?\s(?=to\s))?"  # 'remind Tara at 09:00 UTC Thursday to …'
     r"(?:(?P<first>[a-z][^,.;!?\n]{1,30}),?\s+and\s+)?(?P<not>not\s+)?to\s+"
     rf"(?P<text>{_CLAUSE}{{6,}})"
 )
@@ -176,8 +178,6 @@ _ASKED_FOR = re.compile(
 )
 """'Ask the reporter of #1317 for a couple of failing delivery ids': a comment went out as
 'Regarding the reporter of #1317.'"""
-_TO_YOU = {"she": "you", "he": "you", "they": "you", "her": "your", "his": "your"}
-_TO_YOU |= {"their": "your", "herself": "yourself", "himself": "yourself", "him": "you"}
 
 
 def dictated(request: str) -> str | None:
@@ -185,7 +185,7 @@ def dictated(request: str) -> str | None:
     line …: remote directors join via the link'), or told about someone, spoken to them
     ('message her that she can rebook' -> 'You can rebook.'), or asked of them ('ask her to
     bring the timeline' -> 'Could you bring the timeline?')."""
-    asked = _ADDED.sub("", request.strip())
+    asked = without_details(request)
     quoted = _QUOTED.search(asked)
     told = _TOLD.search(asked)
     asking = _ASKED.search(asked)
@@ -195,25 +195,27 @@ def dictated(request: str) -> str | None:
     if quoted:
         text = quoted["text"].strip()
     elif asking:
-        return f"Could you let me know {_to_reader(asking['text']).strip()}?"
+        return f"Could you let me know {to_reader(asking['text']).strip()}?"
     elif asked_for:
-        return f"Could you send {_to_reader(asked_for['text']).strip()}?"
+        return f"Could you send {to_reader(asked_for['text']).strip()}?"
     elif told:
-        text = _to_reader(told["text"]).strip()
+        text = as_written(to_reader(told["text"])).strip()
     elif said:
-        text = said["text"].strip()  # a reply or a note says it as the user put it
+        text = as_written(said["text"]).strip()  # a reply or a note says it as the user put it
     elif bid:
         first = f"{bid['first'][:1].upper()}{bid['first'][1:]}. " if bid["first"] else ""
         if asks := re.match(r"ask\s+((?:if|whether|how|what|when|why)\s.*)", bid["text"]):
-            return f"{first}Could you let me know {_to_reader(asks[1]).strip()}?"
+            return f"{first}Could you let me know {to_reader(asks[1]).strip()}?"
         if not bid["not"]:
-            return f"{first}Could you {_to_reader(bid['text']).strip()}?"
-        text = f"{first}Please don't {_to_reader(bid['text']).strip()}"
+            return f"{first}Could you {as_written(to_reader(bid['text'])).strip()}?"
+        text = f"{first}Please don't {as_written(to_reader(bid['text'])).strip()}"
     elif kind := _KIND.search(asked):
         return _KINDS[(kind["kind"] or kind["said"]).lower().split()[0].split("-")[0]]
     elif _CONFIRMING.search(asked):
         return "Thank you, I can confirm, and I'll be there."
-    elif _NOTED.search(asked) and (stated := stated_part(asked)):
+    elif reminder := _REMINDER.search(asked):
+        text = f"Reminder: {as_written(own_clause(reminder['text'])).strip()}"
+    elif (noted := _NOTED.search(asked)) and (stated := _said_just_before(asked[: noted.start()])):
         text = stated  # 'note that on TCK-88120': what the user said before it
     else:
         return None
@@ -221,14 +223,18 @@ def dictated(request: str) -> str | None:
     return text[:1].upper() + text[1:]
 
 
-def _to_reader(text: str) -> str:
-    """A sentence about the reader, said to them ('she is ready' -> 'you are ready')."""
-    text = re.sub(r"\b(?:she|he|they) (?:is|are)\b", "you are", text, flags=re.I)
-    text = re.sub(r"\b(?:she|he|they) (?:has|have)\b", "you have", text, flags=re.I)
-    text = re.sub(r"\b(?:she|he|they) was\b", "you were", text, flags=re.I)
-    text = re.sub(r"\b(?:she|he|they)'(ll|d)\b", r"you'\1", text, flags=re.I)
-    text = re.sub(r"\b(?:works|suits) for (?:him|her|them)\b", "works for you", text, flags=re.I)
-    return re.sub(r"\b(\w+)\b", lambda m: _TO_YOU.get(m.group(1).lower(), m.group(1)), text)
+def _said_just_before(text: str) -> str | None:
+    """What 'note that' notes: the act asked right before it, as done ('… then book an
+    engineer for Magnus on 12 Nov morning. Note it on the ticket.' -> 'Booked an engineer
+    for Magnus on 12 Nov morning.'), else what the user stated before it; the note was once
+    the filler 'Good. Next something else.'"""
+    text = text.strip().rstrip("-–—, ")
+    last = re.split(r"(?<=[.!?])\s+", text)[-1]
+    clause = re.split(r"[.;:]\s+|,?\s+(?:and then|then|and)\s+", last.rstrip(" ."))[-1]
+    verb, _, rest = clause.partition(" ")
+    if verb.lower() in INSTRUCTION_VERBS and rest:
+        return f"{past(verb.lower()).capitalize()} {rest}"
+    return stated_part(text)
 
 
 def _person(record: Record) -> bool:
@@ -257,120 +263,6 @@ def _shown_facts(record: Record, shown: str, *, internal: bool) -> str:
         and str(value).lower() in lowered
     ]
     return ", ".join(facts[: 4 if internal else 3])
-
-
-INSTRUCTION_VERBS = frozenset(
-    {
-        "add", "alert", "approve", "archive", "arrange", "ask", "assign", "attach", "block",
-        "book", "bring", "buy", "call", "cancel", "change", "chase", "check", "clear", "close",
-        "compare", "confirm", "contact", "correct", "count", "create", "delete", "deploy",
-        "disable", "dispute", "draft", "draw", "email", "enable", "escalate", "explain", "export",
-        "file", "find", "fix", "flag", "forward", "freeze", "get", "give", "grant", "hold",
-        "include", "investigate", "invite", "isolate", "issue", "let", "list", "lock", "log",
-        "look", "make", "mark", "merge", "message", "move", "note", "notify", "open", "order",
-        "patch", "pause", "pay", "place", "point", "post", "prepare", "print", "publish", "pull",
-        "put", "quarantine", "raise", "read", "reassign", "rebalance", "rebook", "record",
-        "refund", "reject", "release", "remind", "remove", "rename", "renew", "reopen", "reply",
-        "report", "request", "reroute", "reschedule", "reset", "restart", "restore", "resume",
-        "review", "revoke", "rotate", "run", "scale", "schedule", "search", "sell", "send", "set",
-        "share", "show", "sort", "start", "stop", "submit", "summarise", "switch", "tag", "tell",
-        "text", "track", "transfer", "turn", "unlock", "update", "upgrade", "upload", "verify",
-        "wipe", "withdraw", "work", "write",
-    }
-)  # fmt: skip
-"""Verbs an instruction opens with: a clause after 'and'/'then' is a task of its own only
-when it starts with one ('… and lock the cargo doors'), not '… and sources sections to …'."""
-
-_ASKING_VERBS = INSTRUCTION_VERBS | {"summarize", "shift", "do", "sum", "thank", "thanks"}
-_ASKING_VERBS |= {"see", "double", "cut"}  # 'double-check', 'cut v2.4.1 from main'
-_TO_AGENT = re.compile(
-    r"^(?:(?:please|hi|hey|hello|so|and|also|then|now|just)[,\s]+)*"
-    r"(?:can|could|would|will)?\s*(?:you\s+)?(?:please\s+)?"
-    rf"(?:{'|'.join(sorted(_ASKING_VERBS))})\b",
-    re.I,
-)
-"""A sentence that asks the agent for something: no part of what the agent writes."""
-
-
-def asks_agent(sentence: str) -> bool:
-    """'Freeze the card', 'If she does, pull her wages', 'Ahmed asked, and note the answer in
-    his chart': a request, not a statement."""
-    sentence = re.sub(r"^if [^,]{2,60},\s*", "", sentence, flags=re.I)
-    parts = re.split(r",?\s+(?:and then|and|then)\s+", sentence)
-    return bool(_TO_AGENT.match(parts[0])) or any(
-        _TO_AGENT.match(part) and part.split()[0].lower() in INSTRUCTION_VERBS for part in parts[1:]
-    )
-
-
-def _object_of(ask: str) -> str | None:
-    """What an ask is about: its object, up to where the ask goes on ('the questions in the
-    PSY 201 Essay 2 forum thread' of 'Summarise the questions … into an FAQ …')."""
-    match = _TO_AGENT.match(ask)
-    rest = ask[match.end() :].strip(" .?!") if match else ""
-    rest = re.sub(r"^(?:up|out|down|off|over|back|in|on|at|through|into)\s+", "", rest)
-    # 'send Ahmed the follow-up instructions' is about the instructions
-    rest = re.sub(r"^[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\s+(?=(?:the|a|an|his|her|their)\s)", "", rest)
-    about = re.split(r"\s(?:into|to|so|and|then|before|after|because|for|if|with)\s", rest)[0]
-    if re.match(r"(?:what|which|how|whatever|anything|everything|it|that|this)\b", about, re.I):
-        return None  # 'add what you find' names nothing
-    return whole_words(about, 80) if len(about.split()) >= 2 else None
-
-
-def composed_text(request: str, *, short: bool) -> str:
-    """Free text the agent writes from the user's words: a note's body keeps what the user
-    states ('There's a 389.99 charge … that I never made'), never the asks made of the agent
-    ('Freeze the card and dispute it'; auditors found whole requests posted as a reply);
-    a message subject is the ask's first clause in whole words, never cut mid-parenthesis."""
-    if not short:
-        if stated := stated_part(request):
-            return stated[:1].upper() + stated[1:]
-        sentences = [s for s in re.split(r"(?<=[.!?])\s+", request.strip()) if s]
-        about = next((a for s in sentences if (a := _object_of(s))), None)
-        return f"Regarding {about}." if about else NOTHING_STATED
-    head, colon, tail = request.partition(": ")
-    text = tail if colon and len(head) <= 40 else request
-    clauses = [c.strip() for c in re.split(r"[.;!?](?:\s|$)|,\s|\n", text) if c.strip()]
-    text = next((c for c in clauses if len(c.split()) >= 3), clauses[0] if clauses else text)
-    text = whole_words(text, 48)
-    return text[:1].upper() + text[1:]
-
-
-NOTHING_STATED = "Following up on your request."
-"""Free text of a request that states nothing and asks about nothing by name."""
-
-
-def stated_part(request: str) -> str | None:
-    """What a request states rather than asks ('Tom asked for two more weeks while their
-    till system beds in.'), or None when it only asks."""
-    request = _ADDED.sub("", request.strip())  # 'In case you need it: …' only gives details
-    parts = re.split(r"(?<=[a-z]): ", request, maxsplit=1)  # '… description: remote …'
-    text = (parts[1] if len(parts) == 2 else request).strip()
-    text = re.sub(r"^(?:hi|hey|hello)\b[^,.!]{0,20}[,.!]\s*", "", text, flags=re.I)
-    sentences = [c.strip() for c in re.split(r"(?<=[.!?])\s+|\n+|\s[-–—]\s", text) if c.strip()]
-    stated = [c for c in sentences if not c.endswith("?") and not asks_agent(c)]
-    return " ".join(stated) if stated else None
-
-
-TRAILING_WORDS = frozenset(
-    {"a", "an", "the", "to", "of", "for", "with", "and", "or", "from", "on", "in", "at", "by"}
-    | {"my", "his", "her", "their", "our", "your", "its", "this", "that", "into", "as"}
-)
-
-
-def whole_words(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters at a word boundary, without an unclosed bracket
-    or quote and without a dangling 'to the' at the end."""
-    while len(text) > limit and " " in text:
-        text = text.rsplit(" ", 1)[0]
-    for opening, closing in (("(", ")"), ("[", "]"), ('"', '"')):
-        if text.count(opening) != text.count(closing) or (
-            opening == closing and text.count(opening) % 2
-        ):
-            text = text[: text.rfind(opening)].rstrip()
-    words = text.split()
-    while len(words) > 1 and words[-1].lower().strip(",;:") in TRAILING_WORDS:
-        words.pop()
-    return " ".join(words).rstrip(",;:-–")
 
 
 _DESCRIBING = frozenset({"description", "bio", "blurb", "overview"})

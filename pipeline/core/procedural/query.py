@@ -8,7 +8,7 @@ from typing import Any
 
 from pipeline.core.generation.dialogue import unfold
 from pipeline.core.generation.roles import QueryAnswer, QueryInput, Scene
-from pipeline.core.generation.written import INSTRUCTION_VERBS
+from pipeline.core.generation.user_words import INSTRUCTION_VERBS
 from pipeline.core.procedural.common import (
     LOWERABLE as _LOWERABLE,
 )

@@ -63,3 +63,11 @@ def test_an_address_the_risk_supplies_is_a_wallet_only_where_the_field_is_one() 
     assert isinstance(wallet, str) and re.fullmatch(r"0x[0-9a-f]{40}", wallet)
     shaped = supplied_by_risk("to", {**string, "examples": ["0x8cD4…"]}, "x@r.net", Random(1))
     assert isinstance(shaped, str) and shaped.startswith("0x")
+
+
+def test_a_pronoun_after_the_fields_word_is_no_value() -> None:
+    """'Note it on the ticket' went out as the note 'it on the ticket'."""
+    said = ("Book an engineer for 12 Nov and note it on the ticket.", "")
+    assert said_whole("note", {"type": "string"}, WORLD, [], said) is None
+    bic = ("Pay it to BIC CGDIPTPLXXX.", "")
+    assert said_whole("bic", {"type": "string"}, WORLD, [], bic) == ("CGDIPTPLXXX", "request")

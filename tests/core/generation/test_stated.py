@@ -192,3 +192,11 @@ def test_a_number_said_in_words_beside_its_unit_is_stated() -> None:
     assert stated_value("days_before_due", schema, request, date(2024, 10, 2)) == 3
     amount = {"type": "number", "minimum": 0}
     assert stated_value("amount", amount, "Just one more thing: pay it.", date(2024, 10, 2)) is None
+
+
+def test_a_morning_or_an_afternoon_is_the_am_or_pm_slot() -> None:
+    """'Book an engineer on 12 Nov morning' went in as `all_day`, the missed visit's slot."""
+    slots = {"type": "string", "enum": ["am", "pm", "all_day"]}
+    assert chosen_options(slots, "Book an engineer for Magnus on 12 Nov morning.", "") == "am"
+    assert chosen_options(slots, "Any afternoon next week works.", "") == "pm"
+    assert chosen_options(slots, "Book an engineer for Magnus.", "") is None

@@ -3,13 +3,8 @@ task's record stands as the trace showed it, never the instruction to the agent 
 
 from __future__ import annotations
 
-from pipeline.core.generation.written import (
-    composed_text,
-    dictated,
-    rewritten,
-    stated_part,
-    written,
-)
+from pipeline.core.generation.user_words import composed_text, stated_part
+from pipeline.core.generation.written import dictated, rewritten, written
 from pipeline.core.model.world import Record
 
 _STRING = {"type": "string"}
@@ -281,3 +276,41 @@ def test_a_statement_with_an_ask_after_and_is_an_ask() -> None:
     assert stated_part("Tom and Sue moved to Leeds. Update their address.") == (
         "Tom and Sue moved to Leeds."
     )
+
+
+def test_note_it_after_an_ask_notes_the_act_and_never_the_filler_before_it() -> None:
+    """'Good. Next something else. … book an engineer … Note it on the ticket.': the note
+    read 'Good. Next something else.' (and, by another path, 'it on the ticket')."""
+    request = (
+        "Good. Next something else. Work TCK-88120: check the TN24 8QR outage, then book an "
+        "engineer for Magnus on 12 Nov morning. Note it on the ticket."
+    )
+    assert dictated(request) == "Booked an engineer for Magnus on 12 Nov morning."
+    assert stated_part("Good. Next something else. The line is stable.") == "The line is stable."
+    assert stated_part("I'm Elena Delgado's caseworker. Check her consent.") is None
+
+
+def test_a_note_after_a_statement_keeps_the_statement_whole() -> None:
+    request = (
+        "Magnus wants 150 GBP back for the outage month. That's over my limit - note it on the "
+        "ticket and escalate to a team lead."
+    )
+    assert (
+        dictated(request) == "Magnus wants 150 GBP back for the outage month. That's over my limit."
+    )
+
+
+def test_a_reminder_says_what_it_reminds_of_and_a_bid_may_name_its_time() -> None:
+    """Both went out as 'Regarding a reminder in #eng-incidents …' and 'Regarding Tara
+    Brennan at 09:00 UTC Thursday.'"""
+    scheduled = "Schedule a reminder in #eng-incidents at 13:55 UTC Friday that the retro starts at 15:00, and pin it."
+    assert dictated(scheduled) == "Reminder: the retro starts at 15:00."
+    timed = "Remind Tara Brennan at 09:00 UTC Thursday to finish the INC-0927 timeline."
+    assert dictated(timed) == "Could you finish the INC-0927 timeline?"
+
+
+def test_an_entry_for_time_spent_says_what_it_was_spent_on() -> None:
+    request = (
+        "Record 48 minutes on the Brightwater matter for reviewing Frost Legal's letter of 4 Nov."
+    )
+    assert composed_text(request, short=False) == "Reviewing Frost Legal's letter of 4 Nov."
