@@ -303,7 +303,10 @@ def test_a_note_after_a_statement_keeps_the_statement_whole() -> None:
 def test_a_reminder_says_what_it_reminds_of_and_a_bid_may_name_its_time() -> None:
     """Both went out as 'Regarding a reminder in #eng-incidents …' and 'Regarding Tara
     Brennan at 09:00 UTC Thursday.'"""
-    scheduled = "Schedule a reminder in #eng-incidents at 13:55 UTC Friday that the retro starts at 15:00, and pin it."
+    scheduled = (
+        "Schedule a reminder in #eng-incidents at 13:55 UTC Friday that the retro starts at "
+        "15:00, and pin it."
+    )
     assert dictated(scheduled) == "Reminder: the retro starts at 15:00."
     timed = "Remind Tara Brennan at 09:00 UTC Thursday to finish the INC-0927 timeline."
     assert dictated(timed) == "Could you finish the INC-0927 timeline?"
