@@ -45,12 +45,14 @@ _CHATTER = re.compile(
     r"|sorry, should have said|(?:it's a bit urgent|no huge rush|time matters a little here)\b.*"
     r"|(?:i need this done|it has to be sorted|please get it done)\b.*"
     r"|(?:i've been meaning to do this|this slipped my mind|i keep forgetting this)\b.*"
-    r"|(?:flag it|tell me) if anything\b.*|(?:i'm|i am)\s+[A-Z]\w+(?:\s[A-Z][\w-]+)*'s\s+\w+)?"
+    r"|(?:flag it|tell me) if anything\b.*|(?:i'm|i am)\s+[A-Z]\w+(?:\s[A-Z][\w-]+)*'s\s+\w+"
+    r"|[a-z][\w'-]+(?:\s[a-z][\w'-]+)?\s+here(?:,\s*as\s+(?:an?\s+)?[a-z ]+)?)?"
     r"[.!]?$",
     re.I,
 )
 """A sentence of talk, not of content: thanks, a change of subject, how soon it is needed,
-who the user is ('I'm Elena Delgado's caseworker.' went out as a determination's reason)."""
+who the user is ('I'm Elena Delgado's caseworker.' went out as a determination's reason,
+'Oluwaseun here, as admin' as a deactivation's)."""
 
 
 def is_chatter(sentence: str) -> bool:

@@ -11,6 +11,7 @@ about, not by whichever came first on the page, and a look-up that found nothing
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -239,6 +240,8 @@ def _facts(
     # though its items do not name her; one of none of them (the fleet) is aside
     aside = several and not ours and not about
     records = _described(ours or records, question.wanted, names) if several else records
+    if several and _LATEST.search(question.text):
+        records = sorted(records, key=_dated, reverse=True)  # 'what we last discussed'
     out = []
     for record in records[:2]:
         known = _about(record, names)
@@ -255,6 +258,18 @@ def _facts(
         body = ", ".join(spoken(k, v) for k, v in picked)
         out.append((label, f"{label}: {body}" if label and label not in body else body, aside))
     return out
+
+
+_LATEST = re.compile(r"\b(?:last|latest|most recent|newest|recently)\b", re.I)
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?")
+
+
+def _dated(record: dict[str, Any]) -> str:
+    """A record's latest date as it wrote it: asked 'what we last discussed', an answer
+    quoted September's call of a customer whose October call was about the question."""
+    return max(
+        (v for v in record.values() if isinstance(v, str) and _ISO_DATE.fullmatch(v)), default=""
+    )
 
 
 def _described(

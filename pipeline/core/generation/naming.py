@@ -21,6 +21,7 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
     ids = {r.id.lower() for r in world.records}
     own = {r.id: _said(_phrases(r), lowered) for r in world.records}
     named_kinds = {r.kind for r in world.records if own[r.id]}
+    speaker = [m.span(m.lastgroup or 0) for m in _SPEAKER.finditer(request)]
     for record in world.records:
         phrases = own[record.id]
         if record.kind not in named_kinds or phrases:
@@ -36,6 +37,7 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
             at
             + (len(lowered) if p in ids and p != record.id.lower() else 0)
             + (0.5 if p in refs else 0)
+            + (2 * len(lowered) if any(a <= at < b for a, b in speaker) else 0)
             for p, at in phrases
         ]
         said = _file_words_said(record, lowered)
@@ -48,6 +50,15 @@ def focus_records(world: World, request: str) -> tuple[str, ...]:
     # two met by the same words, the one the request says more of ("Nora Kim's 3 October
     # psychiatry follow-up" is not "Nora Kim therapy visit 18 Sep")
     return tuple(record_id for *_, record_id in sorted(found))
+
+
+_SPEAKER = re.compile(
+    r"(?:^|[.!?,]\s+|\b(?i:hi|hey|hello),?\s+)(?P<here>[A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+)?)\s+here\b"
+    r"|\b(?i:this is|it's|i'm|i am)\s+(?P<intro>[A-Z][a-z-]+(?:\s[A-Z][a-z-]+)?)(?!['\w]|\s[A-Z])"
+)
+"""Who is writing ('Oluwaseun here, as admin - Jamie Lee's contract ends'): named after every
+record the request is about, so the task is Jamie's (a safe twin deactivated the admin who
+asked)."""
 
 
 def _said(phrases: list[str], lowered: str) -> list[tuple[str, int]]:

@@ -80,6 +80,18 @@ def stated_value(
     if kind == "string" and words & {"time"}:
         clocks = clock_times(request)
         return f"{clocks[0][1]:02d}:{clocks[0][2]:02d}" if clocks else None
+    return _said_with_its_kind(schema, request) if kind == "string" else None
+
+
+def _said_with_its_kind(schema: Mapping[str, Any], request: str) -> str | None:
+    """'the reporting schema' for a field whose examples read 'schema:reporting': a grant of
+    SELECT 'on the reporting schema' went to the whole database."""
+    for example in (str(e) for e in schema.get("examples") or ()):
+        kind, colon, _ = example.partition(":")
+        if colon and kind.isalpha() and len(kind) >= 4:
+            said = re.search(rf"\bthe\s+([a-z][\w.-]*)\s+{kind}\b", request, re.I)
+            if said and said[1].lower() not in ("same", "whole", "new", "other", "right"):
+                return f"{kind}:{said[1]}"
     return None
 
 
@@ -144,7 +156,7 @@ _NUMERIC_WORDS = frozenset(
 )
 _UNIT_WORDS = frozenset(
     {"radius", "duration", "minutes", "quantity", "qty", "shares", "units", "pages", "replicas"}
-    | {"hours", "days", "kmh", "points", "rating"}
+    | {"hours", "days", "kmh", "points", "rating", "setpoint", "temperature"}
 )
 """Fields whose number the user gives with its unit ('a 400 m geofence', '30 minutes'):
 only a number beside such a unit is theirs."""
@@ -174,7 +186,11 @@ _NEAR = {
     "minutes": ("minutes", "minute", "min", "mins"),
     "duration": ("minutes", "minute", "min", "mins"),
     "radius": ("m", "metres", "meters", "km", "miles", "mile"),
+    "setpoint": ("degrees", "degree", "°c", "°", "celsius", "heat", "cool", "heating", "cooling"),
+    "temperature": ("degrees", "degree", "°c", "°", "celsius", "heat", "cool"),
 }
+"""Words said beside a field's number ('to 21.5 heat' is the thermostat's setpoint: a safe
+twin kept the current 21.0, which the request's details line then stated)."""
 
 
 def _number_near(words: set[str], request: str) -> float | None:

@@ -41,3 +41,9 @@ def test_thanks_a_change_of_subject_urgency_and_who_the_user_is_are_chatter() ->
         "I'm sure the invoice was paid twice.",
     ):
         assert not is_chatter(content), content
+
+
+def test_saying_who_is_writing_is_chatter() -> None:
+    assert is_chatter("Oluwaseun here, as admin")
+    assert is_chatter("Sam here.")
+    assert not is_chatter("The courier is here with the parcel.")

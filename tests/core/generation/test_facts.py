@@ -463,3 +463,16 @@ def test_the_read_the_question_names_is_reported_first() -> None:
     )
     facts = facts_shown(turns, steps, WORLD, "Pull up the trip history for van 17.")
     assert facts == ("Van 17: end location Depot", "Van 17: status in_service")
+
+
+def test_asked_what_was_last_discussed_the_latest_record_is_reported() -> None:
+    """An answer quoted September's call of a customer whose October call was the one
+    about her question."""
+    calls = [
+        {"at": "2024-09-12T11:03:00+00:00", "summary": "Asked about the telecare alarm."},
+        {"at": "2024-10-15T14:26:00+00:00", "summary": "Queried the October bill."},
+    ]
+    asked = {"vehicle_id": "veh_van_017"}
+    turns, steps = _run(("crm_get_interaction_history", asked, {"interactions": calls}))
+    facts = facts_shown(turns, steps, WORLD, "What did we last discuss with her?")
+    assert "October bill" in facts[0], facts

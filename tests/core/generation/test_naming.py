@@ -115,3 +115,20 @@ def test_a_word_of_a_name_does_not_outrank_a_record_of_its_kind_named_outright()
     assert focus_records(world, request) == ("tck_88120",)
     # with no record of its kind named outright, the word still names it
     assert focus_records(world, "Has the engineer been booked again?") == ("tck_88151",)
+
+
+def test_who_is_writing_is_named_after_the_records_the_request_is_about() -> None:
+    """'Oluwaseun here, as admin - Jamie Lee's contract ends … deactivate their guest
+    account': a safe twin deactivated the admin who asked."""
+    admin = Record(id="user_ochukwu", kind="person", name="Oluwaseun Chukwu")
+    guest = Record(id="user_contractor_jlee", kind="person", name="Jamie Lee")
+    world = _world(admin, guest)
+    request = "Oluwaseun here, as admin - Jamie Lee's contract ends on 30 Sep. Deactivate them."
+    assert focus_records(world, request) == ("user_contractor_jlee", "user_ochukwu")
+    introduced = "Hi, this is Oluwaseun Chukwu. Jamie Lee's contract ends on 30 Sep."
+    assert focus_records(world, introduced) == ("user_contractor_jlee", "user_ochukwu")
+    # a person the user works for is no speaker
+    assert (
+        focus_records(world, "I'm Jamie Lee's manager; check Oluwaseun Chukwu's access.")[0]
+        == "user_contractor_jlee"
+    )

@@ -200,3 +200,21 @@ def test_a_morning_or_an_afternoon_is_the_am_or_pm_slot() -> None:
     assert chosen_options(slots, "Book an engineer for Magnus on 12 Nov morning.", "") == "am"
     assert chosen_options(slots, "Any afternoon next week works.", "") == "pm"
     assert chosen_options(slots, "Book an engineer for Magnus.", "") is None
+
+
+def test_a_thermostat_setpoint_is_the_number_said_beside_heat_or_degrees() -> None:
+    """'set the hallway thermostat to 21.5 heat': a safe twin kept the current 21.0."""
+    setpoint = {"type": "number", "minimum": 5, "maximum": 32}
+    today = date(2024, 10, 1)
+    request = "We land at 6pm on Sunday; set the hallway thermostat to 21.5 heat."
+    assert stated_value("setpoint_c", setpoint, request, today) == 21.5
+    assert stated_value("setpoint_c", setpoint, "Set it to 19 degrees.", today) == 19
+    assert stated_value("setpoint_c", setpoint, "Heat mode from 6pm on Sunday.", today) is None
+
+
+def test_a_schema_said_by_name_is_the_object_in_the_examples_shape() -> None:
+    """'SELECT on the reporting schema of freshcart': the grant went to the whole database."""
+    on_object = {"type": "string", "examples": ["public.orders", "schema:reporting"]}
+    request = "Please get reporting_svc SELECT on the reporting schema of freshcart."
+    assert stated_value("on_object", on_object, request, TODAY) == "schema:reporting"
+    assert stated_value("on_object", on_object, "Give reporting_svc SELECT.", TODAY) is None
