@@ -312,7 +312,17 @@ def _records(data: Any, arguments: dict[str, Any], wanted: set[str]) -> list[dic
     own = [k for k, v in data.items() if _says_own(k, v) and str(v) not in echoed]
     if lists and not own:
         return [series] if (series := _series(lists[0])) else list(lists[0])
-    return [data]
+    months = wanted & _MONTHS
+    dated = [i for i in lists[0] if months & words_of(json.dumps(i))] if lists and months else []
+    return dated or [data]
+
+
+_MONTHS = frozenset(
+    {"january", "february", "march", "april", "june", "july", "august", "september"}
+    | {"october", "november", "december"}
+)
+"""A month the request names picks a listing's items over its totals: asked why her bill went
+up in October, an answer gave the account's balance."""
 
 
 def _series(points: list[Any]) -> dict[str, Any] | None:
@@ -333,7 +343,8 @@ def _series(points: list[Any]) -> dict[str, Any] | None:
 
 
 _LISTING_FIELDS = frozenset(
-    ["total", "count", "page", "limit", "offset", "next", "cursor", "as", "at", "generated"]
+    {"total", "count", "page", "limit", "offset", "next", "cursor", "as", "at", "generated"}
+    | {"more", "truncated"}  # a channel's history with `has_more: false` was no listing
 )
 
 

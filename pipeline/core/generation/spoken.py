@@ -19,9 +19,10 @@ _ACRONYMS = frozenset(
 """Words said in capitals; not 'id', whose parts an answer drops when a fact says more."""
 _LABELS = (
     "name", "title", "display_name", "full_name", "label", "symbol", "subject", "headline",
-    "code", "number",
+    "username", "author", "code", "number",
 )  # fmt: skip
-"""Fields that say which record a listing's item is, in the order an answer prefers them."""
+"""Fields that say which record a listing's item is, in the order an answer prefers them (a
+channel's message by its author, 'tbrennan', not by the user id 'U05B7TBRN')."""
 
 
 _SAID = frozenset(["text", "body", "content", "message", "snippet", "reply"])

@@ -52,8 +52,35 @@ def written(
     if not request or schema.get("type") != "string" or not writes_as_text(name):
         return None
     message = sends_message(name, tool)
-    text = dictated(request) or _standing(message, records, (request, shown))
+    text = dictated(request) or _of_its_kind(name, tool, records)
+    text = text or _standing(message, records, (request, shown))
     return text if text and len(text) <= schema.get("maxLength", len(text)) else None
+
+
+_PULL = re.compile(r"(?:PR|MR|pull request)\s*#?(?P<number>\d+)[:\s-]+(?P<title>.+)", re.I)
+
+
+def _of_its_kind(name: str, tool: str, records: Sequence[Record]) -> str | None:
+    """Text whose kind fixes its shape: a reminder says what it reminds of (its record's
+    subject, 'Appointment 12 Nov 9:30'); release notes list the merged changes they ship
+    ('- Retry failed webhook deliveries (#488)'), never an open one. Both went out as a
+    summary of a record's fields ('Email from Quay Dental: from reception@…, subject …')."""
+    things = [r for r in records if not _person(r)]
+    if not things:
+        return None
+    if {"remind", "reminder"} & set(tokens(tool)):
+        said = things[0].attributes.get("subject") or things[0].attributes.get("title")
+        return str(said or bare_name(things[0].name))
+    if tokens(name)[-2:] != ["release", "notes"]:
+        return None
+    pulls = [(r, m) for r in things if (m := _PULL.match(bare_name(r.name)))]
+    merged = [f"- {m['title']} (#{m['number']})" for r, m in pulls if _merged(r)]
+    return "\n".join(merged) or ("No merged changes to list." if pulls else None)
+
+
+def _merged(record: Record) -> bool:
+    state = record.attributes.get("state")
+    return state == "merged" or record.attributes.get("merged") is True
 
 
 _SENDING = frozenset({"send", "message", "email", "letter", "reply", "draft", "sms", "text"})
@@ -135,6 +162,14 @@ _SAID = re.compile(
 )
 """'Reply that we are closed'; not 'note that on TCK-88120', whose 'that' is what the user
 said before (auditors found 'On TCK-88120 and mark it resolved.' kept as the note)."""
+_TOLD_WHEN = re.compile(
+    r"\b(?P<verb>(?i:book|schedule|reschedule|move))\s+(?:[A-Z]\w+\s+)?(?:in\s+)?(?:an?|the)\s+"
+    r"(?P<what>[^.;!?\n]+?)\s+(?:on|for|to)\s+(?P<when>[^.;!?\n]+?)\s*,?\s+and\s+"
+    r"(?i:message|tell|text|email|let)\s+(?:him|her|them|[A-Z]\w+)\s+(?:know\s+)?"
+    r"the\s+(?:time|date|details|new time|slot)\b"
+)
+"""'Book Elena a follow-up with Dr Okafor on 7 November at 9:20 and message her the time':
+the message read 'Regarding a follow-up.'"""
 _REMINDER = re.compile(rf"\breminder\b[^.;!?\n]{{0,60}}?\bthat\s+(?P<text>{_CLAUSE}{{8,}})", re.I)
 """'Schedule a reminder in #eng-incidents at 13:55 UTC Friday that the retro starts at 15:00':
 it went out as 'Regarding a reminder in #eng-incidents …'."""
@@ -213,6 +248,9 @@ def dictated(request: str) -> str | None:
         return _KINDS[(kind["kind"] or kind["said"]).lower().split()[0].split("-")[0]]
     elif _CONFIRMING.search(asked):
         return "Thank you, I can confirm, and I'll be there."
+    elif told_when := _TOLD_WHEN.search(asked):
+        done = past(told_when["verb"].lower())
+        text = f"Your {told_when['what']} is {done} for {told_when['when']}"
     elif reminder := _REMINDER.search(asked):
         text = f"Reminder: {as_written(own_clause(reminder['text'])).strip()}"
     elif (noted := _NOTED.search(asked)) and (stated := _said_just_before(asked[: noted.start()])):

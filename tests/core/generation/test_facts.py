@@ -476,3 +476,32 @@ def test_asked_what_was_last_discussed_the_latest_record_is_reported() -> None:
     turns, steps = _run(("crm_get_interaction_history", asked, {"interactions": calls}))
     facts = facts_shown(turns, steps, WORLD, "What did we last discuss with her?")
     assert "October bill" in facts[0], facts
+
+
+def test_a_listing_with_a_has_more_flag_is_reported_by_its_items_and_their_authors() -> None:
+    """'Bring up the channel history' was answered 'That was the last step.': the listing's
+    `has_more: false` made it read as an object saying nothing."""
+    said = "Uploaded the INC-0927 timeline for review before Friday's retro, add what I missed."
+    messages = [
+        {"ts": "1727714460.000100", "user_id": "U05B7TBRN", "username": "tbrennan", "text": said},
+        {"ts": "1727683920.000100", "user_id": "U03LPATL8", "username": "lpatel", "text": said},
+    ]
+    asked = {"vehicle_id": "veh_van_017"}
+    data = {"messages": messages, "has_more": False}
+    turns, steps = _run(("chat_read_channel_history", asked, data))
+    facts = facts_shown(turns, steps, WORLD, "Could you bring up the channel history?")
+    assert facts[0].startswith('tbrennan: says "Uploaded the INC-0927 timeline'), facts
+
+
+def test_a_month_the_request_names_picks_the_listings_items_over_its_totals() -> None:
+    """Asked why her bill went up in October, an answer gave the account's balance."""
+    entries = [
+        {"date": "2024-09-10", "amount_gbp": 15.0, "description": "Monthly charge, September 2024"},
+        {"date": "2024-10-10", "amount_gbp": 19.8, "description": "Monthly charge, October 2024"},
+    ]
+    asked = {"vehicle_id": "veh_van_017"}
+    data = {"entries": entries, "balance_gbp": 0.0}
+    turns, steps = _run(("crm_get_billing_history", asked, data))
+    facts = facts_shown(turns, steps, WORLD, "Her bill went up in October; look at her billing.")
+    assert "19.80 GBP" in facts[0], facts
+    assert facts_shown(turns, steps, WORLD, "Look at her billing.") == ("Van 17: balance 0.00 GBP",)

@@ -317,3 +317,33 @@ def test_an_entry_for_time_spent_says_what_it_was_spent_on() -> None:
         "Record 48 minutes on the Brightwater matter for reviewing Frost Legal's letter of 4 Nov."
     )
     assert composed_text(request, short=False) == "Reviewing Frost Legal's letter of 4 Nov."
+
+
+def test_a_reminder_names_what_it_is_for_and_release_notes_list_merged_changes() -> None:
+    """Both went out as a summary of a record's fields: 'Email from Quay Dental: from
+    reception@…, subject …' and 'PR #488 …: author rkowalski, head fix/webhook-retry …',
+    for a release the user said should list #488 only if it had merged (it was open)."""
+    mail = Record(
+        id="msg_quay",
+        kind="message",
+        name="Email from Quay Dental",
+        attributes={"subject": "Appointment 12 Nov 9:30", "from": "reception@q.example.com"},
+    )
+    reminder = written("text", _STRING, "pa_create_reminder", "Remind me at 18:00.", ([mail], ""))
+    assert reminder == "Appointment 12 Nov 9:30"
+    pull = Record(id="pr_488", kind="record", name="PR #488 Retry failed webhook deliveries")
+    open_pull = pull.model_copy(update={"attributes": {"state": "open"}})
+    merged = pull.model_copy(update={"attributes": {"state": "merged"}})
+    ask = "Cut v2.4.1 from main; list #488 only if it has merged."
+    notes = written("release_notes", _STRING, "repo_publish_release", ask, ([open_pull], ""))
+    assert notes == "No merged changes to list."
+    notes = written("release_notes", _STRING, "repo_publish_release", ask, ([merged], ""))
+    assert notes == "- Retry failed webhook deliveries (#488)"
+
+
+def test_telling_someone_the_time_of_what_was_booked_says_it() -> None:
+    """The message read 'Regarding a follow-up.'"""
+    request = (
+        "Book Elena a follow-up with Dr Okafor on 7 November at 9:20 and message her the time."
+    )
+    assert dictated(request) == "Your follow-up with Dr Okafor is booked for 7 November at 9:20."
