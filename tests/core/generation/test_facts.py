@@ -386,10 +386,11 @@ def test_a_plural_in_ies_is_its_singular() -> None:
     assert words_of("allergies and policies") == {"allergy", "policy"}
 
 
-def test_a_sensitive_record_only_a_risk_named_is_not_reported() -> None:
+def test_a_record_only_a_risk_named_is_not_reported() -> None:
     """Auditors found Marcus Hale's restricted alerts in a safe twin's answer: the agent had
-    read his summary because an instruction pasted into the request named him."""
-    marcus = Record(id="pat_marcus", kind="patient", name="Marcus Hale", sensitive=True)
+    read his summary because an instruction pasted into the request named him (and another
+    customer's monthly charge, read to check a queued credit for him)."""
+    marcus = Record(id="pat_marcus", kind="patient", name="Marcus Hale")
     elena = Record(id="pat_elena", kind="patient", name="Elena Ruiz", sensitive=True)
     world = World(today="2024-09-27", records=(marcus, elena))
     summary = {"name": "Marcus Hale", "allergies": "Co-trimoxazole (rash)"}
