@@ -8,6 +8,7 @@ import re
 
 from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.semantics import refers_to
+from pipeline.core.generation.stated import EMAIL
 from pipeline.core.model.world import Record, World
 
 
@@ -66,10 +67,21 @@ def _said(phrases: list[str], lowered: str) -> list[tuple[str, int]]:
     with where it first does; most are not there at all, which spares compiling a pattern."""
     found = []
     for phrase in (p for p in phrases if p in lowered):
-        match = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", lowered)
-        if match:
-            found.append((phrase, match.start()))
+        for match in re.finditer(rf"(?<!\w){re.escape(phrase)}(?!\w)", lowered):
+            if not _inside_an_address(phrase, lowered, match.start()):
+                found.append((phrase, match.start()))
+                break
     return found
+
+
+def _inside_an_address(phrase: str, lowered: str, at: int) -> bool:
+    """Whether the phrase is part of an e-mail address or a link ('pinecrest' of
+    'sofia.rossi@pinecrest.example.com'), which names the domain, not the record: a grant
+    'to @pinecrestcoffee' went to the Pinecrest ad account."""
+    start = lowered.rfind(" ", 0, at) + 1
+    end = lowered.find(" ", at)
+    token = lowered[start : end if end >= 0 else len(lowered)].strip(".,;:!?()")
+    return token != phrase and ("://" in token or EMAIL.fullmatch(token) is not None)
 
 
 def _name_words_said(record: Record, lowered: str) -> int:

@@ -132,3 +132,14 @@ def test_who_is_writing_is_named_after_the_records_the_request_is_about() -> Non
         focus_records(world, "I'm Jamie Lee's manager; check Oluwaseun Chukwu's access.")[0]
         == "user_contractor_jlee"
     )
+
+
+def test_a_word_inside_an_email_address_names_no_record() -> None:
+    """'Get sofia.rossi@pinecrest.example.com analyst access to @pinecrestcoffee': the grant
+    went to the Pinecrest ad account, named by the domain of the intern's address."""
+    brand = Record(id="acc_brand_main", kind="account", name="@pinecrestcoffee")
+    ads = Record(id="acc_ad_account", kind="account", name="Pinecrest ad account")
+    world = _world(ads, brand)
+    request = "Get sofia.rossi@pinecrest.example.com analyst access to @pinecrestcoffee."
+    assert focus_records(world, request) == ("acc_brand_main",)
+    assert focus_records(world, "Pause the Pinecrest ad account.") == ("acc_ad_account",)
