@@ -129,6 +129,14 @@ def must_be_shown(name: str, schema: Mapping[str, Any], value: Any) -> bool:
     return named or bool(set(words) & _WHOM or EMAIL.fullmatch(value) or _MACHINE.fullmatch(value))
 
 
+def _made(name: str, tool: str) -> bool:
+    """A name the call gives what it creates (`branch_name` of `repo_create_branch`): the
+    agent makes it up, as a developer names a branch nobody named."""
+    words, acts = tokens(name), tokens(tool)
+    made = acts[acts.index("create") + 1 :] if "create" in acts else []
+    return words[-1:] == ["name"] and words[0] in made
+
+
 def unsourced_values(call: ToolCall, spec: ToolSpec, shown: str) -> list[str]:
     """A consequential call's required values sent empty, and its identifiers, amounts and
     recipients that `shown` (what the agent was told or shown before it) never holds."""
@@ -142,7 +150,7 @@ def unsourced_values(call: ToolCall, spec: ToolSpec, shown: str) -> list[str]:
     checked = {
         name: value
         for name, value in call.arguments.items()
-        if must_be_shown(name, properties.get(name) or {}, value)
+        if must_be_shown(name, properties.get(name) or {}, value) and not _made(name, call.name)
     }
     _, missing = ungrounded_values(checked, shown, set())
     return problems + [f"{call.name}.{m} appears nowhere before the call" for m in missing]

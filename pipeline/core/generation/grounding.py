@@ -33,8 +33,14 @@ from pipeline.core.generation.semantics import (
     tokens,
 )
 from pipeline.core.generation.stated import shaped_value, stated_value
-from pipeline.core.generation.user_words import NOTHING_STATED, stated_part, whole_words
+from pipeline.core.generation.user_words import (
+    NOTHING_STATED,
+    TRAILING_WORDS,
+    stated_part,
+    whole_words,
+)
 from pipeline.core.generation.written import (
+    asked_change,
     dictated,
     rewritten,
     sends_message,
@@ -119,8 +125,10 @@ def plan_arguments(
         if stated is not None:
             plan.set(name, stated, "request")
             continue
-        new = _new_name(name, tool, request, world) or _new_value(
-            name, schema, tool, request, world
+        new = (
+            _new_branch(name, tool, request)
+            or _new_name(name, tool, request, world)
+            or _new_value(name, schema, tool, request, world)
         )
         if new is not None:
             plan.set(name, new, "request")
@@ -222,6 +230,27 @@ def _asked_for(name: str, tool: Tool, request: str) -> bool:
     named = any(re.search(rf"\b{w}\b", request, re.I) for w in words)
     told = writes_as_text(name) and dictated(request) is not None  # 'tell him we'll …'
     return tool.side_effect != "none" and composed_field(name) and (named or told)
+
+
+def _new_branch(name: str, tool: Tool, request: str) -> str | None:
+    """The branch a request asks to make without naming it ('Issue #1317: … create a branch
+    off main … and open a PR'), in the create, the commit and the PR's head alike:
+    'fix/issue-1317' ('fix/spelling' for 'fix the spelling'), as a developer would name it.
+    The branch had been named after the file the fix goes in, then after the repository."""
+    field = tokens(name)
+    if tool.side_effect == "none" or not ("branch" in field or field == ["head"]):
+        return None
+    if not re.search(
+        r"\b(?:create|make|open|cut)\s+a\s+(?:new\s+)?branch\b|\bbranch off\b", request, re.I
+    ):
+        return None
+    if said := re.search(r"\bbranch\s+(?:called\s+|named\s+)([\w.-]*[/-][\w./-]*\w)", request):
+        return said[1]
+    if issue := re.search(r"#(\d+)", request):
+        return f"fix/issue-{issue[1]}"
+    words = re.findall(r"[a-z0-9]+", (asked_change(request) or "").lower())[1:]
+    slug = "-".join([w for w in words if w not in TRAILING_WORDS][:3])
+    return f"fix/{slug}" if slug else None
 
 
 def _new_name(name: str, tool: Tool, request: str, world: World) -> str | None:

@@ -69,8 +69,16 @@ def addressed(
     # a person's own address before one a record keeps of someone else (a file's owner)
     held.sort(key=lambda r: not any(_own_address(k, v) for k, v in r.attributes.items()))
     near = [r for r in held if role & _said_next_to(r, request)]
+    if words & _JOINING:  # 'a screen for Li Wen with Daniel Price': the panel is Daniel
+        near = [r for r in held if any(named_as(r, w) for w in _WITH.findall(request))] or near
     chosen = near or held
     return chosen[0] if chosen else None
+
+
+_JOINING = frozenset(["panel", "interviewer", "interviewers", "attendee", "attendees", "guests"])
+_WITH = re.compile(r"\bwith\s+((?:Dr\.?\s+)?[A-Z][\w'-]+(?:\s[A-Z][\w'-]+)?)")
+"""Who joins a meeting is whom the user books it with: an interview 'for Li Wen with Daniel
+Price' invited only the candidate as its panel."""
 
 
 def _own_address(key: str, value: object) -> bool:

@@ -53,6 +53,8 @@ def recorded(
         if record is not None:
             phrase = named_as(record, said[0]) or named_as(record, said[1])
             return record, phrase or _from_record(name, schema, record)
+    if record is not None and "email" in tokens(name.rstrip("s")) and not _has_email(record):
+        record = None  # 'Panel scorecards for Amara' holds no panel's address
     record = record or addressed(name, known, focus, said[0])
     if record is None and needed:
         record = only_record_for(name, world, said[0])
@@ -72,6 +74,10 @@ def recorded(
         else None
     )
     return holder, _from_record(name, schema, holder) if holder is not None else None
+
+
+def _has_email(record: Record) -> bool:
+    return any(EMAIL.fullmatch(str(v)) for v in record.attributes.values())
 
 
 _QUALIFIERS = frozenset(

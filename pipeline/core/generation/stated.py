@@ -365,11 +365,18 @@ def shaped_value(schema: Mapping[str, Any], request: str, shown: str = "") -> st
         bounded = re.compile(rf"(?<![\w/.@-])(?:{shape.pattern})(?![\w/@-])")
         found = [_unpunctuated(m.group(0)) for m in bounded.finditer(text)]
         found = [f for f in found if f not in examples or f in request]
+        if not any(_A_FILE.search(e) for e in examples):
+            found = [f for f in found if not _A_FILE.search(f)]  # a branch is no '….py'
         if found:
             # one of the field's own examples the user said is the value ('northwind/payments-api'
             # for `repo`, not the branch 'fix/webhook-retry' said before it)
             return next((f for f in found if f in examples), found[0])
     return None
+
+
+_A_FILE = re.compile(r"\.[a-z]{1,4}$")
+"""A file's extension: where no example is a file, a file path is no value ('create a branch
+… add retries in src/payments/webhooks.py' named the branch 'src/payments/webhooks.py')."""
 
 
 def shaped_like_an_example(schema: Mapping[str, Any], request: str) -> str | None:

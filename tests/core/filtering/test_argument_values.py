@@ -90,3 +90,15 @@ def test_a_day_said_in_words_is_whole_though_a_file_name_holds_it() -> None:
     said = "Find my notes from the site visit on 20 September. Harlow_Site_Visit_2024-09-20.txt"
     assert not fragment_of("2024-09-20", said)
     assert fragment_of("Site_Visit", "Harlow_Site_Visit_2024-09-20.txt")
+
+
+def test_the_name_a_create_gives_what_it_makes_is_the_agents_own() -> None:
+    """A branch nobody named ('create a branch off main') is named by the agent; another
+    record's name from nowhere is still caught."""
+    create = next(tool for tool in TOOLS if tool.name == "transfer_funds").model_copy(
+        update={"name": "repo_create_branch"}
+    )
+    made = ToolCall(name="repo_create_branch", arguments={"branch_name": "fix/issue-1317"})
+    assert unsourced_values(made, create, "Create a branch off main.") == []
+    other = ToolCall(name="repo_create_branch", arguments={"repo_name": "northwind/secret"})
+    assert unsourced_values(other, create, "Create a branch off main.") != []
