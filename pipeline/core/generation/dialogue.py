@@ -15,7 +15,7 @@ import re
 
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.run import Branch
-from pipeline.core.generation.user_words import INSTRUCTION_VERBS
+from pipeline.core.generation.user_words import INSTRUCTION_VERBS, UP_FRONT
 from pipeline.core.model.channels import CHANNEL_OF
 
 UNFOLD_SHARE = 0.65
@@ -36,7 +36,7 @@ def unfold(request: str) -> tuple[str, ...]:
     if reference:  # a reference note stays with the part before it, never a turn of its own
         parts = unfold(text)
         return (*parts[:-1], f"{parts[-1]} {reference}")
-    sentences = _questions_joined([s for s in _SENTENCE.split(text) if s])
+    sentences = _details_joined(_questions_joined([s for s in _SENTENCE.split(text) if s]))
     if len(sentences) >= 2 and all(len(s.split()) >= 3 for s in sentences):
         return tuple(sentences) if len(sentences) <= 3 else (sentences[0], " ".join(sentences[1:]))
     matches = [m for m in _CLAUSE.finditer(text) if not _inside_name(text, m.start())]
@@ -56,6 +56,22 @@ def _questions_joined(sentences: list[str]) -> list[str]:
     joined: list[str] = []
     for sentence in sentences:
         if joined and joined[-1].endswith("?"):
+            joined[-1] = f"{joined[-1]} {sentence}"
+        else:
+            joined.append(sentence)
+    return joined
+
+
+_DETAILS = tuple(lead.split("{}")[0] for lead in UP_FRONT)
+
+
+def _details_joined(sentences: list[str]) -> list[str]:
+    """Sentences with the details said up front ('In case you need it: northwind/payments-api.')
+    kept with the ask before them: auditors read an agent asking 'What do you need done?'
+    after a whole request, and the user answering with the details line alone."""
+    joined: list[str] = []
+    for sentence in sentences:
+        if joined and sentence.startswith(_DETAILS):
             joined[-1] = f"{joined[-1]} {sentence}"
         else:
             joined.append(sentence)
