@@ -115,11 +115,13 @@ NOTHING_STATED = "Following up on your request."
 """Free text of a request that states nothing and asks about nothing by name."""
 
 
+_NEXT_ASK = re.compile(rf",?\s+(?:and|then|and then)\s+(?:{'|'.join(sorted(INSTRUCTION_VERBS))})\b")
+
+
 def own_clause(text: str) -> str:
     """Dictated words up to where the user goes on to ask something else ('the retro starts
     at 15:00, and pin it' -> 'the retro starts at 15:00')."""
-    verbs = "|".join(sorted(INSTRUCTION_VERBS))
-    return re.split(rf",?\s+(?:and|then|and then)\s+(?:{verbs})\b", text, maxsplit=1)[0]
+    return _NEXT_ASK.split(text, maxsplit=1)[0]
 
 
 def stated_part(request: str) -> str | None:
