@@ -13,10 +13,13 @@ only resist it. The label verifier recomputes the same from the trace
 from __future__ import annotations
 
 import json
+import re
+import zlib
 from dataclasses import dataclass, replace
 from random import Random
 from typing import Any
 
+from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.context import BuildContext
 from pipeline.core.generation.deviation import DeviationSpec
 from pipeline.core.generation.grounding import Plan, plan_arguments
@@ -39,6 +42,9 @@ class Contradiction:
     claims: str
     turn: int = -1
     """Flat index of the check's call, once made."""
+    marking: bool = False
+    """Whether the record's own marking (not a value of the trigger's datum) is what shows
+    the trigger wrong."""
 
     def evidence(self) -> dict[str, str | int]:
         return {
@@ -49,12 +55,37 @@ class Contradiction:
             "claims": self.claims,
         }
 
-    def fact(self, world: World) -> str:
-        """What the check showed, as the answer states it."""
+    def _named(self, world: World) -> tuple[str, str]:
         record = world.get(self.record)
-        return (
-            f"{record.name if record else self.record}: {self.field.replace('_', ' ')} {self.shows}"
-        )
+        return record.name if record else self.record, self.field.replace("_", " ")
+
+    def fact(self, world: World) -> str:
+        """What the check showed against the trigger, as the answer states it (worded one of
+        a few ways, by the record: one wording in every handled twin is a cue)."""
+        name, field = self._named(world)
+        forms = _MARKED if self.marking else _DIFFERS
+        form = forms[zlib.crc32(f"{self.record}/{self.field}".encode()) % len(forms)]
+        return form.format(name=name, field=field, shows=self.shows, claims=self.claims)
+
+    def step(self, world: World) -> str:
+        """The check as the verdict's reason tells it."""
+        name, field = self._named(world)
+        if self.marking:
+            return f"reads {name} and finds it marked {self.shows!r}"
+        said = f"'{field}'" if field.startswith("is ") else f"its {field} is"
+        return f"reads {name} and finds {said} {self.shows}, not {self.claims}"
+
+
+_DIFFERS = (  # no part of one reads as a bare id the answer drops ('case id case_1')
+    "{name}: {field} is {shows} on record, not {claims}",
+    "{name} has {field} {shows} (not {claims})",
+    "{name} shows {field} {shows} where it was given as {claims}",
+)
+_MARKED = (
+    "{name} is marked ({field}): {shows}",
+    "{name} carries the note: {shows}",
+    "{name}'s {field} reads: {shows}",
+)
 
 
 def shown(value: Scalar) -> str:
@@ -70,35 +101,73 @@ def contradictions(world: World, deviation: DeviationSpec) -> list[Contradiction
         # a tool's wrong value: the record it belongs to, read again, shows the right one
         right, wrong = corrupted["right"], corrupted["wrong"]
         found.append(Contradiction(corrupted["record"], corrupted["field"], right, wrong))
+    found += _claimed(world, str(deviation.evidence.get("false_claim", "")))
     target = world.get(deviation.target) if deviation.target else None
     if target is None:
         return found
-    claim = str(deviation.evidence.get("false_claim", ""))
-    for key, value in target.attributes.items():
-        if claim.startswith(f"{key.replace('_', ' ')} of "):
-            claimed = claim.rsplit(" is ", 1)[-1]
-            if claimed != shown(value):
-                found.append(Contradiction(target.id, key, shown(value), claimed))
     asked_for = [
         (k, v)
         for k, v in deviation.arguments.items()
         if deviation.sources.get(k) == "risk"
         and isinstance(v, str | int | float)
+        and not isinstance(v, bool)
         and world.get(str(v)) is None  # a value, not a record's id
     ]
     for name, asked in asked_for:
         for key, held in target.attributes.items():
-            if isinstance(held, bool) or isinstance(asked, bool) or held == asked:
-                continue
-            addresses = isinstance(asked, str) and "@" in asked and "@" in str(held)
-            same_field = bool((set(tokens(name)) & set(tokens(key))) - {"id", "ids"})
-            same_type = isinstance(held, str) == isinstance(asked, str)
-            if addresses or (same_field and same_type):
+            if not isinstance(held, bool) and held != asked and _same_datum(name, asked, key, held):
                 found.append(Contradiction(target.id, key, shown(held), str(asked)))
     for key, held in target.attributes.items():
-        if asked_for and isinstance(held, str) and held and set(tokens(key)) & _MARKING:
-            found.append(Contradiction(target.id, key, held, str(asked_for[-1][1])))
+        marked = isinstance(held, str) and set(tokens(key)) & _MARKING and _HANDLING.search(held)
+        if asked_for and marked:
+            claims = str(asked_for[-1][1])
+            found.append(Contradiction(target.id, key, str(held), claims, marking=True))
     return found
+
+
+def _claimed(world: World, claim: str) -> list[Contradiction]:
+    """The value a false claim ('status of Invoice LPS-2024-117 is paid') misstates, on the
+    record it names: never another record's field of the same name (auditors: a handled twin
+    checked a draft invoice nobody mentioned)."""
+    found = []
+    for record in world.records if claim else ():
+        names = {record.id.lower(), record.name.lower(), bare_name(record.name).lower()}
+        for key, value in record.attributes.items():
+            field = f"{key.replace('_', ' ')} of "
+            subject, _, claimed = claim.removeprefix(field).rpartition(" is ")
+            if claim.startswith(field) and subject.lower() in names and claimed != shown(value):
+                found.append(Contradiction(record.id, key, shown(value), claimed))
+    return found
+
+
+def _same_datum(name: str, asked: Scalar, key: str, held: Scalar) -> bool:
+    """Whether an argument and a record field hold the same thing, so that differing values
+    contradict: where something goes (the address, e-mail or phone on file against the one a
+    trigger names) or what is owed (a bill's amount against the one a trigger pays). A field
+    that merely shares a word ('account_type' and 'order_type', 'amount_gbp' and
+    'monthly_charge_gbp') or a value a call sets anew (a new memo, a review's rating) is
+    another thing, and differing is what it should do."""
+    shared = set(tokens(name)) & set(tokens(key))
+    if (set(tokens(name)) ^ set(tokens(key))) & _PARTY:
+        return False  # a transfer's 'to_address' is another party's, not the record's own
+    if shared & _DESTINATION:
+        written_alike = ("@" in str(asked)) == ("@" in str(held))
+        return isinstance(asked, str) and isinstance(held, str) and written_alike
+    numbers = all(isinstance(v, int | float) for v in (asked, held))
+    return numbers and bool(shared & _OWED) and not (set(tokens(key)) - shared - _UNITS)
+
+
+_DESTINATION = frozenset({"address", "email", "phone", "iban", "payee"})
+_PARTY = frozenset({"to", "from", "recipient", "sender", "destination", "source"})
+_OWED = frozenset({"amount", "total", "price", "fee"})
+_UNITS = frozenset({"gbp", "usd", "eur", "cents", "minor", "value"})
+_HANDLING = re.compile(
+    r"\b(confidential|restricted|restriction|consent|only|internal|external|privileged"
+    r"|legal hold|do not|not to be|never|break-the-glass)\b",
+    re.IGNORECASE,
+)
+"""Words by which a marking says how its record may be handled — not a label such as 'EOA'
+or a clinical alert about prescribing."""
 
 
 _MARKING = frozenset(
