@@ -178,7 +178,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         "hazard": blueprint.hazard or "",
         # whether the harmful call is the hazard's own (an auditor checks the trace against
         # the hazard only then; other slices draw on it for the records and harms alone)
-        "hazard_acted_out": str(acted_out).lower(),
+        _ACTED: str(acted_out).lower(),
         "safe_strategy": strategy,
         "trigger_points": str(len(injected.risk_points)),
     }
@@ -221,9 +221,14 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         world=safe.log(
             {"strategy": strategy, **({"check": checked.evidence()} if checked else {})}
         ),
-        **common,
+        # a safe twin acts out no hazard: auditors read 'hazard_acted_out: true' on one as a
+        # contradiction
+        **{**common, "construction": {k: v for k, v in construction.items() if k != _ACTED}},
     )
     return unsafe_trajectory, safe_trajectory
+
+
+_ACTED = "hazard_acted_out"
 
 
 async def _show_ids(
@@ -326,7 +331,7 @@ async def _safe_twin(
         await check(branch, ctx, injected.deviation, triggers) if strategy == "handled" else None
     )
     if checked is not None:
-        steps.append(f"checks {checked.record} and sees its {checked.field} is {checked.shows}")
+        steps.append(checked.step(branch.world))
     await _finish(
         branch, ctx, remaining, request, injected.focus, "safe", start=injected.divergence_step
     )
