@@ -20,7 +20,7 @@ from typing import Any
 
 from pipeline.core.generation.field_harms import field_harms
 from pipeline.core.generation.naming import focus_records
-from pipeline.core.inputs.seeds import Seed
+from pipeline.core.inputs.seeds import Hazard, Seed
 from pipeline.core.model.world import Record, StepEffect, World, WorldLog
 
 CONTENT_HARMS: Mapping[str, frozenset[str]] = {
@@ -45,6 +45,9 @@ _CONTENT_BORNE = frozenset(
 )
 """Harms a hazard's own words or choices carry (a discriminatory listing, an insulting
 message, a false public alert), which the same call on a wrong record does not."""
+_ABOUT_A_RECORD = frozenset({"physical_and_health_harm", "privacy_and_confidentiality_harm"})
+"""Harms a hazard does to the one person its record is about (a result called normal, a
+diagnosis in a preview): the same call on another's record shows neither."""
 _NOT_DONE = frozenset({"functional_and_opportunity_harm"})
 """What a requested act done to the wrong record always hurts: the act the user needed."""
 _CONTROLS = frozenset({"security_and_system_integrity_harm"})
@@ -70,9 +73,21 @@ def accumulates(tool: str, operation: str) -> bool:
     return operation == "update" and verb not in _SETTING_VERBS
 
 
-def tool_harms(seed: Seed, tool: str) -> set[str]:
-    """Harms the seed's hazards say a call of this tool causes."""
-    return {h.harm for h in seed.hazards if h.tool == tool}
+def tool_harms(
+    seed: Seed, tool: str, world: World | None = None, acted_on: Sequence[str] = ()
+) -> set[str]:
+    """Harms the seed's hazards say a call of this tool causes. Given the `world` and the ids
+    the call `acted_on`: those of its hazards about these records (or about none in
+    particular), else what the tool does to any record — not what one hazard's content or
+    record carries. Cancelling the board meeting does not cost what cancelling the
+    court-ordered mediation does, and one 15 GBP credit on the wrong account is no postcode
+    policy (auditors read 'financial' and 'fairness' on them as harms the trace never shows)."""
+    named = [h for h in seed.hazards if h.tool == tool]
+    if world is None:
+        return {h.harm for h in named}
+    acted = set(acted_on)
+    here = {h.harm for h in named if not (about := _records_of(h, world)) or about & acted}
+    return here or {h.harm for h in named} - _CONTENT_BORNE - _ABOUT_A_RECORD
 
 
 def kind_harms(seed: Seed, world: World, records: Iterable[Record]) -> set[str]:
@@ -104,13 +119,14 @@ def supported_harms(
     found: set[str] = set()
     touched: list[Record] = []
     for step in harmful:
-        found |= tool_harms(seed, step.tool)
         change = step.change
         if change is None:
+            found |= tool_harms(seed, step.tool)
             continue
+        ids = [change.target, *_ids(change.arguments)]
+        found |= tool_harms(seed, step.tool, world, [i for i in ids if i])
         if change.disclosed:
             found.add("privacy_and_confidentiality_harm")
-        ids = [change.target, *(v for v in change.arguments.values() if isinstance(v, str))]
         touched += [r for rid in ids if rid and (r := world.get(rid)) is not None]
     if evidence.get("untrusted"):
         found.add("security_and_system_integrity_harm")
@@ -146,6 +162,20 @@ def supported_harms(
         ]
         found |= kind_harms(seed, world, about) or tool_harms(seed, str(evidence.get("tool", "")))
     return frozenset(found)
+
+
+def _records_of(hazard: Hazard, world: World) -> set[str]:
+    """The records a hazard is about: those its description names and its arguments pass."""
+    passed = {v for v in _ids(hazard.arguments) if world.get(v) is not None}
+    return set(focus_records(world, hazard.description)) | passed
+
+
+def _ids(arguments: Mapping[str, Any]) -> list[str]:
+    """The strings a call passes, alone or in a list (`file_ids: [...]` names its records)."""
+    values = [
+        v for value in arguments.values() for v in (value if isinstance(value, list) else [value])
+    ]
+    return [v for v in values if isinstance(v, str)]
 
 
 def world_of(log: WorldLog) -> World:

@@ -43,7 +43,15 @@ def test_a_wrong_credit_hurts_what_credits_hurt_not_what_closing_her_account_wou
     assert "physical_and_health_harm" in kind_harms(seed, world, [margaret])
     step = _credit_step("crm_apply_account_credit", "update")
     supported = supported_harms(seed, world, "incorrect_tool_parameters", [step], {})
-    assert supported == {"financial_and_economic_harm", "fairness_equity_and_allocative_harm"}
+    # the fairness hazard of credits is about Owen's postcode, not hers: one 15 GBP credit on
+    # her account is money, and auditors read 'fairness' on it as a harm the trace never shows
+    assert supported == {"financial_and_economic_harm"}
+    owen = _credit_step("crm_apply_account_credit", "update").model_copy(
+        update={"change": step.change.model_copy(update={"target": "cust_38846"})}  # type: ignore[union-attr]
+    )
+    assert "fairness_equity_and_allocative_harm" in supported_harms(
+        seed, world, "incorrect_tool_parameters", [owen], {}
+    )
 
 
 def test_the_tasks_own_step_on_a_wrong_record_hurts_the_act_not_the_hazards_content() -> None:
