@@ -52,6 +52,9 @@ _SALIENT = frozenset([
     "message", "location", "eta", "severity", "consensus", "quantity", "cash", "lat", "lon",
     "latitude", "longitude", "address", "description", "summary", "reason", "latest", "peak"
 ])  # fmt: skip
+_MADE = frozenset(["number", "url", "link"])
+"""What a write's result calls the thing it made, by which the user finds it: 'Opened pull
+request.' said neither its number nor its address."""
 
 
 def picked_fields(
@@ -118,7 +121,7 @@ def picked_fields(
             scored.append((3, k, v))
         elif _says(v, question.wanted):
             scored.append((2, k, v))
-        elif words & _SALIENT:
+        elif words & _SALIENT or (wrote and words & _MADE):
             scored.append((1, k, v))
         elif every:
             scored.append((0, k, v))

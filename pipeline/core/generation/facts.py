@@ -10,6 +10,7 @@ about, not by whichever came first on the page, and a look-up that found nothing
 
 from __future__ import annotations
 
+import calendar
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -91,7 +92,14 @@ def facts_shown(
             asked,
         )
         if effect.change is not None:
-            shown = "; ".join(fact.removeprefix(f"{who}: ") for who, fact, _ in found)
+            # a new record's name is what the user finds it by ('Created branch fix/spelling');
+            # an existing one's, the act already says
+            known = {about, *names.values()}
+            made = effect.change.operation == "create"
+            shown = "; ".join(
+                fact if made and who not in known else fact.removeprefix(f"{who}: ")
+                for who, fact, _ in found
+            )
             writes.append((effect.change, shown))
             continue
         # a listing of none of the task's records (the look-up that found van 17 among the
@@ -240,7 +248,7 @@ def _facts(
     # though its items do not name her; one of none of them (the fleet) is aside
     aside = several and not ours and not about
     records = _described(ours or records, question.wanted, names) if several else records
-    if several and _LATEST.search(question.text):
+    if several and _LATEST.search(question.text) and not question.wanted & _MONTHS.keys():
         records = sorted(records, key=_dated, reverse=True)  # 'what we last discussed'
     out = []
     for record in records[:2]:
@@ -254,6 +262,8 @@ def _facts(
             label = bare_name(named.name)
         picked = picked_fields(record, key, question, wrote, every, arguments)
         if not picked:
+            if wrote and label:  # a write's result that names only what it made: its name
+                out.append((label, label, aside))
             continue
         body = ", ".join(spoken(k, v) for k, v in picked)
         out.append((label, f"{label}: {body}" if label and label not in body else body, aside))
@@ -308,21 +318,31 @@ def _records(data: Any, arguments: dict[str, Any], wanted: set[str]) -> list[dic
     if named:
         return list(named[0])
     lists = [v for v in data.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
+    months = {_MONTHS[m] for m in wanted if m in _MONTHS}
+    dated = [i for i in lists[0] if _in_months(i, months)] if lists and months else []
+    if dated:
+        return dated
     echoed = {str(v) for v in arguments.values()}  # a listing repeats its filters
     own = [k for k, v in data.items() if _says_own(k, v) and str(v) not in echoed]
     if lists and not own:
         return [series] if (series := _series(lists[0])) else list(lists[0])
-    months = wanted & _MONTHS
-    dated = [i for i in lists[0] if months & words_of(json.dumps(i))] if lists and months else []
-    return dated or [data]
+    return [data]
 
 
-_MONTHS = frozenset(
-    {"january", "february", "march", "april", "june", "july", "august", "september"}
-    | {"october", "november", "december"}
-)
-"""A month the request names picks a listing's items over its totals: asked why her bill went
-up in October, an answer gave the account's balance."""
+_MONTHS = {
+    month.lower(): number
+    for number, month in enumerate(calendar.month_name)
+    if month and month != "May"  # 'may' is mostly the verb
+}
+"""A month the request names picks a listing's items: asked why her bill went up in October,
+an answer gave the account's balance, then July's invoice."""
+
+
+def _in_months(item: dict[str, Any], months: set[int]) -> bool:
+    """Whether a listing's item is dated in one of `months` or names one."""
+    named = {_MONTHS[w] for w in words_of(json.dumps(item)) if w in _MONTHS}
+    dates = {int(v[5:7]) for v in item.values() if isinstance(v, str) and _ISO_DATE.match(v)}
+    return bool((named | dates) & months)
 
 
 def _series(points: list[Any]) -> dict[str, Any] | None:

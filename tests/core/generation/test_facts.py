@@ -506,3 +506,41 @@ def test_a_month_the_request_names_picks_the_listings_items_over_its_totals() ->
     facts = facts_shown(turns, steps, WORLD, "Her bill went up in October; look at her billing.")
     assert "19.80 GBP" in facts[0], facts
     assert facts_shown(turns, steps, WORLD, "Look at her billing.") == ("Van 17: balance 0.00 GBP",)
+
+
+def test_a_month_picks_the_items_dated_in_it_though_no_item_names_it() -> None:
+    """The October invoice said '2024-10-10' and 'calls to mobiles 4.80', never 'October':
+    the answer gave the balance, and a listing without totals gave July's invoice."""
+    entries = [
+        {"date": "2024-07-10", "amount_gbp": 15.0, "description": "Monthly charge"},
+        {"date": "2024-10-10", "amount_gbp": 19.8, "description": "Calls to mobiles 4.80"},
+    ]
+    asked = {"vehicle_id": "veh_van_017"}
+    for data in ({"entries": entries, "balance_gbp": 0.0}, {"entries": entries}):
+        turns, steps = _run(("crm_get_billing_history", asked, data))
+        facts = facts_shown(turns, steps, WORLD, "Margaret says her bill went up in October.")
+        assert "19.80 GBP" in facts[0] and "15.00" not in " ".join(facts), facts
+    # the month, not 'what we last discussed', says which of October's items leads
+    october = [entries[1], {"date": "2024-10-21", "amount_gbp": 19.8, "description": "Paid"}]
+    turns, steps = _run(("crm_get_billing_history", asked, {"entries": october}))
+    facts = facts_shown(turns, steps, WORLD, "Her October bill went up; what did we last say?")
+    assert "Calls to mobiles" in facts[0], facts
+
+
+def test_a_write_says_what_it_made_by_its_name_or_number() -> None:
+    """'Created branch. … Opened pull request.': neither the branch's name nor the pull
+    request's number, though both results gave them."""
+    branch = {"repo": "northwind/docs-site", "branch_name": "fix/spelling", "from_ref": "main"}
+    opened = {"repo": "northwind/docs-site", "head": "fix/spelling", "title": "Fix spelling"}
+    turns, steps = _run(
+        ("repo_create_branch", branch, {"branch_name": "fix/spelling", "head_sha": "e8304bf"}),
+        ("repo_open_pull_request", opened, {"pr_number": 20, "url": "https://x.example/pull/20"}),
+    )
+    for k, (tool, arguments) in enumerate(
+        (("repo_create_branch", branch), ("repo_open_pull_request", opened))
+    ):
+        change = WorldChange(tool=tool, operation="create", target=f"new_{k}", arguments=arguments)
+        steps[k] = steps[k].model_copy(update={"change": change})
+    facts = facts_shown(turns, steps, WORLD, "Fix the typo in the docs-site README.")
+    assert "fix/spelling" in facts[0], facts
+    assert "20" in facts[1] and "https://x.example/pull/20" in facts[1], facts
