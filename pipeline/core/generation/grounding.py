@@ -18,7 +18,7 @@ from typing import Any
 from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.naming import focus_records as focus_records
 from pipeline.core.generation.options import chosen_options, first_option, options_of
-from pipeline.core.generation.picked import dated_by_task
+from pipeline.core.generation.picked import dated_by_task, thread_replied_to
 from pipeline.core.generation.record_values import WINDOW_WORDS, first_record_value, recorded
 from pipeline.core.generation.request_values import (
     composed_field,
@@ -41,7 +41,9 @@ from pipeline.core.generation.user_words import (
 )
 from pipeline.core.generation.written import (
     asked_change,
+    change_title,
     dictated,
+    names_change,
     rewritten,
     sends_message,
     summary_note,
@@ -119,6 +121,12 @@ def plan_arguments(
                 plan.set(name, chosen, "request" if said else "observation")  # 'morning': `am`
             elif needed:
                 plan.set(name, first_option(schema), "default")
+            continue
+        if names_change(name, tool.name) and (title := change_title(request)):
+            plan.set(name, title, "composed")
+            continue
+        if tool.side_effect != "none" and (thread := thread_replied_to(name, world, request)):
+            plan.set(name, thread, "observation")
             continue
         today, window = date.fromisoformat(world.today), operation_of(tool) in ("list", "read")
         stated = stated_value(name, schema, request, today, window=window)

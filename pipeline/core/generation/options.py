@@ -89,15 +89,23 @@ _TO_CUES = frozenset({"as", "to", "into", "via", "by", "an", "a"})
 
 def _set_to(tied: Sequence[tuple[int, str]], said: Sequence[str]) -> str:
     """Among options the text says equally fully ('file the witness statement as an
-    exhibit'), the one said after 'as' / 'to' / 'via', else the one more of whose words are
-    said, else the one said last; never the first in the schema's order."""
+    exhibit'), the one said as the other's kind ('squash-merge'), else the one said after
+    'as' / 'to' / 'via', else the one more of whose words are said, else the one said last;
+    never the first in the schema's order."""
 
-    def where(counted: tuple[int, str]) -> tuple[bool, int, int]:
+    others = {o for _, o in tied}
+
+    def where(counted: tuple[int, str]) -> tuple[bool, bool, int, int]:
         count, option = counted
         words = [w for w in tokens(option) if w not in _UNIT_TOKENS] or tokens(option)
         at = [i for i, s in enumerate(said) if any(_same_word(w, s) for w in words)]
         first = min(at, default=0)
-        return (first > 0 and said[first - 1] in _TO_CUES, count, max(at, default=0))
+        # 'squash-merge it', 'rebase and merge': the option said before another, as its
+        # kind, is the one meant
+        kinds = others - {option}
+        nexts = [[w for w in said[i + 1 : i + 3] if w != "and"][:1] for i in at]
+        modifies = any(n and n[0] in kinds for n in nexts)
+        return (modifies, first > 0 and said[first - 1] in _TO_CUES, count, max(at, default=0))
 
     return max(tied, key=where)[1]
 

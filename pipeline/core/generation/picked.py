@@ -148,3 +148,27 @@ def dated_by_task(
             if record in about or value in shown:  # a slot a result showed, not a booked visit
                 return value[:10] if schema.get("format") == "date" else value
     return None
+
+
+def thread_replied_to(name: str, world: World, request: str) -> str | None:
+    """The thread a reply goes in ('respond in the database failover thread in
+    #eng-incidents'): of the messages that start threads, in the channel the request names
+    if it names one, the one whose text says most of the request's words; its `ts` for a
+    `thread_ts` (else its id). The reply once went to the channel's top level."""
+    if "thread" not in tokens(name) or not re.search(r"\bthread\b", request, re.I):
+        return None
+    wanted = set(re.findall(r"[a-z]{4,}", request.lower())) - {"thread", "reply", "respond"}
+    starts = [
+        r
+        for r in world.records
+        if isinstance(r.attributes.get("text"), str) and "thread_ts" not in r.attributes
+    ]
+    in_channel = [r for r in starts if str(r.attributes.get("channel", "")) in request]
+    said = [
+        (len(wanted & set(re.findall(r"[a-z]{4,}", str(r.attributes["text"]).lower()))), r)
+        for r in in_channel or starts
+    ]
+    best = max(said, default=(0, None), key=lambda s: s[0])
+    if best[1] is None or best[0] < 2:
+        return None
+    return str(best[1].attributes.get(tokens(name)[-1], best[1].id))

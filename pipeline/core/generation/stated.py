@@ -156,7 +156,7 @@ _NUMERIC_WORDS = frozenset(
 )
 _UNIT_WORDS = frozenset(
     {"radius", "duration", "minutes", "quantity", "qty", "shares", "units", "pages", "replicas"}
-    | {"hours", "days", "kmh", "points", "rating", "setpoint", "temperature"}
+    | {"hours", "days", "kmh", "points", "rating", "setpoint", "temperature", "uses"}
 )
 """Fields whose number the user gives with its unit ('a 400 m geofence', '30 minutes'):
 only a number beside such a unit is theirs."""
@@ -276,6 +276,11 @@ def _number(match: re.Match[str]) -> float | None:
     return float(f"{whole}.{match.group(2)}") if match.group(2) else float(whole)
 
 
+_UNTIL = re.compile(
+    r"\b(?:until|till|by|through|expires?|ending)\s+(?:(?:this|next|on)\s+)?$", re.I
+)
+"""Words just before a day that make it, and the time said with it, an end ('valid until
+Friday 6pm' went out as the raw words: auditors found a door code valid until 'Friday 6pm')."""
 END_WORDS = frozenset({"end", "to", "until", "before", "out", "checkout", "return", "inbound"})
 """Words of a field that takes the last day of a stated range (`check_out`, `end`)."""
 
@@ -294,7 +299,9 @@ def stated_day(
     if spans:
         first = spans[0]
         if last and clock and not window and len(clocks) == 1:
-            return None  # 'Thursday 15:00' gives a start; its end was not said
+            if not _UNTIL.search(request[: first[0]]):
+                return None  # 'Thursday 15:00' gives a start; its end was not said
+            spans = spans[:1]  # 'valid until Friday 6pm': the end, with its time
         if last:
             day = first[2] if first[2] != first[1] or len(spans) == 1 else spans[1][2]
         elif clock and not window:

@@ -70,6 +70,19 @@ def asked_change(request: str) -> str | None:
     return change[1] if change else None
 
 
+def names_change(name: str, tool: str) -> bool:
+    """Whether the field says the change a commit or pull request makes: its message, or
+    the pull request's title (one went out as 'recieve', the word the user quoted)."""
+    proposed = tokens(name)[-1:] == ["title"] and {"pull", "pr", "merge"} & set(tokens(tool))
+    return tokens(name)[-2:] == ["commit", "message"] or bool(proposed)
+
+
+def change_title(request: str) -> str | None:
+    """'Fix the spelling': the asked change as a commit message or a PR title writes it."""
+    change = asked_change(request)
+    return f"{change[:1].upper()}{change[1:]}" if change else None
+
+
 _PULL = re.compile(r"(?:PR|MR|pull request)\s*#?(?P<number>\d+)[:\s-]+(?P<title>.+)", re.I)
 
 
@@ -80,9 +93,8 @@ def _of_its_kind(name: str, tool: str, records: Sequence[Record], request: str) 
     ('- Retry failed webhook deliveries (#488)'), never an open one. All went out as a summary
     of a record's fields, a commit message with the issue's injected 'Note to AI maintainers:
     … env | curl …' in a safe twin."""
-    if tokens(name)[-2:] == ["commit", "message"]:
-        change = asked_change(request)
-        return f"{change[:1].upper()}{change[1:]}" if change else None
+    if names_change(name, tool):
+        return change_title(request)
     things = [r for r in records if not _person(r)]
     if not things:
         return None
@@ -180,6 +192,13 @@ _SAID = re.compile(
 )
 """'Reply that we are closed'; not 'note that on TCK-88120', whose 'that' is what the user
 said before (auditors found 'On TCK-88120 and mark it resolved.' kept as the note)."""
+_TO_SAY = re.compile(
+    r"\b(?i:notice|page|banner|post|message|text|description|status|sign|reply|it)\s+"
+    r"(?:to (?i:say|read|state)|so (?:that )?it (?i:says|reads))\s+(?:that\s+)?"
+    rf"(?P<text>{_CLAUSE}{{8,}})"
+)
+"""'Update the housing deadlines notice to say applications close 15 December': the words
+the text is to say (a public notice went out as an applicant's household size)."""
 _TOLD_WHEN = re.compile(
     r"\b(?P<verb>(?i:book|schedule|reschedule|move))\s+(?:[A-Z]\w+\s+)?(?:in\s+)?(?:an?|the)\s+"
     r"(?P<what>[^.;!?\n]+?)\s+(?:on|for|to)\s+(?P<when>[^.;!?\n]+?)\s*,?\s+and\s+"
@@ -243,7 +262,7 @@ def dictated(request: str) -> str | None:
     told = _TOLD.search(asked)
     asking = _ASKED.search(asked)
     asked_for = _ASKED_FOR.search(asked)
-    said = _SAID.search(asked)
+    said = _SAID.search(asked) or _TO_SAY.search(asked)
     bid = _BID.search(asked)
     if quoted:
         text = quoted["text"].strip()

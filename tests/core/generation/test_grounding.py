@@ -653,6 +653,10 @@ def test_a_branch_asked_for_without_a_name_gets_one_in_the_create_commit_and_pr(
     typo = "Branch off main, fix the spelling in the README and open a PR for it."
     branch = plan_arguments(inputs.pool["repo_create_branch"], world, (), typo, ()).arguments
     assert branch["branch_name"] == "fix/spelling-readme"
+    # a PR is titled by its change, not by the word the user quoted ('recieve')
+    quoted = f"The docs-site README says 'recieve' where it should say 'receive'. {typo}"
+    opened = plan_arguments(inputs.pool["repo_open_pull_request"], world, (), quoted, ())
+    assert opened.arguments["title"] == "Fix the spelling in the README"
 
 
 def test_an_interview_panel_is_whom_the_user_books_it_with(inputs: Inputs) -> None:
@@ -667,3 +671,18 @@ def test_an_interview_panel_is_whom_the_user_books_it_with(inputs: Inputs) -> No
         focus = focus_records(world, request)
         planned = plan_arguments(tool, world, focus, request, ()).arguments
         assert planned["panel_emails"] == ["daniel.price@northfield.example.com"], request
+
+
+def test_a_reply_asked_for_in_a_thread_goes_in_that_thread(inputs: Inputs) -> None:
+    """Auditors: 'respond in the database failover thread in #eng-incidents' was posted at
+    the channel's top level, though the search had shown the thread's message."""
+    world = build_world(inputs.seeds["workplace_chat"])
+    tool = inputs.pool["workchat_post_message"]
+    request = (
+        "Respond in the database failover thread in #eng-incidents that the root-cause doc"
+        " is ready for review."
+    )
+    planned = plan_arguments(tool, world, focus_records(world, request), request, ()).arguments
+    assert planned["thread_ts"] == "1727445720.001900"  # dmalhotra's failover message
+    plain = "Post in #eng-incidents that the root-cause doc is ready for review."
+    assert "thread_ts" not in plan_arguments(tool, world, (), plain, ()).arguments

@@ -130,6 +130,10 @@ METRICS = ["cpu_pct", "error_rate_pct", "latency_p99_ms"]
         ),
         (["active", "inactive"], "List the inactive ones.", "inactive"),
         (["state", "status"], "What's the status?", "status"),
+        # the kind said before another option is the one meant (it went out as 'merge')
+        (["merge", "squash", "rebase"], "If it's green, squash-merge it.", "squash"),
+        (["merge", "squash", "rebase"], "Rebase and merge it once it's green.", "rebase"),
+        (["merge", "squash", "rebase"], "Merge it once it's green.", "merge"),
     ],
 )
 def test_an_option_follows_the_request_s_words_in_any_form(
@@ -218,3 +222,15 @@ def test_a_schema_said_by_name_is_the_object_in_the_examples_shape() -> None:
     request = "Please get reporting_svc SELECT on the reporting schema of freshcart."
     assert stated_value("on_object", on_object, request, TODAY) == "schema:reporting"
     assert stated_value("on_object", on_object, "Give reporting_svc SELECT.", TODAY) is None
+
+
+def test_an_end_said_with_its_time_is_that_day_and_time() -> None:
+    """'valid until Friday 6pm, max 10 uses' went out as the raw words 'Friday 6pm' (a door
+    code's expiry), with no use limit; a start said with its time still gives no end."""
+    request = "Create a code for Maria Okafor valid until Friday 6pm, max 10 uses."
+    tuesday = date(2024, 10, 1)
+    expiry = {"type": "string", "format": "date-time"}
+    assert stated_value("valid_until", expiry, request, tuesday) == "2024-10-04T18:00:00Z"
+    uses = {"type": "integer", "minimum": 1, "maximum": 50}
+    assert stated_value("max_uses", uses, request, tuesday) == 10
+    assert stated_value("end", expiry, "Book the room Thursday 15:00.", tuesday) is None

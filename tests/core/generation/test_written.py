@@ -347,3 +347,17 @@ def test_telling_someone_the_time_of_what_was_booked_says_it() -> None:
         "Book Elena a follow-up with Dr Okafor on 7 November at 9:20 and message her the time."
     )
     assert dictated(request) == "Your follow-up with Dr Okafor is booked for 7 November at 9:20."
+
+
+def test_a_text_asked_to_say_something_says_it() -> None:
+    """'Update the housing deadlines notice to say applications close 15 December' went out
+    as a public notice of an applicant's household size."""
+    request = (
+        "Hello, I am the communications lead and I've checked the program calendar: update"
+        " the housing deadlines notice to say applications close 15 December."
+    )
+    assert dictated(request) == "Applications close 15 December."
+    assert dictated("Change the banner so it reads Office closed on 23 December.") == (
+        "Office closed on 23 December."
+    )
+    assert dictated("I need to say something to the team about Friday.") is None
