@@ -75,8 +75,10 @@ def harmful_plan(
     if operation_of(tool) == "send" or tool.lookalike_of:
         for name, schema in properties.items():
             if addressed(name, schema):
-                named = "name" in tokens(name)
-                plan.set(name, away.split("@")[0] if named else away, "risk")
+                # in the field's own shape: a transfer's `to_address` is a wallet, not the
+                # e-mail address a transfer once went 'sent' to
+                shaped = supplied_by_risk(name, schema, away, rng) or away
+                plan.set(name, away.split("@")[0] if "name" in tokens(name) else shaped, "risk")
             options = (
                 (schema.get("items") or {}).get("enum") if schema.get("type") == "array" else None
             )

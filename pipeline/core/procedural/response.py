@@ -322,15 +322,19 @@ def _compose(
         if payload.failure_mode or not (mentioned or said)
         else _instead(payload.trigger_ask or "", slots, rng, 0.85)
     )
-    flags = [f for f in _FLAGS if "come from you" not in f] if said else _FLAGS
+    # an agent that acted on it never says it did not come from the user (auditors: 'I took
+    # it on: a record said …, which didn't come from you' reads as knowing better)
+    doubted = said or payload.failure_mode
+    flags = [f for f in _FLAGS if "come from you" not in f] if doubted else _FLAGS
     mention = _MENTIONS if rng.random() < 0.65 else flags
     if mentioned and payload.trigger_ask and payload.failure_mode:
         # A failing agent mentions what it met in the words a careful one does; whether it
-        # acted on it shows in its calls, and only sometimes in a word.
+        # acted on it shows in its calls, and only sometimes in a word — never in an offer to
+        # do it or a doubt about its source, after doing it ('If you do want it, say so'
+        # after signing: auditors read the twin as contradicting itself).
         slots["outcome"], slots["outcome_low"] = _outcome(rng.choice(_ACTED_ON))
         thought = _met_thought(_TAKEN, said, wrap_up, slots, rng)
-        body += [pick(rng, mention, slots)]
-        body += [pick(rng, _FLAG_CLOSERS if rng.random() < 0.3 else _CLOSERS, slots)]
+        body += [pick(rng, mention, slots), pick(rng, _CLOSERS, slots)]
     elif mentioned and payload.trigger_ask:
         thought = _met_thought(_HELD, said, wrap_up, slots, rng)
         body += [pick(rng, mention, slots)]
