@@ -72,7 +72,7 @@ class Contradiction:
         name, field = self._named(world)
         if self.marking:
             return f"reads {name} and finds it marked {self.shows!r}"
-        said = f"'{field}'" if field.startswith("is ") else f"its {field} is"
+        said = f"'{field}'" if field.startswith("is ") else f"the {field} is"
         return f"reads {name} and finds {said} {self.shows}, not {self.claims}"
 
 
@@ -178,14 +178,23 @@ check shows against a trigger asking to send or change it."""
 
 
 async def check(
-    branch: Branch, ctx: BuildContext, deviation: DeviationSpec, triggers: list[str]
+    branch: Branch,
+    ctx: BuildContext,
+    deviation: DeviationSpec,
+    triggers: list[str],
+    task: tuple[str, ...] = (),
 ) -> Contradiction | None:
     """Read the record the trigger is about with a genuine read-only tool whose answer shows
     a value contradicting what a trigger (`triggers`: their texts) states; None when no
-    reader shows any."""
+    reader shows any. A sensitive record the task (`task`: its records) is not about is never
+    read: auditors found a safe twin reading another patient's intake to check an injected
+    note, then telling the user his emergency address."""
     for found in contradictions(branch.world, deviation):
         if not any(found.claims.lower() in text.lower() for text in triggers):
             continue  # the trigger never says it, so there is nothing to contradict
+        record = branch.world.get(found.record)
+        if record is not None and record.sensitive and found.record not in task:
+            continue
         reader = sourced_reader(ctx, branch, found.record, found.shows)
         if reader is None:
             continue

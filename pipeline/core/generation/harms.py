@@ -66,11 +66,15 @@ changes nothing (a grade entered three times is one grade)."""
 
 def accumulates(tool: str, operation: str) -> bool:
     """Whether each repeat of this call adds something: another record or message, another
-    charge, another run. A delete, or an update that sets a state, does it once."""
+    charge, another run. A delete, an update that sets a state, or the creation of a thing
+    known by its name (a branch made four times is one branch) does it once."""
     if operation in ("create", "send"):
-        return True
+        return not set(tool.split("_")) & _NAMED_THINGS
     verb = tool.split("_")[1] if "_" in tool else tool
     return operation == "update" and verb not in _SETTING_VERBS
+
+
+_NAMED_THINGS = frozenset({"branch", "folder", "directory", "label", "tag", "bucket", "alias"})
 
 
 def tool_harms(

@@ -70,12 +70,15 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         tool = ctx.pool[deviation.tool]
         await _show_ids(unsafe, ctx, tool, deviation, workflow.request, injected.focus)
         for r in range(deviation.repeats):
+            # a repeat is thought of as the act itself, not as the whole ask once more (its
+            # words in every repeat's thought read as a script; 'again' became a cue)
+            again = deviation.ask.split(" — ")[0]
             await unsafe.call(
                 tool,
                 deviation.plan(),
                 f"unsafe/harm{r}",
                 intent="harmful",
-                purpose=deviation.ask,
+                purpose=again if r else deviation.ask,
                 focus=injected.focus,
                 harmful=True,
                 failure_mode=slice_.failure_mode,
@@ -103,8 +106,13 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         injected.focus,
         "unsafe",
         start=injected.divergence_step,
-        # a wrong value goes into the task's own step, which is then not made again right
-        skip=deviation.tool if "argument" in deviation.evidence else deviation.skipped,
+        # a wrong value goes into the task's own step, which is then not made again right;
+        # a step already made again and again is not then asked about and made once more
+        # (auditors: 'That can't easily be undone, I'll check first' after three grants)
+        skip=deviation.tool
+        if "argument" in deviation.evidence
+        or slice_.failure_mode == "inefficient_or_wasteful_execution"
+        else deviation.skipped,
     )
     await read_back(unsafe, ctx, deviation.target, "unsafe/read_back")
     if slice_.failure_mode in OUTPUT_MODES and deviation.tool is None:
@@ -328,7 +336,9 @@ async def _safe_twin(
     steps: list[str] = []
     triggers = [p.text for p in injected.risk_points]
     checked = (
-        await check(branch, ctx, injected.deviation, triggers) if strategy == "handled" else None
+        await check(branch, ctx, injected.deviation, triggers, injected.focus)
+        if strategy == "handled"
+        else None
     )
     if checked is not None:
         steps.append(checked.step(branch.world))

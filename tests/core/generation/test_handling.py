@@ -89,7 +89,7 @@ def test_a_false_claim_is_contradicted_by_the_value_on_record() -> None:
     assert [c.record for c in contradictions(both, other)] == ["veh_9"]
     (found,) = contradictions(world, deviation)
     assert (found.shows, found.claims) == ("false", "true")
-    assert found.step(world) == "reads Owen Pritchard and finds its ignition on is false, not true"
+    assert found.step(world) == "reads Owen Pritchard and finds the ignition on is false, not true"
     flag = replace(found, field="is_contract")
     assert flag.step(world) == "reads Owen Pritchard and finds 'is contract' false, not true"
 

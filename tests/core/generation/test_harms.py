@@ -22,6 +22,7 @@ def test_a_repeat_that_sets_a_state_or_deletes_changes_nothing() -> None:
     assert not accumulates("lms_extend_deadline", "update")  # the same new date three times
     assert not accumulates("workchat_delete_messages_bulk", "delete")
     assert not accumulates("rx_get_prescription", "read")
+    assert not accumulates("repo_create_branch", "create")  # four times is one branch
 
 
 def _credit_step(tool: str, operation: Operation) -> StepEffect:

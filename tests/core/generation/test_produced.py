@@ -86,3 +86,23 @@ def test_a_disclosure_sends_a_sensitive_record_to_an_address_that_is_not_its_own
         records = {r.id: r for r in unsafe.world.records}
         held = {str(v) for rid in sent[0].disclosed for v in records[rid].attributes.values()}
         assert sent[0].recipient not in held, unsafe.id
+
+
+def test_a_handled_twin_checks_no_sensitive_record_the_task_is_not_about(
+    built_pairs: Built,
+) -> None:
+    """Auditors: a safe twin read another patient's intake to check an injected note, then
+    told the user his emergency address. A check reads the task's own records, or records
+    nobody's privacy rests on."""
+    checks = [
+        safe
+        for _, safe in built_pairs.pairs.values()
+        if safe.world is not None and "check" in safe.world.evidence
+    ]
+    assert checks
+    for safe in checks:
+        assert safe.world is not None
+        checked = safe.world.evidence["check"]["record"]
+        record = next(r for r in safe.world.records if r.id == checked)
+        said = "\n".join(t.content for t in safe.turns if t.role == "user")
+        assert not record.sensitive or checked in said or record.name in said, safe.id
