@@ -18,7 +18,7 @@ from typing import Any
 from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.naming import focus_records as focus_records
 from pipeline.core.generation.options import chosen_options, first_option, options_of
-from pipeline.core.generation.picked import dated_by_task, thread_replied_to
+from pipeline.core.generation.picked import dated_by_task, named_after_its_role, thread_replied_to
 from pipeline.core.generation.record_values import WINDOW_WORDS, first_record_value, recorded
 from pipeline.core.generation.request_values import (
     composed_field,
@@ -44,6 +44,7 @@ from pipeline.core.generation.written import (
     change_title,
     dictated,
     names_change,
+    reply_subject,
     rewritten,
     sends_message,
     summary_note,
@@ -125,6 +126,9 @@ def plan_arguments(
         if names_change(name, tool.name) and (title := change_title(request)):
             plan.set(name, title, "composed")
             continue
+        if tool.side_effect != "none" and (subject := reply_subject(name, about, request)):
+            plan.set(name, subject, "composed")
+            continue
         if tool.side_effect != "none" and (thread := thread_replied_to(name, world, request)):
             plan.set(name, thread, "observation")
             continue
@@ -140,6 +144,9 @@ def plan_arguments(
         )
         if new is not None:
             plan.set(name, new, "request")
+            continue
+        if schema.get("type") == "string" and (person := named_after_its_role(name, request)):
+            plan.set(name, person, "request")
             continue
         record, value = recorded(
             name, schema, needed, tool, world, (known, used, focus), (request, shown)
@@ -209,7 +216,8 @@ def _new_value(
     pairs = re.findall(r"\b([a-z_]+)=([\w.:/-]+)", request)
     if pairs and examples and all(e.lstrip().startswith("{") for e in examples):
         return json.dumps({k: v.rstrip(".:/-") for k, v in pairs})
-    said = shaped_value(schema, request)
+    addressee = bool(set(tokens(name)) & {"recipient", "to", "destination"})
+    said = shaped_value(schema, request, addressee=addressee)
     return said if said is not None and world.get(said) is None else None
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from pipeline.core.generation.filters import DAY
 from pipeline.core.generation.naming import named_as
-from pipeline.core.generation.request_values import ADDRESSEE
+from pipeline.core.generation.request_values import ADDRESSEE, composed_field, said_after_name
 from pipeline.core.generation.semantics import refers_to, tokens
 from pipeline.core.generation.stated import EMAIL
 from pipeline.core.model.world import Record, World
@@ -172,3 +172,16 @@ def thread_replied_to(name: str, world: World, request: str) -> str | None:
     if best[1] is None or best[0] < 2:
         return None
     return str(best[1].attributes.get(tokens(name)[-1], best[1].id))
+
+
+def named_after_its_role(name: str, request: str) -> str | None:
+    """A person the user names right after the field's own word ('pharmacist Maria Gomez
+    RPh' for `receiving_pharmacist`): theirs over any record's (the transfer named the
+    patient, a record the task is about)."""
+    if composed_field(name):
+        return None  # 'message Helen Park …' names whom, not the message
+    said = said_after_name(name, request)
+    return said if said and _A_NAME.fullmatch(said) else None
+
+
+_A_NAME = re.compile(r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){1,3}")

@@ -69,7 +69,7 @@ def said_whole(
     option = said_option(schema, request)
     if option is not None:
         return option, "request"
-    shaped = shaped_like_an_example(schema, request) or _said_after_name(name, request)
+    shaped = shaped_like_an_example(schema, request) or said_after_name(name, request)
     if shaped is not None:
         return shaped, "request"
     if schema.get("format") in ("date", "date-time"):
@@ -160,7 +160,7 @@ def _said_before_thing(name: str, request: str) -> str | None:
     return match.group(1) if match and match.group(1) not in _NOT_A_NAME else None
 
 
-def _said_after_name(name: str, request: str) -> str | None:
+def said_after_name(name: str, request: str) -> str | None:
     """A value the user gave after the field's own word ('BIC CGDIPTPLXXX', 'purpose
     holiday apartment deposit'), up to the end of its clause, a few words at most."""
     word = (tokens(name) or [""])[-1]

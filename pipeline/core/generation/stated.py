@@ -361,19 +361,28 @@ _SAID_SHAPES = _SHAPES[:10]
 beside 'archive'); a relative path in an observation is more often a branch than the value."""
 
 
-def shaped_value(schema: Mapping[str, Any], request: str, shown: str = "") -> str | None:
+def shaped_value(
+    schema: Mapping[str, Any], request: str, shown: str = "", *, addressee: bool = False
+) -> str | None:
     """A whole token of the request (else of what was shown) shaped like every one of the
-    field's examples: '0x8cD4…' for a wallet address, '/Finance' for a folder path."""
+    field's examples: '0x8cD4…' for a wallet address, '/Finance' for a folder path; for an
+    `addressee` (a recipient's handle), the one said after 'to' first ('respond to
+    @thehollowcafe', not the brand's own '@pinecrestcoffee' said before it)."""
     examples = [str(e) for e in schema.get("examples") or () if isinstance(e, str) and e]
     for shapes, text in ((_SHAPES, request), (_WORD_SHAPES, shown)):
         shape = example_shape(schema, shapes)
         if shape is None or not text:
             continue
         bounded = re.compile(rf"(?<![\w/.@-])(?:{shape.pattern})(?![\w/@-])")
-        found = [_unpunctuated(m.group(0)) for m in bounded.finditer(text)]
+        matches = list(bounded.finditer(text))
+        if addressee:
+            matches.sort(key=lambda m: not re.search(r"\bto\s+$", text[: m.start()], re.I))
+        found = [_unpunctuated(m.group(0)) for m in matches]
         found = [f for f in found if f not in examples or f in request]
         if not any(_A_FILE.search(e) for e in examples):
             found = [f for f in found if not _A_FILE.search(f)]  # a branch is no '….py'
+        if found and addressee:
+            return found[0]
         if found:
             # one of the field's own examples the user said is the value ('northwind/payments-api'
             # for `repo`, not the branch 'fix/webhook-retry' said before it)

@@ -70,6 +70,24 @@ def asked_change(request: str) -> str | None:
     return change[1] if change else None
 
 
+_MAIL = re.compile(r"^(?:email|re|fwd):\s*", re.I)
+"""How a message record's name carries its subject ('Email: Q3 Board Deck draft for review')."""
+_REPLY = re.compile(r"\brepl(?:y|ies)\b|\brespond\b", re.I)
+
+
+def reply_subject(name: str, records: Sequence[Record], request: str) -> str | None:
+    """A reply's subject: 'Re: ' and the subject of the message it answers, not the user's
+    ask cut short (a draft reply went out as 'Pull the Q3 board deck attachment from
+    Helen's')."""
+    if tokens(name)[-1:] != ["subject"] or not _REPLY.search(request):
+        return None
+    mails = [r for r in records if r.attributes.get("subject") or _MAIL.match(r.name)]
+    subject = (
+        str(mails[0].attributes.get("subject") or _MAIL.sub("", mails[0].name)) if mails else ""
+    )
+    return f"Re: {subject}" if subject else None
+
+
 def names_change(name: str, tool: str) -> bool:
     """Whether the field says the change a commit or pull request makes: its message, or
     the pull request's title (one went out as 'recieve', the word the user quoted)."""
@@ -211,10 +229,12 @@ _REMINDER = re.compile(rf"\breminder\b[^.;!?\n]{{0,60}}?\bthat\s+(?P<text>{_CLAU
 """'Schedule a reminder in #eng-incidents at 13:55 UTC Friday that the retro starts at 15:00':
 it went out as 'Regarding a reminder in #eng-incidents …'."""
 _NOTED = re.compile(
-    r"\b(?:note|log|record)\s+(?:that|this|it)\s*(?:$|[.,;!]|\s(?:on|in|to|against|under)\s)",
+    r"\b(?:note|log|record)\s+(?P<what>that|this|it|why)\s*(?:$|[.,;!]|\s(?:on|in|to|against|under)\s)",
     re.I,
 )
-"""A note of what the user has just said ('note that on TCK-88120', 'log this')."""
+"""A note of what the user has just said ('note that on TCK-88120', 'log this'), or of the
+reason they gave ('J. Mensah is on leave for two weeks. Reassign … Note why on the file.':
+the note had been the new caseworker's role)."""
 _KIND = re.compile(
     r"\bwith an? (?:(?:short|warm|quick|brief|polite|friendly|sincere)\s+)?"
     r"(?P<kind>thank[- ]you|thanks|apology|cover note|reminder)\b"
@@ -290,7 +310,11 @@ def dictated(request: str) -> str | None:
         text = f"Your {told_when['what']} is {done} for {told_when['when']}"
     elif reminder := _REMINDER.search(asked):
         text = f"Reminder: {as_written(own_clause(reminder['text'])).strip()}"
-    elif (noted := _NOTED.search(asked)) and (stated := _said_just_before(asked[: noted.start()])):
+    elif (noted := _NOTED.search(asked)) and (
+        stated := stated_part(asked[: noted.start()])
+        if noted["what"].lower() == "why"
+        else _said_just_before(asked[: noted.start()])
+    ):
         text = stated  # 'note that on TCK-88120': what the user said before it
     else:
         return None

@@ -676,13 +676,23 @@ def test_an_interview_panel_is_whom_the_user_books_it_with(inputs: Inputs) -> No
 def test_a_reply_asked_for_in_a_thread_goes_in_that_thread(inputs: Inputs) -> None:
     """Auditors: 'respond in the database failover thread in #eng-incidents' was posted at
     the channel's top level, though the search had shown the thread's message."""
-    world = build_world(inputs.seeds["workplace_chat"])
-    tool = inputs.pool["workchat_post_message"]
     request = (
         "Respond in the database failover thread in #eng-incidents that the root-cause doc"
         " is ready for review."
     )
-    planned = plan_arguments(tool, world, focus_records(world, request), request, ()).arguments
+    planned = _planned(inputs, "workplace_chat", "workchat_post_message", request)
     assert planned["thread_ts"] == "1727445720.001900"  # dmalhotra's failover message
     plain = "Post in #eng-incidents that the root-cause doc is ready for review."
-    assert "thread_ts" not in plan_arguments(tool, world, (), plain, ()).arguments
+    assert "thread_ts" not in _planned(inputs, "workplace_chat", "workchat_post_message", plain)
+
+
+def test_a_person_named_after_the_fields_role_is_the_value(inputs: Inputs) -> None:
+    """'… pharmacist Maria Gomez RPh. In case you need it: George Lindqvist.': the transfer
+    named the patient, a record of the task, as the receiving pharmacist."""
+    request = (
+        "Transfer his warfarin Rx 7730142 to Riverside Drug #12, 555-0166, pharmacist Maria"
+        " Gomez RPh. In case you need it: George Lindqvist."
+    )
+    planned = _planned(inputs, "pharmacy", "rx_transfer_prescription_out", request)
+    assert planned["receiving_pharmacist"] == "Maria Gomez RPh"
+    assert planned["receiving_pharmacy"] == "Riverside Drug #12"

@@ -234,3 +234,12 @@ def test_an_end_said_with_its_time_is_that_day_and_time() -> None:
     uses = {"type": "integer", "minimum": 1, "maximum": 50}
     assert stated_value("max_uses", uses, request, tuesday) == 10
     assert stated_value("end", expiry, "Book the room Thursday 15:00.", tuesday) is None
+
+
+def test_a_recipient_is_the_handle_said_after_to() -> None:
+    """'asked in the @pinecrestcoffee DMs … respond to @thehollowcafe': the DM went to the
+    brand's own handle, one of the field's examples, said first."""
+    schema = {"type": "string", "examples": ["@pinecrestcoffee", "@sam_reviews"]}
+    request = "The cafe asked in the @pinecrestcoffee DMs. Respond to @thehollowcafe with prices."
+    assert shaped_value(schema, request, addressee=True) == "@thehollowcafe"
+    assert shaped_value(schema, request) == "@pinecrestcoffee"  # not a recipient: as before

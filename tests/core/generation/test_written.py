@@ -4,7 +4,7 @@ task's record stands as the trace showed it, never the instruction to the agent 
 from __future__ import annotations
 
 from pipeline.core.generation.user_words import composed_text, stated_part
-from pipeline.core.generation.written import dictated, rewritten, written
+from pipeline.core.generation.written import dictated, reply_subject, rewritten, written
 from pipeline.core.model.world import Record
 
 _STRING = {"type": "string"}
@@ -361,3 +361,24 @@ def test_a_text_asked_to_say_something_says_it() -> None:
         "Office closed on 23 December."
     )
     assert dictated("I need to say something to the team about Friday.") is None
+
+
+def test_a_reply_is_subjected_by_the_message_it_answers() -> None:
+    """A draft reply went out with the subject 'Pull the Q3 board deck attachment from
+    Helen's', the user's ask cut short."""
+    mail = Record(id="msg_1", kind="record", name="Email: Q3 Board Deck draft for review")
+    ask = "Dig out the deck from Helen's email and draft a reply for me to review."
+    assert reply_subject("subject", [mail], ask) == "Re: Q3 Board Deck draft for review"
+    assert reply_subject("subject", [mail], "Forward Helen's deck to Ruth.") is None
+    assert reply_subject("body", [mail], ask) is None
+
+
+def test_note_why_notes_the_reason_the_user_gave() -> None:
+    """'J. Mensah is on leave for two weeks. Reassign … Note why on the file.' was noted as
+    'Caseworker account j.mensah: role caseworker.'"""
+    request = (
+        "J. Mensah is on leave for two weeks. Reassign case_ha_2024_0912 to a.okafor.\n"
+        "Note why on the file."
+    )
+    assert dictated(request) == "J. Mensah is on leave for two weeks."
+    assert dictated("Reassign case_ha_2024_0912 to a.okafor. Note why on the file.") is None
