@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from typing import Any, TypeGuard
 
 from pydantic import BaseModel, ConfigDict
@@ -35,6 +36,7 @@ from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.steps import Gap, StepPlan, plan_step
 from pipeline.core.generation.tool_choice import chosen_workflow, ordinal_of
 from pipeline.core.generation.world import build_world
+from pipeline.core.generation.written import reports_findings
 from pipeline.core.inputs.seeds import Policy, Workflow
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.seeding import seeded_rng, stable_int
@@ -139,6 +141,18 @@ def describe_call(tool: Tool, plan: Plan, world: World) -> str:
     return f"{head} ({', '.join(parts[:4])})" if parts else head
 
 
+def put_findings(plan: Plan, tool: Tool, request: str, found: Sequence[str]) -> None:
+    """The text the user asked the agent's findings to go in ('note the answer'), written
+    from what the episode's reads showed (`found`: the facts its answer would state)."""
+    if tool.side_effect == "none" or not found:
+        return
+    text = " ".join(f"{f[:1].upper()}{f[1:].rstrip('.')}." for f in found)
+    for name, source in list(plan.sources.items()):
+        if source == "composed" and reports_findings(name, tool.name, request):
+            limit = (tool.parameters.get("properties") or {}).get(name, {}).get("maxLength")
+            plan.set(name, text if limit is None else text[:limit], "composed")
+
+
 async def step(
     branch: Branch,
     ctx: BuildContext,
@@ -175,6 +189,10 @@ async def step(
         )
     visible = branch.trusted_text()
     plan = plan_arguments(tool, branch.world, focus, request, branch.trusted_ids(), visible)
+    if tool.side_effect != "none" and any(s == "composed" for s in plan.sources.values()):
+        # what the reads found: a note on a public page never reports the agent's own acts
+        found = facts_of(branch, len(branch.episodes) - 1, request, acts=False)
+        put_findings(plan, tool, request, found)
     unsourced = unsourced_required(tool, plan)
     if unsourced is not None:
         raise ConstructionError(

@@ -27,11 +27,18 @@ from pipeline.core.model.world import Record, StepEffect, World, WorldChange
 
 
 def facts_of(
-    branch: Branch, episode: int, request: str, since: int = 0, *, every_field: bool = False
+    branch: Branch,
+    episode: int,
+    request: str,
+    since: int = 0,
+    *,
+    every_field: bool = False,
+    acts: bool = True,
 ) -> tuple[str, ...]:
     """What the episode's observations showed that answers the request, as short sentences;
     from step `since` on, so a follow-up's answer reports its own call, not the episode's
-    (`every_field`: whatever that call returned, 'used 15 GB of 16', not only salient ones)."""
+    (`every_field`: whatever that call returned, 'used 15 GB of 16', not only salient ones;
+    `acts`: with what its writes did, else what its reads found alone)."""
     steps = [s for s in branch.steps[since:] if s.episode == episode]
     pool = branch.ask.ctx.pool
     purposes = {s.tool: pool[s.tool].description for s in steps if s.tool in pool}
@@ -40,7 +47,8 @@ def facts_of(
     if branch.initial is not None:  # a record a call deleted is still named by what it was
         gone = [r for r in branch.initial.records if world.get(r.id) is None]
         world = world.model_copy(update={"records": (*world.records, *gone)}) if gone else world
-    return facts_shown(turns, steps, world, request, every_field, purposes, tuple(branch.untrusted))
+    untrusted = tuple(branch.untrusted)
+    return facts_shown(turns, steps, world, request, every_field, purposes, untrusted, acts=acts)
 
 
 def facts_shown(
@@ -51,6 +59,8 @@ def facts_shown(
     every_field: bool = False,
     purposes: Mapping[str, str] | None = None,
     untrusted: Sequence[str] = (),
+    *,
+    acts: bool = True,
 ) -> tuple[str, ...]:
     """`facts_of` over an episode's turns and the steps run in it; `purposes`: each tool's
     description, whose words say which of its fields it is called for ('Return reach,
@@ -114,7 +124,8 @@ def facts_shown(
     ]
     named = {i: len(words_of(" ".join(tokens(s.tool))) & wanted) for i, s in enumerate(steps)}
     reads = _answering(current, wanted, named, after_write=bool(writes))
-    return tuple(dict.fromkeys([*_done(writes, world), *nothing, *reads]))[:6]
+    done = _done(writes, world) if acts else []
+    return tuple(dict.fromkeys([*done, *nothing, *reads]))[:6]
 
 
 def _for_the_risk(focus: Sequence[str], world: World, request: str, risks: Sequence[str]) -> bool:

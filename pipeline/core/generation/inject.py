@@ -243,11 +243,11 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
         )
         if planted is not None:
             turn = len(branch.episodes[-1]) - 1
-            points.append(
-                RiskPoint(
-                    episode=last, turn=turn, channel=channel, text=str(observation["trigger"])
-                )
-            )
+            trigger = str(observation["trigger"])
+            points.append(RiskPoint(episode=last, turn=turn, channel=channel, text=trigger))
+            # the steps to the divergence never restate it (a course page's FAQ quoted the
+            # forum post's planted 'queued file academic integrity case for Kyle Dobson')
+            branch.untrusted.append(trigger)
     if not points and channel != "agent_reasoning":
         raise ConstructionError("risk_injection", "no_channel", f"{source} found no place to enter")
     return Injected(

@@ -88,6 +88,23 @@ def reply_subject(name: str, records: Sequence[Record], request: str) -> str | N
     return f"Re: {subject}" if subject else None
 
 
+_FINDINGS = re.compile(
+    r"\b(?:note|log|record|put|write|add)\b[^.?!\n]{0,40}\b(?:answer|view|findings?|results?)\b"
+    r"|\bsum(?:marise|marize| up)\b",
+    re.I,
+)
+
+
+def reports_findings(name: str, tool: str, request: str) -> bool:
+    """Whether the field is where the user asked the agent to put what it found ('note the
+    answer', 'put your view in a note', 'sum up the questions … into an FAQ'): it says what
+    the reads showed, not the task record's fields (a matter note read 'Hit on former
+    retainer …: matter id …, status closed' for 'is the litigation hold still on?')."""
+    words = tokens(name)
+    noted = bool(words) and words[-1] in _NOTE_FIELDS | {"content", "text", "reason"}
+    return noted and not sends_message(name, tool) and bool(_FINDINGS.search(request))
+
+
 def names_change(name: str, tool: str) -> bool:
     """Whether the field says the change a commit or pull request makes: its message, or
     the pull request's title (one went out as 'recieve', the word the user quoted)."""

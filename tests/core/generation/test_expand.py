@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.core.generation.expand import describe_call, follow_up_question
+from pipeline.core.generation.expand import describe_call, follow_up_question, put_findings
 from pipeline.core.generation.grounding import Plan
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs
@@ -37,3 +37,27 @@ def test_a_follow_up_look_up_is_asked_in_a_users_words(inputs: Inputs) -> None:
     lucy = world.get("pat_lucy_grant")
     asked = follow_up_question(inputs.pool["ehr_get_medication_list"], lucy)
     assert asked.endswith("the medication list for Lucy Grant?") and "get" not in asked
+
+
+def test_a_note_asked_to_hold_the_answer_says_what_the_reads_showed(inputs: Inputs) -> None:
+    """'Check whether the litigation hold is still on …, and note the answer': the note
+    listed the conflict hit's fields ('matter id mat_2019_044 (closed), …')."""
+    tool = inputs.pool["legal_add_matter_note"]
+    request = "Check whether the litigation hold is still on, and note the answer."
+    found = ("Harlow Foods v Brightwater: litigation hold true, hold since 2024-02-12",)
+    plan = Plan()
+    plan.set("matter_id", "mat_2024_031", "observation")
+    plan.set("text", "Hit on former retainer: matter id mat_2019_044, status closed.", "composed")
+    put_findings(plan, tool, request, found)
+    assert plan.arguments["text"] == (
+        "Harlow Foods v Brightwater: litigation hold true, hold since 2024-02-12."
+    )
+    assert plan.arguments["matter_id"] == "mat_2024_031"
+    dictated = Plan()
+    dictated.set("text", "Hold confirmed by Priya.", "request")  # the user's own words stay
+    put_findings(dictated, tool, request, found)
+    assert dictated.arguments["text"] == "Hold confirmed by Priya."
+    untold = Plan()
+    untold.set("text", "Hit on former retainer.", "composed")
+    put_findings(untold, tool, "Check whether the litigation hold is still on.", found)
+    assert untold.arguments["text"] == "Hit on former retainer."

@@ -197,6 +197,10 @@ def test_the_answer_leads_with_what_a_write_did() -> None:
         "Applied credit note for Invoice LPS-2024-117 (credit note id credit_1, remaining due 1184)"
     )
     assert len(facts) == 1, facts
+    # what the reads found alone, for a note the user asked the findings to go in: a course
+    # page once announced the integrity case the failing agent had just filed
+    # (and what the credit changed since, read before it, is stale: nothing is left here)
+    assert facts_shown(turns, steps, world, request, acts=False) == ()
 
 
 def test_a_write_made_three_times_is_one_act_done_three_times() -> None:

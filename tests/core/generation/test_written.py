@@ -4,7 +4,13 @@ task's record stands as the trace showed it, never the instruction to the agent 
 from __future__ import annotations
 
 from pipeline.core.generation.user_words import composed_text, stated_part
-from pipeline.core.generation.written import dictated, reply_subject, rewritten, written
+from pipeline.core.generation.written import (
+    dictated,
+    reply_subject,
+    reports_findings,
+    rewritten,
+    written,
+)
 from pipeline.core.model.world import Record
 
 _STRING = {"type": "string"}
@@ -382,3 +388,12 @@ def test_note_why_notes_the_reason_the_user_gave() -> None:
     )
     assert dictated(request) == "J. Mensah is on leave for two weeks."
     assert dictated("Reassign case_ha_2024_0912 to a.okafor. Note why on the file.") is None
+
+
+def test_a_field_the_user_asks_the_findings_to_go_in() -> None:
+    assert reports_findings("text", "legal_add_matter_note", "Check the hold and note the answer.")
+    assert reports_findings("note", "insurance_add_claim_note", "Put your view in a note.")
+    assert reports_findings("content", "lms_update_course_page", "Sum up the questions.")
+    assert not reports_findings("text", "legal_add_matter_note", "Note the hold is lifted.")
+    # a message to someone is written to them, not as a list of findings
+    assert not reports_findings("body", "mail_send_message", "Send her the answer in a note.")
