@@ -10,18 +10,13 @@ numbers, addresses and ids inside it. The share is stored in the release manifes
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from datetime import date
 from typing import Any
 
-from pipeline.core.generation.dates import (
-    clock_times,
-    session_today,
-    spoken_days,
-    spoken_window,
-)
+from pipeline.core.generation.dates import spoken_date
 from pipeline.core.generation.stated import NUMBER as _NUMBER
 from pipeline.core.model.trajectory import (
     AgentTurn,
@@ -55,6 +50,12 @@ def ungrounded_values(
         text = str(value).strip()
         if not text:
             continue
+        encoded = _json_object(text)
+        if encoded is not None:  # '{"environment": "staging"}' for 'with environment=staging'
+            inner_checked, inner_missing = ungrounded_values(encoded, sources_text, enum_values)
+            checked += inner_checked
+            missing += [f"{key}.{m}" for m in inner_missing]
+            continue
         checked += 1
         if _free_text(text):
             inner = _EMAIL.findall(text) + re.findall(r"\b[\w-]*\d[\w-]*\b", text)
@@ -65,35 +66,23 @@ def ungrounded_values(
     return checked, missing
 
 
+def _json_object(text: str) -> dict[str, Any] | None:
+    """A JSON object a string argument encodes, whose values are checked one by one."""
+    if not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def _free_text(text: str) -> bool:
     """Words someone wrote, checked by the ids inside, rather than a value said whole: six
     words or more, or a sentence of three ('Your prescription is ready.', which no earlier
     text says in those words)."""
     words = len(text.split())
     return words >= 6 or (words >= 3 and text.endswith((".", "!", "?")))
-
-
-def spoken_date(value: str, haystack: str) -> bool:
-    """'2024-11-08' was given as '8 November', '12-16 Nov', 'Thursday' or 'this week'
-    (resolved against the session's today), at a time said ('9:20') or at a day's bound."""
-    match = re.fullmatch(r"(20\d\d-\d\d-\d\d)(?:T(\d\d):(\d\d)(?::(\d\d))?.*)?", value)
-    if not match:
-        return False
-    try:
-        day = date.fromisoformat(match.group(1))
-    except ValueError:
-        return False
-    # without a session line, a day said without its year is read in the value's own year
-    today = session_today(haystack) or date(day.year, 7, 1)
-    days = {d for _, first, last in spoken_days(haystack, today) for d in (first, last)}
-    days |= set(spoken_window(haystack, today) or ())
-    if day not in days:
-        return False
-    if not match.group(2):
-        return True
-    hour, minute = int(match.group(2)), match.group(3)
-    bound = f"{hour:02d}:{minute}:{match.group(4) or '00'}" in ("00:00:00", "23:59:59")
-    return bound or any((h, m) == (hour, int(minute)) for _, h, m in clock_times(haystack))
 
 
 def grounding_report(trajectories: Iterable[Trajectory]) -> dict[str, Any]:

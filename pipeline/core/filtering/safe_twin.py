@@ -10,8 +10,9 @@ import json
 import re
 
 from pipeline.core.filtering.argument_values import consequential_problems
-from pipeline.core.filtering.grounding import enum_options, spoken_date
+from pipeline.core.filtering.grounding import enum_options
 from pipeline.core.filtering.trace_view import Finding, Trace
+from pipeline.core.generation.dates import spoken_date
 from pipeline.core.generation.harms import world_of
 from pipeline.core.generation.policy import breach
 from pipeline.core.inputs.seeds import Seed

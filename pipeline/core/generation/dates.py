@@ -113,3 +113,26 @@ def _span(
     except ValueError:
         return []
     return [(at, start, end)] if start <= end else []
+
+
+def spoken_date(value: str, haystack: str) -> bool:
+    """'2024-11-08' was given as '8 November', '12-16 Nov', 'Thursday' or 'this week'
+    (resolved against the session's today), at a time said ('9:20') or at a day's bound."""
+    match = re.fullmatch(r"(20\d\d-\d\d-\d\d)(?:T(\d\d):(\d\d)(?::(\d\d))?.*)?", value)
+    if not match:
+        return False
+    try:
+        day = date.fromisoformat(match.group(1))
+    except ValueError:
+        return False
+    # without a session line, a day said without its year is read in the value's own year
+    today = session_today(haystack) or date(day.year, 7, 1)
+    days = {d for _, first, last in spoken_days(haystack, today) for d in (first, last)}
+    days |= set(spoken_window(haystack, today) or ())
+    if day not in days:
+        return False
+    if not match.group(2):
+        return True
+    hour, minute = int(match.group(2)), match.group(3)
+    bound = f"{hour:02d}:{minute}:{match.group(4) or '00'}" in ("00:00:00", "23:59:59")
+    return bound or any((h, m) == (hour, int(minute)) for _, h, m in clock_times(haystack))

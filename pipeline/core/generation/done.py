@@ -99,9 +99,16 @@ def done_sentence(change: WorldChange, world: World, shown: str, times: int = 1)
         phrase += f" to {change.recipient}"
     if times > 1:
         phrase += f", {times} times"
+    # 'to accounts@… (sent to accounts@…, message id …)': the address is said once
+    shown = ", ".join(p for p in shown.split(", ") if not _repeats(p, change.recipient))
     if shown and shown not in phrase:
         phrase += f" ({shown})"
     return phrase[:1].upper() + phrase[1:]
+
+
+def _repeats(part: str, recipient: str | None) -> bool:
+    """Whether a shown part only names the recipient the sentence already names."""
+    return bool(recipient) and part.rsplit(" ", 1)[-1] == recipient
 
 
 _PREPOSITIONS = frozenset(["to", "into", "from", "on", "off", "in", "out", "with", "as", "at"])

@@ -48,7 +48,17 @@ def facts_of(
         gone = [r for r in branch.initial.records if world.get(r.id) is None]
         world = world.model_copy(update={"records": (*world.records, *gone)}) if gone else world
     untrusted = tuple(branch.untrusted)
-    return facts_shown(turns, steps, world, request, every_field, purposes, untrusted, acts=acts)
+    return facts_shown(
+        turns,
+        steps,
+        world,
+        request,
+        every_field,
+        purposes,
+        untrusted,
+        acts=acts,
+        initial=branch.initial,
+    )
 
 
 def facts_shown(
@@ -61,13 +71,16 @@ def facts_shown(
     untrusted: Sequence[str] = (),
     *,
     acts: bool = True,
+    initial: World | None = None,
 ) -> tuple[str, ...]:
     """`facts_of` over an episode's turns and the steps run in it; `purposes`: each tool's
     description, whose words say which of its fields it is called for ('Return reach,
     impressions, engagement and link clicks for a published post'); `untrusted`: texts a
-    risk put in view, which an answer never restates as a finding."""
+    risk put in view, which an answer never restates as a finding; `initial`: the world
+    before the run, against which a read's records are told apart from their final state."""
     wanted = words_of(request)
     facts: list[tuple[int, str, str]] = []  # (step, its record's label or '', the sentence)
+    outdated: dict[int, set[str]] = {}  # each read's records a later write changed
     writes: list[tuple[WorldChange, str]] = []  # each write and what its result showed
     nothing: list[str] = []  # look-ups that found nothing: each answers the question
     for index, effect in enumerate(steps):
@@ -112,6 +125,8 @@ def facts_shown(
             )
             writes.append((effect.change, shown))
             continue
+        if initial is not None and any(s.change is not None for s in steps[index + 1 :]):
+            outdated[index] = _outdated(data, initial, world)
         # a listing of none of the task's records (the look-up that found van 17 among the
         # fleet) is reported only where it says what the request asks ('which are idle?')
         facts += [
@@ -120,12 +135,28 @@ def facts_shown(
             if not aside or wanted & words_of(fact)
         ]
     current = [
-        (i, fact) for i, label, fact in _new_only(facts) if not _stale(label, i, steps, world)
+        (i, fact)
+        for i, label, fact in _new_only(facts)
+        if not _stale(label, i, steps, world) and label not in outdated.get(i, ())
     ]
     named = {i: len(words_of(" ".join(tokens(s.tool))) & wanted) for i, s in enumerate(steps)}
     reads = _answering(current, wanted, named, after_write=bool(writes))
     done = _done(writes, world) if acts else []
-    return tuple(dict.fromkeys([*done, *nothing, *reads]))[:6]
+    return tuple(dict.fromkeys([*done, *nothing, *merged_by_record(reads)]))[:6]
+
+
+def merged_by_record(facts: list[str]) -> list[str]:
+    """One sentence per record: what two reads showed of Amara Diallo is said under her name
+    once ('Amara Diallo: licence class C1, …' twice read as two people to auditors)."""
+    merged: dict[str, list[str]] = {}
+    for fact in facts:
+        label, sep, body = fact.partition(": ")
+        key = label if sep and len(label) <= 60 else fact
+        parts = merged.setdefault(key, [])
+        parts += [p for p in (body.split(", ") if sep else [fact]) if p not in parts]
+    return [
+        f"{key}: {', '.join(parts)}" if parts != [key] else key for key, parts in merged.items()
+    ]
 
 
 def _for_the_risk(focus: Sequence[str], world: World, request: str, risks: Sequence[str]) -> bool:
@@ -213,6 +244,30 @@ def _stale(label: str, index: int, steps: Sequence[StepEffect], world: World) ->
         if label in changed or label.lower() in named:
             return True
     return False
+
+
+def _outdated(data: Any, before: World, after: World) -> set[str]:
+    """Names of the records a read showed as they were `before` a later write changed them
+    (`after`): the grant it listed as Rob's ownership before the transfer to Ines."""
+    found: set[str] = set()
+    if isinstance(data, list):
+        for item in data:
+            found |= _outdated(item, before, after)
+    elif isinstance(data, dict):
+        ids = [v for k, v in data.items() if isinstance(v, str) and tokens(k)[-1:] == ["id"]]
+        was = next((r for v in ids if (r := before.get(v)) is not None), None)
+        now = after.get(was.id) if was is not None else None
+        if (
+            was is not None
+            and now is not None
+            and any(
+                was.attributes.get(k, v) == v != now.attributes.get(k, v) for k, v in data.items()
+            )
+        ):
+            found.add(bare_name(was.name))
+        for value in data.values():
+            found |= _outdated(value, before, after) if isinstance(value, list | dict) else set()
+    return found
 
 
 def empty_listing(data: Any, asked: dict[str, Any]) -> str | None:

@@ -31,7 +31,7 @@ def honours(record: Record, arguments: Mapping[str, Any], world: World | None = 
         if bound is None and words[-1] in ("start", "end") and _comparable(value) is not None:
             # a window (`start`, `end`, `window_end`) bounds when a record starts
             bound, field = ("from" if words[-1] == "start" else "to"), "start"
-        current = record.attributes.get(field) if field else _own_date(record)
+        current = record.attributes.get(field) if field else _own_date(record, world)
         if current is None and bound is None and words[-1] == "date" and DAY.fullmatch(str(value)):
             # `depart_date` bounds the day of the offer's `depart_at`
             day = _day_under(record, words[:-1])
@@ -83,17 +83,18 @@ def _day_under(record: Record, head: list[str]) -> str | None:
     )
 
 
-def _own_date(record: Record) -> Scalar | None:
+def _own_date(record: Record, world: World | None = None) -> Scalar | None:
     """The date a bare `since`/`until` filter bounds: the record's first past date (a
-    payment's `date`, a message's `sent_at`), not a due date or an expiry."""
-    return next(
-        (
-            v
-            for k, v in record.attributes.items()
-            if isinstance(v, str) and _DATED.fullmatch(v) and not set(tokens(k)) & FUTURE_DATE_WORDS
-        ),
-        None,
-    )
+    payment's `date`, a message's `sent_at`), not a due date or an expiry; for a record with
+    none, a date it holds that has passed (a completed trip's `start`: auditors found trips
+    of 1 November listed 'since 4 November')."""
+    dated = [
+        (k, v) for k, v in record.attributes.items() if isinstance(v, str) and _DATED.fullmatch(v)
+    ]
+    own = next((v for k, v in dated if not set(tokens(k)) & FUTURE_DATE_WORDS), None)
+    if own is not None or world is None:
+        return own
+    return next((v for _, v in dated if v[:10] < world.today), None)
 
 
 def _names(said: str, held: str, world: World | None) -> bool:

@@ -18,7 +18,13 @@ from typing import Any
 from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.naming import focus_records as focus_records
 from pipeline.core.generation.options import chosen_options, first_option, options_of
-from pipeline.core.generation.picked import dated_by_task, named_after_its_role, thread_replied_to
+from pipeline.core.generation.picked import (
+    dated_by_task,
+    named_after_its_role,
+    the_speaker,
+    thread_replied_to,
+)
+from pipeline.core.generation.postal import address_part
 from pipeline.core.generation.record_values import WINDOW_WORDS, first_record_value, recorded
 from pipeline.core.generation.request_values import (
     composed_field,
@@ -132,6 +138,9 @@ def plan_arguments(
         if tool.side_effect != "none" and (thread := thread_replied_to(name, world, request)):
             plan.set(name, thread, "observation")
             continue
+        if tool.side_effect != "none" and (part := address_part(name, tool.name, request)):
+            plan.set(name, part, "request")
+            continue
         today, window = date.fromisoformat(world.today), operation_of(tool) in ("list", "read")
         stated = stated_value(name, schema, request, today, window=window)
         if stated is not None:
@@ -147,6 +156,9 @@ def plan_arguments(
             continue
         if schema.get("type") == "string" and (person := named_after_its_role(name, request)):
             plan.set(name, person, "request")
+            continue
+        if schema.get("type") == "string" and (me := the_speaker(name, world, request)):
+            plan.set(name, me, "observation")  # the address a listing showed
             continue
         record, value = recorded(
             name, schema, needed, tool, world, (known, used, focus), (request, shown)

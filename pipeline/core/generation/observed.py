@@ -47,14 +47,25 @@ def contradicts(result: Mapping[str, Any], observation: Mapping[str, Any]) -> st
     return None
 
 
+SIDE_EFFECT_FIELD = "message"
+"""Where a misbehaving tool whose result has no text field of its own reports what else it
+did: beside its result, in a field its schema does not promise."""
+
+
 def world_fixed_schema(
-    schema: Mapping[str, Any], result: Mapping[str, Any], *, planted: bool, free: str | None
+    schema: Mapping[str, Any],
+    result: Mapping[str, Any],
+    *,
+    planted: bool,
+    free: str | None,
+    side_effect: bool = False,
 ) -> dict[str, Any]:
     """The tool's result schema with what the world fixed (`_fixed`: ids, numbers, statuses;
     and, when nothing is planted, the records a listing holds) as `const` and required, so a
     model that follows the schema cannot contradict the world; text stays free to word. A
-    planted observation keeps its statuses and lists free, where the planted text may go, and
-    `free` names a field that holds a page of its own."""
+    planted observation keeps its statuses and lists free, where the planted text may go,
+    `free` names a field that holds a page of its own, and a misbehaving tool (`side_effect`)
+    has a field to say what else it did."""
     properties = dict(schema.get("properties") or {})
     required = list(schema.get("required") or [])
     for key, expected in result.items():
@@ -73,6 +84,8 @@ def world_fixed_schema(
             continue
         if key not in required:
             required.append(key)
+    if side_effect and SIDE_EFFECT_FIELD not in properties:
+        properties[SIDE_EFFECT_FIELD] = {"type": "string", "description": "What else the call did"}
     return {**schema, "properties": properties, "required": required}
 
 

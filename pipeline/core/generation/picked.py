@@ -185,3 +185,35 @@ def named_after_its_role(name: str, request: str) -> str | None:
 
 
 _A_NAME = re.compile(r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){1,3}")
+
+
+_SELF_NAMED = re.compile(r"\b(?:([A-Z][a-z]+) here\b|[Tt]his is ([A-Z][a-z]+)|I'm ([A-Z][a-z]+)\b)")
+_ROLES = frozenset({"owner", "assignee", "approver", "reviewer"})
+
+
+def the_speaker(name: str, world: World, request: str) -> str | None:
+    """The user's own address where they make themselves the field's role ('Ines here …
+    make me the owner' -> ines.alder@…), never another grantee's (auditors: ownership of a
+    company file went to the outside client)."""
+    words = set(tokens(name))
+    role = next(iter(words & _ROLES), None)
+    if role is None or not words & {"email", "user", "id", "address"}:
+        return None
+    made = (
+        rf"\bmake me (?:the |an? )?(?:new )?{role}\b"
+        r"|\b(?:assign|transfer|hand)\w*\b[^.]*\bto me\b"
+    )
+    speaker = _SELF_NAMED.search(request)
+    if speaker is None or not re.search(made, request):
+        return None
+    first = next(g for g in speaker.groups() if g).lower()
+    found = sorted(
+        {
+            m.group(0)
+            for r in world.records
+            for v in r.attributes.values()
+            for m in EMAIL.finditer(str(v))
+            if m.group(0).lower().startswith(first)
+        }
+    )
+    return found[0] if len(found) == 1 else None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from random import Random
 from typing import Any
 
@@ -31,12 +31,14 @@ from pipeline.core.generation.semantics import (
 from pipeline.core.generation.siblings import borrowed
 from pipeline.core.generation.vocabulary import plausible_number
 from pipeline.core.generation.write_outcome import (
+    OUTSIDERS,
     TELLS,
     counts_items,
     departure,
     items_passed,
     known_address,
     on_or_after,
+    outsiders_among,
     people_told,
     write_moment,
 )
@@ -133,6 +135,8 @@ class Plausible:
                 return located
         if kind == "integer" and words == {"version"}:
             return 1 if self.result.operation == "create" else rng.randint(2, 6)
+        if kind == "integer" and change is not None and words & OUTSIDERS:
+            return outsiders_among(change, self.world)
         if kind == "integer" and change is not None and words & TELLS:
             return people_told(change, record, self.world)
         if kind == "integer" and change is not None and counts_items(words):
@@ -165,6 +169,20 @@ class Plausible:
             return MISSING
         own = names_record(tokens(name), record) or words <= _OWN_NAME_WORDS
         return record.name if own else MISSING
+
+    def moment(self, ahead: bool, rng: Random) -> str:
+        """When a thing happened: a write when it ran, an arrival after its departure, else
+        a working hour of the days around today."""
+        if self.result.change is not None and not ahead:
+            return write_moment(self.world)
+        if ahead and (leaving := departure(self.result.change)) is not None:
+            arrival = leaving + timedelta(hours=rng.randint(1, 6), minutes=rng.choice((5, 20)))
+            return arrival.strftime("%Y-%m-%dT%H:%M:00Z")
+        day = self.today - timedelta(days=rng.randint(0, 10))
+        if ahead:
+            day = self.today + timedelta(days=rng.randint(1, 11))
+        hour, minute = rng.randint(8, 17), rng.choice((5, 20, 35, 50))
+        return f"{day.isoformat()}T{hour:02d}:{minute:02d}:00Z"
 
     def said(self, name: str, words: set[str], kind: str, record: Record, rng: Random) -> JSON:
         """What a record's own name and place say of a field it does not hold."""
@@ -202,16 +220,9 @@ class Plausible:
             days = rng.randint(1, 40)
             return (self.today + timedelta(days=days if ahead else -days)).isoformat()
         if fmt == "date-time" or words & {"at", "time", "timestamp", "ts"}:
-            if self.result.change is not None and not ahead:
-                return write_moment(self.world)
-            if ahead and (leaving := departure(self.result.change)) is not None:
-                arrival = leaving + timedelta(hours=rng.randint(1, 6), minutes=rng.choice((5, 20)))
-                return arrival.strftime("%Y-%m-%dT%H:%M:00Z")
-            moment = self.today - timedelta(days=rng.randint(0, 10))
-            if ahead:
-                moment = self.today + timedelta(days=rng.randint(1, 11))
-            hour, minute = rng.randint(8, 17), rng.choice((5, 20, 35, 50))
-            return f"{moment.isoformat()}T{hour:02d}:{minute:02d}:00Z"
+            moment = self.moment(ahead, rng)
+            # a chat message's `ts` is its epoch seconds and a sequence, '1727773440.000200'
+            return _epoch(moment, rng) if last == "ts" and fmt is None else moment
         if fmt == "email" or words & {"email", "mail"}:
             return self.email(record, rng)
         if fmt in ("uri", "url") or words & {"url", "uri", "link"}:
@@ -384,3 +395,8 @@ def _bounded(value: JSON, schema: Mapping[str, Any]) -> JSON:
         if (low is not None and value < low) or (high is not None and value > high):
             return MISSING
     return value
+
+
+def _epoch(moment: str, rng: Random) -> str:
+    seconds = int(datetime.fromisoformat(moment.replace("Z", "+00:00")).timestamp())
+    return f"{seconds}.{rng.randint(100, 999):06d}"

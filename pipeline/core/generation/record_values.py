@@ -46,6 +46,12 @@ def recorded(
     attribute (`center_lat` <- a depot's `lat`)."""
     known, used, focus = task
     writes = tool.side_effect != "none"
+    if json_type(schema) == "array" and tokens(name)[-1:] == ["ids"]:
+        # 'invite @oncall': the group the task is about stands for its members, whatever
+        # member an earlier listing showed (auditors: one engineer of three invited)
+        group = next((r for r in known if r.id in focus and _members(r, name)), None)
+        if group is not None:
+            return group, _members(group, name)
     known = [r for r in known if fits(tool, r, world, name)]  # a door lock's id is a lock's
     record = _record_for(name, known, (used, focus, said[0]), optional=not needed, writes=writes)
     if record is None and tool.side_effect == "none" and not topic_searched(tool, said[0]):
@@ -242,14 +248,28 @@ def _searched(
     return chosen[0] if chosen else None
 
 
+def _members(record: Record, name: str = "") -> list[str]:
+    """The ids a group record lists as its members (`member_ids: user_a, user_b`), or as
+    the field's own kind (`user_ids`)."""
+    for key, value in record.attributes.items():
+        words = tokens(key)
+        kind = words[:1] == ["member"] or words[:-1] == tokens(name)[:-1]
+        if kind and words[-1:] == ["ids"] and isinstance(value, str) and "," in value:
+            return [part.strip() for part in value.split(",") if part.strip()]
+    return []
+
+
 def _from_record(name: str, schema: Mapping[str, Any], record: Record) -> Any:
     words = tokens(name)
     kind = json_type(schema)
     if words[-1:] in (["id"], ["ids"]) and kind == "integer":
         digits = re.search(r"#(\d+)", record.name) or re.search(r"(\d{3,})", record.id)
         return int(digits.group(1)) if digits else None
+    if words[-1:] in (["id"], ["ids"]) and kind == "array":
+        # inviting @oncall invites its members: a group's list of ids, not the group's own
+        return _members(record, name) or [record.id]
     if words[-1:] in (["id"], ["ids"]):
-        return [record.id] if kind == "array" else record.id
+        return record.id
     attribute = _attribute(name, schema, record)
     if attribute is not None:
         return attribute

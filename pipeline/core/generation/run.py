@@ -281,7 +281,11 @@ class Branch:
                 "observation": ERROR_SCHEMA
                 if "error" in result
                 else world_fixed_schema(
-                    tool.returns, result, planted=planted is not None, free=html_field
+                    tool.returns,
+                    result,
+                    planted=planted is not None,
+                    free=html_field,
+                    side_effect=planted is not None and planted.mode == "malicious_side_effect",
                 )
             },
         )

@@ -14,6 +14,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipeline.core.generation.dates import spoken_date
 from pipeline.core.generation.grounding import Plan, plan_arguments, unsourced_required
 from pipeline.core.generation.naming import focus_records, named_as
 from pipeline.core.generation.render import render
@@ -275,25 +276,28 @@ def _details(world: World, calls: list[_Call], request: str) -> list[str]:
     """'Depot North geofence: lat 51.5203, lon -0.1107' for each record holding a value a
     call passes before anything showed it."""
     focus = focus_records(world, request)
-    said: dict[str, tuple[Record, list[str], list[str]]] = {}
+    said = f"today is {world.today}. {request}"
+    details: dict[str, tuple[Record, list[str], list[str]]] = {}
     for tool, plan, visible, _ in calls:
         properties = tool.parameters.get("properties") or {}
         for name, value in plan.arguments.items():
             if "enum" in properties.get(name, {}) or is_free_text_field(name):
                 continue
+            if plan.sources.get(name) == "request" and spoken_date(str(value), said):
+                continue  # 'since Monday' is said already, whatever record shares its date
             for item in value if isinstance(value, list) else [value]:
                 found = _unshown(world, item, focus, visible)
                 if found is None:
                     continue
                 record, key = found
-                _, names, values = said.setdefault(record.id, (record, [], []))
+                _, names, values = details.setdefault(record.id, (record, [], []))
                 entries = names if key is None else values
                 entry = str(item) if key is None else f"{key.replace('_', ' ')} {item}"
                 if entry not in entries:
                     entries.append(entry)
                 visible += f" {item}"
     out = []
-    for record, names, values in said.values():
+    for record, names, values in details.values():
         label = names[0] if names else named_as(record, request)
         if label and values:
             out.append(f"{label} ({', '.join(values)})")

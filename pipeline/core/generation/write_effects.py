@@ -54,6 +54,7 @@ def write(
         )
         return world.with_change(change, [], []), _result(op, [target], change)
     updated = _updated(target, named, args, state_after(tool, args))
+    updated += _grants_after_handover(world, tool, target, args)
     change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
     result = ToolResult(operation=op, records=tuple(updated), change=change, before=target)
     return world.with_change(change, updated, []), result
@@ -124,6 +125,32 @@ def _updated(
         for r in records.values()
         if changed[r.id] or r.id == target.id
     ]
+
+
+def _grants_after_handover(
+    world: World, tool: Tool, target: Record, arguments: Mapping[str, Any]
+) -> list[Record]:
+    """The grants on a record whose ownership a call hands over: the old owner's becomes an
+    editor's, the new owner's an owner's (auditors read 'Owner grant: Rob, role owner' in
+    the answer to the transfer that made Ines the owner)."""
+    if "ownership" not in tokens(tool.name):
+        return []
+    new_owner = next(
+        (str(v) for k, v in arguments.items() if "owner" in tokens(k) and isinstance(v, str)), None
+    )
+    if new_owner is None:
+        return []
+    moved = []
+    for grant in world.records:
+        if target.id not in grant.attributes.values() or "role" not in grant.attributes:
+            continue
+        held = grant.attributes["role"]
+        role = "owner" if grant.attributes.get("grantee") == new_owner else None
+        role = role or ("editor" if held == "owner" else None)
+        if role is not None and role != held:
+            attributes = {**grant.attributes, "role": role}
+            moved.append(grant.model_copy(update={"attributes": attributes}))
+    return moved
 
 
 def _recipient(arguments: Mapping[str, Any]) -> str | None:

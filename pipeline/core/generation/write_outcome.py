@@ -33,6 +33,28 @@ def items_passed(change: WorldChange) -> int:
     return max((len(v) for v in lists), default=1) or 1
 
 
+OUTSIDERS = frozenset({"external", "guest", "guests"})
+"""Words of a write's count of outsiders among those it reached (`external_invited`)."""
+
+
+def outsiders_among(change: WorldChange, world: World) -> int:
+    """How many of the records a write was given are outside the organisation: a guest
+    account, an external member (auditors: `external_invited: 1` for an on-call engineer)."""
+    lists = [v for v in change.arguments.values() if isinstance(v, list)]
+    given = [str(v) for v in lists[0]] if lists else [str(v) for v in change.arguments.values()]
+    # the channel invited into is where they go, not one of them
+    found = [r for v in given if v != change.target and (r := world.get(v)) is not None]
+    return sum(
+        1
+        for r in found
+        if any(
+            (set(tokens(k)) & OUTSIDERS and v is True)
+            or (isinstance(v, str) and v.lower() in OUTSIDERS)
+            for k, v in r.attributes.items()
+        )
+    )
+
+
 _PEOPLE = frozenset(
     {"attendee", "attendees", "member", "members", "participant", "participants", "guest"}
     | {"guests", "recipient", "recipients", "subscriber", "subscribers"}

@@ -11,7 +11,9 @@ import random
 import re
 
 from pipeline.core.generation.dates import DAY_MONTH
+from pipeline.core.generation.facts import merged_by_record
 from pipeline.core.generation.roles import AgentResponseInput, TurnView
+from pipeline.core.generation.semantics import tokens, verbs
 from pipeline.core.procedural.common import LOWERABLE, clause, pick
 
 _CLARIFY = {
@@ -124,7 +126,7 @@ def answering(payload: AgentResponseInput) -> list[str]:
     # construction's facts in its order (what the calls did, then what they read), then
     # those found for the question by the words they share with it
     ranked = sorted(facts, key=lambda f: (f not in must, order.get(f, 0), -score[f]))
-    return ranked[: max(4, len(must))]
+    return merged_by_record(ranked[: max(4, len(must))])
 
 
 _LABELS = ("symbol", "name", "title", "display_name", "full_name", "label", "ticker")
@@ -194,9 +196,10 @@ def _asked(history: tuple[TurnView, ...], misstated: str, given: list[str]) -> l
     )
     stems = {w[:5] for w in words}
     found: list[str] = []
-    for turn in history[start:]:
+    for index, turn in enumerate(history[start:], start):
         if turn.role != "environment":
             continue
+        changed = _written_after(history[index + 1 :])
         try:
             data = json.loads(turn.text)
         except ValueError:
@@ -207,6 +210,8 @@ def _asked(history: tuple[TurnView, ...], misstated: str, given: list[str]) -> l
             else []
         )
         for item in (i for i in items[:2] if isinstance(i, dict)):
+            if changed & {v for v in item.values() if isinstance(v, str)}:
+                continue  # a balance listed before the transfer that moved it
             label = next(
                 (str(v) for k, v in item.items() if k.endswith("name") and isinstance(v, str)), ""
             )
@@ -226,6 +231,28 @@ def _asked(history: tuple[TurnView, ...], misstated: str, given: list[str]) -> l
                 fact = f"{key.replace('_', ' ')} {value}"
                 found.append(f"{label}: {fact}" if label else fact)
     return found[:2]
+
+
+_READS = verbs("read") | verbs("list")
+_WRITES = verbs("update") | verbs("create") | verbs("delete") | verbs("send")
+
+
+def _written_after(turns: tuple[TurnView, ...]) -> set[str]:
+    """The values later writes were called with: the records whose earlier reading no longer
+    holds (the savings balance listed before the transfer into it)."""
+    changed: set[str] = set()
+    for turn in turns:
+        if turn.role != "agent":
+            continue
+        try:
+            action = json.loads(turn.text.rpartition("\n")[2])
+        except ValueError:
+            continue
+        words = set(tokens(str(action.get("name", "")))) if isinstance(action, dict) else set()
+        if words & _WRITES and not words & _READS:
+            arguments = action.get("arguments") or {}
+            changed |= {v for v in arguments.values() if isinstance(v, str)}
+    return changed
 
 
 _ID_PART = re.compile(r"^(?:[\w-]+ )*id [\w.:-]+$")
@@ -274,6 +301,18 @@ def clarifying(
     else:
         kind = "what"
     return pick(rng, _CLARIFY[kind], slots)
+
+
+def quoted(payload: AgentResponseInput) -> bool:
+    """Whether the ask the agent met sits in a message the user pasted ('Here's the email I
+    got from the admin:'), not in their own words: nobody asked the agent for a kinder
+    version of it (auditors: a careful twin drafted the pasted note's message to Dana)."""
+    ask = (payload.trigger_ask or "")[:40]
+    for turn in payload.history:
+        at = turn.text.find(ask) if turn.role == "user" and ask else -1
+        if at > 0 and ":\n" in turn.text[:at]:
+            return True
+    return False
 
 
 def policy_reason(policies: tuple[str, ...], ask: str, rng: random.Random) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pipeline.core.generation.feasibility import plantable_field
+from pipeline.core.generation.observed import SIDE_EFFECT_FIELD
 from pipeline.core.generation.roles import ObservationAnswer, ObservationInput, ObservationMode
 from pipeline.core.inputs.tool_pool import is_identifier_field
 from pipeline.core.procedural.common import (
@@ -93,6 +94,12 @@ def handle(payload: ObservationInput, rng: random.Random) -> dict[str, Any]:
                 target = _best_text_field(observation, schema, trigger, top_level=True) or (
                     None if spare is not None else target
                 )
+            inside = target is not None and len(target[0]) > 1  # a record's field, not its own
+            if payload.mode == "malicious_side_effect" and inside:
+                # a tool that did more than it was asked says so beside its result, in a field
+                # its schema does not promise: auditors read a report inside a CV or a
+                # notification as someone's injected line
+                target, spare = None, spare or SIDE_EFFECT_FIELD
             if target is None and spare is not None:
                 observation[spare] = trigger
             elif target is None:

@@ -250,7 +250,11 @@ def _opening(payload: QueryInput, slots: dict[str, str], rng: random.Random) -> 
     return _note(payload, slots, rng, keep=None, extra=[], context=True)
 
 
-_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|me|my|we|our|us)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(
+    r"\b(?:I|I'm|I've|me|my|we|our|us)\b|\b(?-i:[A-Z][a-z]+) here\b", re.IGNORECASE
+)
+"""A task in the user's own voice ('Ines here. Rob leaves …'): never forwarded from someone
+else (auditors read 'From: Our accountant … Ines here.')."""
 
 
 def _note(

@@ -24,6 +24,7 @@ from pipeline.core.procedural.answer_parts import (
     declined_thing,
     names_link,
     policy_reason,
+    quoted,
     rule_clause,
 )
 from pipeline.core.procedural.common import check_clean, clause, known_name, pick, sentence
@@ -81,11 +82,20 @@ _DECLINE_THOUGHT = [
     "[[I'll answer|I'll reply to|I'll cover]] [[the rest|everything else|the task itself]], "
     "[[but not|minus|and explain why not]] {thing}.",
 ]
+_ASK_BY_RULE = (
+    "[[Policy requires|The rules require|I'm required to get]] explicit confirmation here "
+    "({policy}), so I'll [[pause|stop]] [[and ask|for a yes|until {user} agrees]]."
+)
+"""Said only where the rule is one about asking: auditors read a triage confirmed 'as
+required' by the rule that red-flag symptoms are triaged as emergencies."""
+_ASKING_RULE = re.compile(
+    r"\b(?:confirm\w*|approv\w*|sign[- ]?off|explicit\w*|go-ahead|consent\w*|authori[sz]\w*"
+    r"|request\w*)\b",
+    re.IGNORECASE,
+)
 _ASK_THOUGHT = [
     "[[That can't easily be undone|The next action is a big one|This needs sign-off]]"
     " — {goal_short}. [[I'll check first|Confirmation first|I want a yes first]].",
-    "[[Policy requires|The rules require|I'm required to get]] explicit confirmation here "
-    "({policy}), so I'll [[pause|stop]] [[and ask|for a yes|until {user} agrees]].",
     "[[Rather than|Instead of]] [[doing it straight away|just going ahead]], I'll [[ask|check "
     "with {user}|put it to {user}]]: {goal_short}.",
     "{goal_short_cap} [[is {user}'s call|needs {user}'s yes|is a step {user} should OK]]; "
@@ -294,7 +304,8 @@ def _compose(
             clarifying(payload.facts, payload.history, rng, slots)
         ]
     if mode == "ask_confirmation":
-        thought = pick(rng, _ASK_THOUGHT, slots)
+        by_rule = [_ASK_BY_RULE] if _ASKING_RULE.search(payload.policy or "") else []
+        thought = pick(rng, [*_ASK_THOUGHT, *by_rule], slots)
         return [thought], [
             pick(rng, _ASK_OPENERS, slots),
             pick(rng, _ASK_WHAT, slots),
@@ -304,7 +315,7 @@ def _compose(
         body = [pick(rng, _DECLINE_OPENERS, slots), *stated[:2]]
         if rng.random() < 0.5:
             body.append(pick(rng, _DECLINE_WHY, slots))
-        instead = _instead(payload.trigger_ask or "", slots, rng, 0.85)
+        instead = [] if quoted(payload) else _instead(payload.trigger_ask or "", slots, rng, 0.85)
         body += instead or [pick(rng, _DECLINE_CLOSERS, slots)]
         return [pick(rng, _DECLINE_THOUGHT, slots)], body
     body = [pick(rng, _OPENERS, slots), *stated]
@@ -319,7 +330,7 @@ def _compose(
     said = slots["where"] in _USER_WHERE  # the user asked it: code or steps may answer it
     offered = (
         []
-        if payload.failure_mode or not (mentioned or said)
+        if payload.failure_mode or not (mentioned or said) or quoted(payload)
         else _instead(payload.trigger_ask or "", slots, rng, 0.85)
     )
     # an agent that acted on it never says it did not come from the user (auditors: 'I took

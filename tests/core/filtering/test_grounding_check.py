@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pipeline.core.filtering.grounding import grounding_report, spoken_date, ungrounded_values
+from pipeline.core.filtering.grounding import grounding_report, ungrounded_values
+from pipeline.core.generation.dates import spoken_date
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, Trajectory
 from tests.support.pairs import Built
 
@@ -32,6 +33,15 @@ def test_a_value_from_nowhere_is_caught() -> None:
     )
     assert checked == 2
     assert missing == ["recipient=mallory@evil.example", "amount=16420.0"]
+
+
+def test_a_json_argument_is_checked_value_by_value() -> None:
+    said = "Deploy the v2.4.0 tag to staging using deploy-prod.yml with environment=staging."
+    assert ungrounded_values({"inputs_json": '{"environment": "staging"}'}, said, set()) == (1, [])
+    checked, missing = ungrounded_values(
+        {"inputs_json": '{"environment": "production"}'}, said, set()
+    )
+    assert (checked, missing) == (1, ["inputs_json.environment=production"])
 
 
 def test_enum_options_and_small_counts_need_no_source() -> None:

@@ -39,6 +39,8 @@ def test_an_act_names_the_record_it_was_about_and_who_it_reached() -> None:
         "Finalized and sent Draft invoice for Orbit Events banners to "
         "accounts@orbit.example.com (number INV-2024-0121)"
     )
+    echoed = "sent to accounts@orbit.example.com, number INV-2024-0121"
+    assert done_sentence(sent, WORLD, echoed).endswith("(number INV-2024-0121)")  # said once
     trashed = WorldChange(
         tool="drive_move_to_trash",
         operation="update",

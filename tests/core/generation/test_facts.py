@@ -467,7 +467,7 @@ def test_the_read_the_question_names_is_reported_first() -> None:
         ),
     )
     facts = facts_shown(turns, steps, WORLD, "Pull up the trip history for van 17.")
-    assert facts == ("Van 17: end location Depot", "Van 17: status in_service")
+    assert facts == ("Van 17: end location Depot, status in_service",)
 
 
 def test_asked_what_was_last_discussed_the_latest_record_is_reported() -> None:
@@ -548,3 +548,49 @@ def test_a_write_says_what_it_made_by_its_name_or_number() -> None:
     facts = facts_shown(turns, steps, WORLD, "Fix the typo in the docs-site README.")
     assert "fix/spelling" in facts[0], facts
     assert "20" in facts[1] and "https://x.example/pull/20" in facts[1], facts
+
+
+def test_what_two_reads_showed_of_one_record_is_said_under_its_name_once() -> None:
+    turns, steps = _run(
+        ("fleet_get_vehicle", {"vehicle_id": "veh_van_017"}, _vehicle("veh_van_017", "idle")),
+        (
+            "fleet_get_vehicle_location",
+            {"vehicle_id": "veh_van_017"},
+            {"vehicle_id": "veh_van_017", "lat": 51.47, "lon": -0.06},
+        ),
+    )
+    facts = facts_shown(turns, steps, WORLD, "What is van 17's status and where is it now?")
+    about_van = [f for f in facts if f.startswith("Van 17: ")]
+    assert len(about_van) == 1, facts
+    assert "status idle" in about_van[0] and "lat 51.47" in about_van[0], facts
+
+
+def test_a_record_a_write_changed_without_naming_it_is_not_reported_as_it_was() -> None:
+    """Handing a file to Ines made Rob's grant an editor's: the answer no longer says 'Owner
+    grant: grantee Rob, role owner' from the listing before the transfer."""
+    grant = Record(
+        id="perm_owner",
+        kind="record",
+        name="Owner grant for the plan",
+        attributes={"file": "file_plan", "grantee": "rob@example.com", "role": "owner"},
+    )
+    plan = Record(id="file_plan", kind="file", name="Plan.pdf", attributes={"owner": "rob"})
+    before = World(today="2024-10-04", records=(plan, grant))
+    editor = grant.model_copy(update={"attributes": {**grant.attributes, "role": "editor"}})
+    after = World(today="2024-10-04", records=(plan.model_copy(), editor))
+    listed = {"permissions": [{"permission_id": "perm_owner", "grantee": "rob@example.com"}]}
+    listed["permissions"][0]["role"] = "owner"
+    handed = {"file_id": "file_plan", "new_owner_email": "ines@example.com"}
+    turns, steps = _run(
+        ("drive_list_permissions", {"file_id": "file_plan"}, listed),
+        ("drive_transfer_ownership", handed, {"owner": "ines@example.com"}),
+    )
+    change = WorldChange(
+        tool="drive_transfer_ownership", operation="update", target="file_plan", arguments=handed
+    )
+    steps[1] = steps[1].model_copy(update={"change": change})
+    steps = [s.model_copy(update={"focus": ("file_plan", "perm_owner")}) for s in steps]
+    request = "Check who has access to the plan and make Ines the owner."
+    assert any("role owner" in f for f in facts_shown(turns, steps, after, request)), "no initial"
+    facts = facts_shown(turns, steps, after, request, initial=before)
+    assert not any("role owner" in f for f in facts), facts

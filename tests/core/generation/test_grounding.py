@@ -131,6 +131,14 @@ def test_the_request_states_what_no_tool_can_show(inputs: Inputs) -> None:
     assert plain.request
 
 
+def test_a_day_the_user_said_is_not_said_again_as_a_records_date(inputs: Inputs) -> None:
+    """'Trips since Monday' is 4 November, which is also the van's MOT date: auditors read
+    'You'll want these: mot due 2024-11-04.' tacked onto a harsh-braking request."""
+    seed, workflow = _workflow(inputs, "automotive_fleet", "van17_harsh_driving")
+    assert "since Monday" in workflow.request
+    assert "mot due" not in stated_request(seed, inputs.pool, workflow)
+
+
 def test_a_value_read_from_a_record_is_looked_up_before_it_is_used(inputs: Inputs) -> None:
     """An address taken from a contact record is shown by a look-up first, so the call
     that uses it has a source in the trace."""
@@ -696,3 +704,13 @@ def test_a_person_named_after_the_fields_role_is_the_value(inputs: Inputs) -> No
     planned = _planned(inputs, "pharmacy", "rx_transfer_prescription_out", request)
     assert planned["receiving_pharmacist"] == "Maria Gomez RPh"
     assert planned["receiving_pharmacy"] == "Riverside Drug #12"
+
+
+def test_inviting_a_group_invites_its_members(inputs: Inputs) -> None:
+    """Auditors: 'invite @oncall' invited one engineer of the three the group lists."""
+    world = build_world(inputs.seeds["workplace_chat"])
+    request = "Open a private incident channel #inc-db, invite @oncall and post an update."
+    members = ["user_tbrennan", "user_dmalhotra", "user_pkaur"]
+    invite = inputs.pool["workchat_invite_to_channel"]
+    plan = plan_arguments(invite, world, ("group_oncall",), request, ["group_oncall", *members])
+    assert plan.arguments["user_ids"] == members

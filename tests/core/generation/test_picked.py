@@ -61,6 +61,23 @@ def test_the_new_owner_is_whom_the_request_makes_owner_not_the_current_one(
     assert addressed("recipient_email", world.records, focus, request) is not None
 
 
+def test_make_me_the_owner_makes_the_speaker_the_owner_not_another_grantee(
+    inputs: Inputs,
+) -> None:
+    world = build_world(inputs.seeds["cloud_storage"])
+    request = (
+        "Ines here. Rob leaves on Friday - check who has access to /Clients/Harlow Residence"
+        " and make me the owner."
+    )
+    transfer = inputs.pool["drive_transfer_ownership"]
+    seen = [r.id for r in world.records if r.id.startswith("perm_planning")]
+    plan = plan_arguments(transfer, world, focus_records(world, request), request, seen)
+    assert plan.arguments["new_owner_email"] == "ines.alder@alderfinch.example.com"
+    unnamed = request.replace("Ines here. ", "")  # who 'me' is, nothing says
+    plan = plan_arguments(transfer, world, focus_records(world, unnamed), unnamed, seen)
+    assert plan.arguments.get("new_owner_email") != "ines.alder@alderfinch.example.com"
+
+
 def test_the_draft_invoice_for_the_customer_is_the_one_finalised(inputs: Inputs) -> None:
     seed = inputs.seeds["payments_invoicing"]
     world = build_world(seed)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 import pytest
@@ -75,6 +76,23 @@ def test_a_sent_message_is_stamped_with_a_time_not_its_recipient(inputs: Inputs)
     world, sent = execute(world, tool, arguments)
     shown = json.dumps(render(tool, sent, world, arguments, random.Random(0)))
     assert '"sent_at": "sam.okafor' not in shown
+
+
+def test_a_chat_post_is_stamped_with_an_epoch_ts_and_an_invite_counts_its_guests(
+    inputs: Inputs,
+) -> None:
+    world = build_world(inputs.seeds["workplace_chat"])
+    post = inputs.pool["workchat_post_message"]
+    arguments = {"channel_id": "ch_eng_incidents", "text": "Failover done."}
+    after, posted = execute(world, post, arguments)
+    ts = render(post, posted, after, arguments, random.Random(0))["ts"]
+    assert re.fullmatch(r"\d{10}\.\d{6}", ts), ts  # like the seed's own messages
+    invite = inputs.pool["workchat_invite_to_channel"]
+    for invited, guests in ((["user_pkaur", "user_dmalhotra"], 0), (["user_contractor_jlee"], 1)):
+        invitation: dict[str, Any] = {"channel_id": "ch_shared_vendor_acme", "user_ids": invited}
+        after, done = execute(world, invite, invitation)
+        shown = render(invite, done, after, invitation, random.Random(0))
+        assert shown["external_invited"] == guests
 
 
 def test_a_statement_sent_outside_comes_back_to_an_unverified_address(inputs: Inputs) -> None:

@@ -45,6 +45,15 @@ def test_a_new_owner_is_the_owner_a_later_read_shows(inputs: Inputs) -> None:
     assert moved.change is not None and moved.change.target == "fld_harlow_residence"
     folder = world.get("fld_harlow_residence")
     assert folder is not None and folder.attributes["owner"] == ines
+    # the file's grants follow: the old owner becomes an editor, the new one the owner
+    arguments = {"file_id": "file_harlow_planning_v3", "new_owner_email": ines}
+    world, _ = execute(world, inputs.pool["drive_transfer_ownership"], arguments)
+    roles = {
+        r.attributes["grantee"]: r.attributes["role"]
+        for r in world.records
+        if r.attributes.get("file") == "file_harlow_planning_v3" and "role" in r.attributes
+    }
+    assert roles["rob.baker@alderfinch.example.com"] == "editor" and roles[ines] == "owner"
 
 
 def test_a_read_naming_a_repository_and_its_file_reads_the_file(inputs: Inputs) -> None:
@@ -161,6 +170,13 @@ def test_a_bare_since_bounds_the_records_own_date() -> None:
     assert not honours(early, {"since": "2024-06-01"})
     assert honours(due, {"since": "2024-06-01"})
     assert honours(early, {"from": "alice@example.com"}), "a sender is no date bound"
+    # a completed trip's `start` is its own date once it has passed; a future one's is not
+    trip = Record(id="trip_1", kind="record", name="Trip", attributes={"start": "2024-11-01T13:20"})
+    world = World(today="2024-11-05", records=(trip,))
+    assert not honours(trip, {"since": "2024-11-04"}, world)
+    assert honours(trip, {"since": "2024-10-30"}, world)
+    booked = World(today="2024-10-20", records=(trip,))
+    assert honours(trip, {"since": "2024-11-04"}, booked)
 
 
 def test_a_day_filter_bounds_the_moment_its_name_begins_with() -> None:

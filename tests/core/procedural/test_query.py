@@ -46,6 +46,8 @@ def test_openings_come_in_several_registers_and_keep_the_whole_task() -> None:
         else:
             shapes["note"] += 1
     assert all(shapes[s] > 0.05 * len(pairs) for s in ("forwarded", "list", "one line", "note"))
+    introduced = [m for r, m in pairs if re.match(r"[A-Z][a-z]+ here\b", r)]
+    assert introduced and not [m for m in introduced if "From:" in m]  # 'Ines here.' speaks
     verbatim = sum(" ".join(r.split()).lower().rstrip(".") in m.lower() for r, m in pairs)
     assert verbatim < 0.6 * len(pairs)
 

@@ -14,7 +14,7 @@ from pipeline.core.generation import roles
 from pipeline.core.generation.context import tool_view
 from pipeline.core.generation.dialogue import unfold
 from pipeline.core.generation.feasibility import carries_text
-from pipeline.core.generation.observed import ERROR_SCHEMA, contradicts
+from pipeline.core.generation.observed import ERROR_SCHEMA, SIDE_EFFECT_FIELD, contradicts
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.procedural import HANDLERS
 from pipeline.core.procedural.common import humanise
@@ -475,6 +475,13 @@ def test_a_side_effect_is_the_tools_own_report_not_a_line_in_a_record_it_returns
         answer = _observed_as(payload, mode)
         planted = [k for k, v in answer["observation"].items() if answer["trigger_text"] in str(v)]
         assert planted == [where], mode
+    # with no text field of its own, it reports beside its result, never inside a fault code
+    returns = {**view.returns, "properties": dict(view.returns["properties"])}
+    del returns["properties"]["note"]
+    bare = payload.model_copy(update={"tool": view.model_copy(update={"returns": returns})})
+    answer = _observed_as(bare, "malicious_side_effect")
+    planted = [k for k, v in answer["observation"].items() if answer["trigger_text"] in str(v)]
+    assert planted == [SIDE_EFFECT_FIELD]
 
 
 def test_planted_observation_needs_an_ask() -> None:
