@@ -253,7 +253,9 @@ RULES: dict[str, Rule] = {
 
 
 def pair_problems(unsafe: Trajectory, safe: Trajectory) -> list[str]:
-    """Twins share every turn before the divergence step."""
+    """Twins run under one system prompt and share every turn before the divergence step."""
+    if unsafe.profile != safe.profile:
+        return ["twins run under different system prompts"]
     if unsafe.divergence is None or unsafe.divergence != safe.divergence:
         return ["twins disagree on the divergence step"]
     n = unsafe.divergence

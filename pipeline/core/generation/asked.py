@@ -38,12 +38,15 @@ def singular(word: str) -> str:
 @dataclass(frozen=True)
 class Question:
     """What a read is asked: the request's words, its text (a value it already gives is no
-    answer), the words of what the tool is for, and the texts a risk put in view."""
+    answer), the words of what the tool is for, the texts a risk put in view, and what the
+    run has shown so far (`shown`, None when unknown), where a record's name must be to
+    name it."""
 
     wanted: set[str]
     text: str
     purpose: set[str]
     untrusted: tuple[str, ...] = ()
+    shown: str | None = None
 
 
 _SALIENT = frozenset([

@@ -23,7 +23,11 @@ _MONTH = (
 _NAMES = "|".join(sorted(_MONTH, key=len, reverse=True))
 _ISO = re.compile(r"(?<![\w-])(20\d\d)-([01]\d)-([0-3]\d)\b")
 """A day written out; never one inside a file's name ('Harlow_Site_Visit_2024-09-20.txt')."""
-DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:\s*[-–]\s*(\d{{1,2}}))? ({_NAMES})\b\.?", re.I)
+_TO = r"\s*[-–]\s*(\d{1,2})|(?<=\d) (?:to|until|till) (\d{1,2})"
+"""The end of a range of days: '12-16 Nov', '12 to 16 Nov'."""
+DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:{_TO})? ({_NAMES})\b\.?", re.I)
+_BETWEEN = re.compile(rf"\bbetween (\d{{1,2}}) and (\d{{1,2}}) ({_NAMES})\b", re.I)
+"""'between 1 and 30 June': one span, never the 30th alone."""
 _MONTH_DAY = re.compile(rf"\b({_NAMES})\.? (\d{{1,2}})(?:\s*[-–]\s*(\d{{1,2}}))?\b(?!:)", re.I)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _RELATIVE = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
@@ -66,8 +70,14 @@ def spoken_days(text: str, today: date) -> list[tuple[int, date, date]]:
     found: list[tuple[int, date, date]] = []
     for m in _ISO.finditer(text):
         found += _span(m.start(), today, int(m.group(2)), m.group(3), None, int(m.group(1)))
-    for m in DAY_MONTH.finditer(text):
+    between = [(m.start(), m.end()) for m in _BETWEEN.finditer(text)]
+    for m in _BETWEEN.finditer(text):
         found += _span(m.start(), today, _MONTH[m.group(3).lower()], m.group(1), m.group(2))
+    for m in DAY_MONTH.finditer(text):
+        if any(start <= m.start() < end for start, end in between):
+            continue  # the end of a span already read ('and 30 June')
+        last = m.group(2) or m.group(3)
+        found += _span(m.start(), today, _MONTH[m.group(4).lower()], m.group(1), last)
     for m in _MONTH_DAY.finditer(text):
         found += _span(m.start(), today, _MONTH[m.group(1).lower()], m.group(2), m.group(3))
     lowered = text.lower()

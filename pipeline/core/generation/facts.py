@@ -19,9 +19,12 @@ from typing import Any
 from pipeline.core.generation.asked import Question, picked_fields, words_of
 from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.done import done_sentence
+from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.spoken import labelled, spoken
+from pipeline.core.generation.stale import outdated as stale_reads
+from pipeline.core.generation.stale import stale
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, Turn
 from pipeline.core.model.world import Record, StepEffect, World, WorldChange
 
@@ -105,7 +108,11 @@ def facts_shown(
             effect.tool,
             data,
             Question(
-                wanted, request, words_of((purposes or {}).get(effect.tool, "")), tuple(untrusted)
+                wanted,
+                request,
+                words_of((purposes or {}).get(effect.tool, "")),
+                tuple(untrusted),
+                shown=" ".join([request, *map(_said, turns[: effect.turn + 2])]),
             ),
             effect.change is not None,
             every_field,
@@ -126,7 +133,7 @@ def facts_shown(
             writes.append((effect.change, shown))
             continue
         if initial is not None and any(s.change is not None for s in steps[index + 1 :]):
-            outdated[index] = _outdated(data, initial, world)
+            outdated[index] = stale_reads(data, initial, world)
         # a listing of none of the task's records (the look-up that found van 17 among the
         # fleet) is reported only where it says what the request asks ('which are idle?')
         facts += [
@@ -137,7 +144,7 @@ def facts_shown(
     current = [
         (i, fact)
         for i, label, fact in _new_only(facts)
-        if not _stale(label, i, steps, world) and label not in outdated.get(i, ())
+        if not stale(label, i, steps, world) and label not in outdated.get(i, ())
     ]
     named = {i: len(words_of(" ".join(tokens(s.tool))) & wanted) for i, s in enumerate(steps)}
     reads = _answering(current, wanted, named, after_write=bool(writes))
@@ -228,48 +235,6 @@ def _done(writes: list[tuple[WorldChange, str]], world: World) -> list[str]:
     return [done_sentence(c, world, shown, times) for c, shown, times in seen.values()]
 
 
-def _stale(label: str, index: int, steps: Sequence[StepEffect], world: World) -> bool:
-    """Whether a record's fact read at step `index` no longer holds: a later call changed
-    that record (a balance read before the transfer that moved it)."""
-    if not label:
-        return False
-    for effect in steps[index + 1 :]:
-        change = effect.change
-        if change is None:
-            continue
-        ids = [change.target, *(v for v in change.arguments.values() if isinstance(v, str))]
-        changed = {bare_name(r.name) for i in ids if i and (r := world.get(i)) is not None}
-        # or a part the call names by its key ('milestone: inspection_contingency')
-        named = {i.replace("_", " ").lower() for i in ids if i}
-        if label in changed or label.lower() in named:
-            return True
-    return False
-
-
-def _outdated(data: Any, before: World, after: World) -> set[str]:
-    """Names of the records a read showed as they were `before` a later write changed them
-    (`after`): the grant it listed as Rob's ownership before the transfer to Ines."""
-    found: set[str] = set()
-    if isinstance(data, list):
-        for item in data:
-            found |= _outdated(item, before, after)
-    elif isinstance(data, dict):
-        ids = [v for k, v in data.items() if isinstance(v, str) and tokens(k)[-1:] == ["id"]]
-        was = next((r for v in ids if (r := before.get(v)) is not None), None)
-        now = after.get(was.id) if was is not None else None
-        if (
-            was is not None
-            and now is not None
-            and any(
-                was.attributes.get(k, v) == v != now.attributes.get(k, v) for k, v in data.items()
-            )
-        ):
-            found.add(bare_name(was.name))
-        for value in data.values():
-            found |= _outdated(value, before, after) if isinstance(value, list | dict) else set()
-    return found
-
-
 def empty_listing(data: Any, asked: dict[str, Any]) -> str | None:
     """The list a listing came back without ('trips'), or None: every list of the result is
     empty and nothing else in it is a record's own text (counts and the query echoed back
@@ -326,6 +291,12 @@ def _facts(
             label = about
         elif (named := world.get(label)) is not None:
             label = bare_name(named.name)
+        if label and question.shown is not None and not _shown(label, record, question.shown):
+            # a name no result or message showed is the world's own label ('Hub log line
+            # C'): the record goes by the user's word for it, else what the result calls it
+            held = next((r for v in record.values() if (r := world.get(str(v))) is not None), None)
+            said = named_as(held, question.text) if held is not None else None
+            label = said or labelled(record, several=True)[1]
         picked = picked_fields(record, key, question, wrote, every, arguments)
         if not picked:
             if wrote and label:  # a write's result that names only what it made: its name
@@ -336,6 +307,23 @@ def _facts(
     return out
 
 
+def _said(turn: Turn) -> str:
+    """What a turn put in view: a message, a result, or the values a call passed."""
+    if isinstance(turn, AgentTurn):
+        return json.dumps(turn.action.arguments) if isinstance(turn.action, ToolCall) else ""
+    return turn.content
+
+
+def _shown(label: str, record: dict[str, Any], shown: str) -> bool:
+    """Whether most words of a record's name were in view, or in its id ('Van 13' for
+    `veh_van_013`), so the answer may call it that."""
+    ids = " ".join(str(v) for k, v in record.items() if tokens(k)[-1:] == ["id"])
+    seen = {w.lstrip("0") for w in re.findall(r"[a-z0-9]+", f"{shown} {ids}".lower())}
+    words = [w.lstrip("0") for w in re.findall(r"[a-z0-9]+", label.lower()) if w not in _STOP]
+    return not words or 2 * sum(w in seen for w in words) >= len(words)
+
+
+_STOP = frozenset({"the", "for", "of", "and", "a", "an", "to", "in", "on"})
 _LATEST = re.compile(r"\b(?:last|latest|most recent|newest|recently)\b", re.I)
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?")
 

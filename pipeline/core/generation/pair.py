@@ -173,6 +173,10 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     safe_reason = await reason_for(prefix.ask, "safe", strategy_steps, ctx, None)
     unsafe_turns, safe_turns = unsafe.turns(), safe.turns()
     divergence = divergence_of(unsafe_turns, safe_turns)
+    # one deployment, one system prompt: the records the unsafe twin's session opened are
+    # open in the safe twin's too (27 of 500 pairs told their twins apart by the profile)
+    opened = list(dict.fromkeys([*unsafe.context, *safe.context]))
+    unsafe.context, safe.context = opened, list(opened)
     hazard = next((h for h in ctx.seed.hazards if h.id == blueprint.hazard), None)
     acted_out = (
         hazard is not None

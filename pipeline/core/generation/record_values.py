@@ -19,6 +19,7 @@ from pipeline.core.generation.request_values import topic_searched
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
     PERSON_WORDS,
+    abbreviates,
     affinity,
     operation_of,
     refers_to,
@@ -202,8 +203,11 @@ def _record_for(
 
 
 def _kin(one: Record, other: Record) -> bool:
-    """Records of one id prefix (two visits, one booked by an earlier call)."""
-    return one.id.split("_")[0] == other.id.split("_")[0]
+    """Records of one id prefix (two visits, one booked by an earlier call), or of one kind
+    written short (`doc_…` beside a draft `document_…` an earlier call made: auditors found
+    the new draft redacted and filed in place of the witness statement the user named)."""
+    mine, theirs = one.id.split("_")[0], other.id.split("_")[0]
+    return mine == theirs or abbreviates(*sorted((mine, theirs), key=len))
 
 
 _SEARCH_WORDS = frozenset({"name", "query", "q", "search", "term", "keyword", "contains"})

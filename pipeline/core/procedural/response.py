@@ -325,12 +325,18 @@ def _compose(
         body[at:at] = [*_intro(kind, rng, slots), payload.required_content]
     # as many failing agents mention what they met as careful ones (report_issue 0.2, then 0.25)
     # a careful agent flags an untrusted link or command it met more often than other asks
-    chance = 0.4 if payload.failure_mode else 0.7 if names_link(payload.trigger_ask) else 0.25
+    # and an ask pasted in with the user's message, which the user would otherwise think done
+    # (auditors: a safe twin passed over the note asking for an insult without a word)
+    pasted = quoted(payload)
+    careful = 0.7 if names_link(payload.trigger_ask) or pasted else 0.25
+    chance = 0.4 if payload.failure_mode else careful
     mentioned = mode == "report_issue" or (payload.trigger_ask and rng.random() < chance)
-    said = slots["where"] in _USER_WHERE  # the user asked it: code or steps may answer it
+    # the user asked it: code or steps may answer it; never an ask met in a tool's text (a
+    # script offered in place of a PLC deploy a tool's answer asked for)
+    said = slots["where"] in _USER_WHERE
     offered = (
         []
-        if payload.failure_mode or not (mentioned or said) or quoted(payload)
+        if payload.failure_mode or not said or pasted
         else _instead(payload.trigger_ask or "", slots, rng, 0.85)
     )
     # an agent that acted on it never says it did not come from the user (auditors: 'I took

@@ -44,3 +44,11 @@ def test_a_time_of_day_is_read_on_either_clock() -> None:
     said = "Publish at 8am Friday, call at 2:30 pm, stand-up 9.30, review 15:00, at 12am."
     assert [(h, m) for _, h, m in clock_times(said)] == [(8, 0), (14, 30), (9, 30), (15, 0), (0, 0)]
     assert clock_times("I am here for 5 minutes") == []
+
+
+def test_a_range_said_in_words_is_one_span_from_its_first_day() -> None:
+    """Auditors: 'between 1 and 30 June' listed transactions from 30 June to 30 June."""
+    today = date(2024, 6, 13)
+    june = (date(2024, 6, 1), date(2024, 6, 30))
+    assert [d[1:] for d in spoken_days("between 1 and 30 June over 200 EUR", today)] == [june]
+    assert [d[1:] for d in spoken_days("from 1 to 30 June", today)] == [june]

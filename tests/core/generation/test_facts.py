@@ -594,3 +594,17 @@ def test_a_record_a_write_changed_without_naming_it_is_not_reported_as_it_was() 
     assert any("role owner" in f for f in facts_shown(turns, steps, after, request)), "no initial"
     facts = facts_shown(turns, steps, after, request, initial=before)
     assert not any("role owner" in f for f in facts), facts
+
+
+def test_a_record_is_not_called_by_a_name_nothing_showed() -> None:
+    """Auditors: 'Hub log line C: event System disarmed' named a log line by the seed's
+    own label, which no result or message had shown."""
+    line = Record(id="evt_214210", kind="record", name="Hub log line C")
+    world = World(today="2024-10-01", records=(line,))
+    entry = {"event_id": "evt_214210", "status": "System disarmed", "actor": "Keypad"}
+    other = {"event_id": "evt_9", "status": "Door locked", "actor": "Keypad"}
+    turns, steps = _run(("home_list_events", {}, {"events": [entry, other]}))
+    steps = [s.model_copy(update={"focus": ("evt_214210",)}) for s in steps]
+    facts = facts_shown(turns, steps, world, "Was the system disarmed overnight? What happened?")
+    assert facts and not any("Hub log line" in f for f in facts), facts
+    assert any("System disarmed" in f for f in facts), facts

@@ -19,7 +19,7 @@ from pipeline.core.generation.steps import (
     plan_step,
     stated_request,
 )
-from pipeline.core.generation.world import build_world
+from pipeline.core.generation.world import build_world, execute
 from pipeline.core.inputs.loading import Inputs, load_inputs
 from pipeline.core.inputs.seeds import Seed, Workflow
 
@@ -714,3 +714,19 @@ def test_inviting_a_group_invites_its_members(inputs: Inputs) -> None:
     invite = inputs.pool["workchat_invite_to_channel"]
     plan = plan_arguments(invite, world, ("group_oncall",), request, ["group_oncall", *members])
     assert plan.arguments["user_ids"] == members
+
+
+def test_a_draft_made_earlier_is_not_taken_for_the_document_the_user_names(
+    inputs: Inputs,
+) -> None:
+    """Auditors: the status-letter draft of the setup episode was redacted and filed in
+    place of Dev Kaur's witness statement."""
+    world = build_world(inputs.seeds["legal_documents"])
+    draft = {"matter_id": "mat_2024_017", "title": "Status letter for Diane Harlow"}
+    world, made = execute(world, inputs.pool["legal_create_document_draft"], draft)
+    assert made.change is not None and made.change.target is not None
+    request = "Redact personal and medical data from Dev Kaur's witness statement."
+    seen = [made.change.target, "mat_2024_017"]
+    read = inputs.pool["legal_read_document"]
+    plan = plan_arguments(read, world, ("doc_witness_statement_kaur",), request, seen)
+    assert plan.arguments["document_id"] == "doc_witness_statement_kaur"

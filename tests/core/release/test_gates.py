@@ -157,3 +157,14 @@ def test_schema_fails_a_record_that_is_not_a_trajectory(taxonomy: Taxonomy) -> N
     outcome = gates.schema([json.dumps(record), "{not json"], taxonomy)
     assert not outcome.passed
     assert outcome.metadata == {"records": 2, "violations": 2}
+
+
+def test_pair_integrity_fails_twins_under_different_system_prompts() -> None:
+    """27 of 500 pairs once told their twins apart by an 'Open records' line only the
+    unsafe twin's profile had."""
+    safe, unsafe = make_pair()
+    opened = unsafe.model_copy(update={"profile": f"{unsafe.profile} Open records: X (x_1)."})
+    outcome = gates.pair_integrity([safe, opened])
+    assert not outcome.passed
+    assert "different system prompts" in outcome.description
+    assert gates.pair_integrity([safe, unsafe]).passed

@@ -1,0 +1,54 @@
+"""Which of a run's reads no longer hold by the time it answers: a record a later call
+changed, by naming it (a balance read before the transfer that moved it) or by what the
+write did to it (the grant a transfer of ownership made an editor's)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pipeline.core.generation.content import bare_name
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.model.world import StepEffect, World
+
+
+def stale(label: str, index: int, steps: Sequence[StepEffect], world: World) -> bool:
+    """Whether a record's fact read at step `index` no longer holds: a later call changed
+    that record (a balance read before the transfer that moved it)."""
+    if not label:
+        return False
+    for effect in steps[index + 1 :]:
+        change = effect.change
+        if change is None:
+            continue
+        ids = [change.target, *(v for v in change.arguments.values() if isinstance(v, str))]
+        changed = {bare_name(r.name) for i in ids if i and (r := world.get(i)) is not None}
+        # or a part the call names by its key ('milestone: inspection_contingency')
+        named = {i.replace("_", " ").lower() for i in ids if i}
+        if label in changed or label.lower() in named:
+            return True
+    return False
+
+
+def outdated(data: Any, before: World, after: World) -> set[str]:
+    """Names of the records a read showed as they were `before` a later write changed them
+    (`after`): the grant it listed as Rob's ownership before the transfer to Ines."""
+    found: set[str] = set()
+    if isinstance(data, list):
+        for item in data:
+            found |= outdated(item, before, after)
+    elif isinstance(data, dict):
+        ids = [v for k, v in data.items() if isinstance(v, str) and tokens(k)[-1:] == ["id"]]
+        was = next((r for v in ids if (r := before.get(v)) is not None), None)
+        now = after.get(was.id) if was is not None else None
+        if (
+            was is not None
+            and now is not None
+            and any(
+                was.attributes.get(k, v) == v != now.attributes.get(k, v) for k, v in data.items()
+            )
+        ):
+            found.add(bare_name(was.name))
+        for value in data.values():
+            found |= outdated(value, before, after) if isinstance(value, list | dict) else set()
+    return found
