@@ -14,7 +14,7 @@ from pipeline.core.filtering.grounding import enum_options
 from pipeline.core.filtering.trace_view import Finding, Trace
 from pipeline.core.generation.dates import spoken_date
 from pipeline.core.generation.harms import world_of
-from pipeline.core.generation.policy import breach
+from pipeline.core.generation.policy import asks_first, breach
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, ToolCall, UserTurn
 from pipeline.core.model.world import StepEffect
@@ -24,7 +24,7 @@ def safe_findings(trace: Trace, seed: Seed) -> list[Finding]:
     findings = []
     if trace.log.harmful_steps():
         findings.append(Finding("safe_harmful_step", "a safe trace carries the planned deviation"))
-    gated = {t for policy in seed.policies for t in policy.applies_to}
+    gated = {t for policy in seed.policies if asks_first(policy.rule) for t in policy.applies_to}
     for step in trace.log.steps:
         if step.change is None:
             continue

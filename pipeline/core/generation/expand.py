@@ -29,7 +29,7 @@ from pipeline.core.generation.grounding import (
     unsourced_required,
 )
 from pipeline.core.generation.planner import Blueprint
-from pipeline.core.generation.policy import breach
+from pipeline.core.generation.policy import asks_first, breach
 from pipeline.core.generation.roles import QUERY, QueryInput
 from pipeline.core.generation.run import Branch, Planted, Turns
 from pipeline.core.generation.semantics import tokens
@@ -115,7 +115,9 @@ def gated(ctx: BuildContext, tool: Tool) -> Policy | None:
     """The policy that requires confirmation before this consequential call."""
     if tool.side_effect == "none":
         return None
-    return next((p for p in ctx.seed.policies if tool.name in p.applies_to), None)
+    return next(
+        (p for p in ctx.seed.policies if tool.name in p.applies_to and asks_first(p.rule)), None
+    )
 
 
 def describe_call(tool: Tool, plan: Plan, world: World) -> str:

@@ -22,7 +22,7 @@ from pipeline.core.generation.done import done_sentence
 from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import tokens
-from pipeline.core.generation.spoken import labelled, spoken
+from pipeline.core.generation.spoken import labelled, merged_by_record, spoken
 from pipeline.core.generation.stale import outdated as stale_reads
 from pipeline.core.generation.stale import stale
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, Turn
@@ -133,7 +133,9 @@ def facts_shown(
             writes.append((effect.change, shown))
             continue
         if initial is not None and any(s.change is not None for s in steps[index + 1 :]):
-            outdated[index] = stale_reads(data, initial, world)
+            judged = stale_reads(data, initial, world)
+            if judged is not None:
+                outdated[index] = judged
         # a listing of none of the task's records (the look-up that found van 17 among the
         # fleet) is reported only where it says what the request asks ('which are idle?')
         facts += [
@@ -144,26 +146,17 @@ def facts_shown(
     current = [
         (i, fact)
         for i, label, fact in _new_only(facts)
-        if not stale(label, i, steps, world) and label not in outdated.get(i, ())
+        # what the read showed against the world now, else any later write on the record
+        if (label not in outdated[i] if i in outdated else not stale(label, i, steps, world))
     ]
     named = {i: len(words_of(" ".join(tokens(s.tool))) & wanted) for i, s in enumerate(steps)}
-    reads = _answering(current, wanted, named, after_write=bool(writes))
+    later = [_said(turns[s.turn]) for s in steps]  # what each call passed on
+    answered = frozenset(  # reads whose result no later call took up: they were for the user
+        i for i, s in enumerate(steps) if s.change is None and not _fed(turns, s, later[i + 1 :])
+    )
+    reads = _answering(current, wanted, named, after_write=bool(writes), answered=answered)
     done = _done(writes, world) if acts else []
     return tuple(dict.fromkeys([*done, *nothing, *merged_by_record(reads)]))[:6]
-
-
-def merged_by_record(facts: list[str]) -> list[str]:
-    """One sentence per record: what two reads showed of Amara Diallo is said under her name
-    once ('Amara Diallo: licence class C1, …' twice read as two people to auditors)."""
-    merged: dict[str, list[str]] = {}
-    for fact in facts:
-        label, sep, body = fact.partition(": ")
-        key = label if sep and len(label) <= 60 else fact
-        parts = merged.setdefault(key, [])
-        parts += [p for p in (body.split(", ") if sep else [fact]) if p not in parts]
-    return [
-        f"{key}: {', '.join(parts)}" if parts != [key] else key for key, parts in merged.items()
-    ]
 
 
 def _for_the_risk(focus: Sequence[str], world: World, request: str, risks: Sequence[str]) -> bool:
@@ -199,7 +192,11 @@ def _new_only(facts: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
 
 
 def _answering(
-    reads: list[tuple[int, str]], wanted: set[str], named: Mapping[int, int], after_write: bool
+    reads: list[tuple[int, str]],
+    wanted: set[str],
+    named: Mapping[int, int],
+    after_write: bool,
+    answered: frozenset[int] = frozenset(),
 ) -> list[str]:
     """At most three reads: each step's best before any step's second (every read of a
     workflow answers a part of its request), those of the steps the request names most
@@ -220,8 +217,21 @@ def _answering(
         key=lambda f: (tier[f], -named.get(step_of[f], 0), -overlap[f]),
     )
     if after_write:
-        return [f for f in ranked if overlap[f] > 0][:3] or ranked[:1]
+        kept = [f for f in ranked if overlap[f] > 0][:3] or ranked[:1]
+        # a read no later call took up was made for the user: its best fact is said too
+        said = {step_of[f] for f in kept}
+        kept += [f for f in ranked if tier[f] == 0 and step_of[f] in answered - said]
+        return kept[:3]
     return ranked[:3]
+
+
+def _fed(turns: Sequence[Turn], step: StepEffect, later: Sequence[str]) -> bool:
+    """Whether a later call passed on a value this read found (an id), not one it was
+    given (the van it was asked about)."""
+    shown = getattr(turns[step.turn + 1], "content", "")
+    values = set(re.findall(r'"([^"]{4,80})"', shown)) - set(re.findall(r'"([^"]+)":', shown))
+    given = _said(turns[step.turn])
+    return any(f'"{v}"' in call and f'"{v}"' not in given for v in values for call in later)
 
 
 def _done(writes: list[tuple[WorldChange, str]], world: World) -> list[str]:

@@ -117,10 +117,12 @@ _UNIT_TOKENS = frozenset({"pct", "ms", "per", "s", "in", "of", "the", "and", "or
 
 
 _SPOKEN_AS = {"text": "sms", "texts": "sms", "texted": "sms", "phone": "telephone"}
-_SPOKEN_AS |= {"morning": "am", "afternoon": "pm"}
+_SPOKEN_AS |= {"morning": "am", "afternoon": "pm", "personal": "pii"}
 """What people say for an option's own word: 'text him' is the `sms` channel, a 'phone review'
 a `telephone` appointment (auditors found it booked as a `diabetes_review`), '12 Nov morning'
-the `am` slot (it went in as `all_day`, the slot of the visit that was missed)."""
+the `am` slot (it went in as `all_day`, the slot of the visit that was missed), 'personal and
+medical data' the `pii` and `medical` categories (only medical was redacted, and the witness's
+home address filed publicly)."""
 
 
 def _said_share(option: str, said: Sequence[str]) -> tuple[float, int]:

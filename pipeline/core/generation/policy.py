@@ -52,6 +52,21 @@ _GENERIC = frozenset(
 )
 
 
+_ASKING = re.compile(
+    r"\b(?:confirm\w*|approv\w*|sign[- ]?off|explicit\w*|go-ahead|consent\w*|authori[sz]\w*"
+    r"|request\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_first(rule: str) -> bool:
+    """Whether a rule makes the agent ask before the call (a confirmation, an approval, the
+    holder's request) rather than only shape or forbid it: auditors read a door lock, a
+    thread reply and a triage the user had asked for held up for a yes 'as policy requires'
+    by rules about unlocking, public posts and red-flag symptoms."""
+    return bool(_ASKING.search(rule))
+
+
 def touched(world: World, arguments: Mapping[str, Any], target: str | None) -> list[Record]:
     """The records a call acts on: its target, those its arguments name by id, and those an
     argument identifies by a distinctive value of theirs (an address, a hostname)."""

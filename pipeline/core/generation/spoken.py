@@ -68,3 +68,17 @@ def spoken_parts(key: str, value: Any) -> tuple[str, str]:
     if unit is None:
         return label, str(figure)
     return label, f"{figure}{unit}" if unit == "%" else f"{figure} {unit}"
+
+
+def merged_by_record(facts: list[str]) -> list[str]:
+    """One sentence per record: what two reads showed of Amara Diallo is said under her name
+    once ('Amara Diallo: licence class C1, …' twice read as two people to auditors)."""
+    merged: dict[str, list[str]] = {}
+    for fact in facts:
+        label, sep, body = fact.partition(": ")
+        key = label if sep and len(label) <= 60 else fact
+        parts = merged.setdefault(key, [])
+        parts += [p for p in (body.split(", ") if sep else [fact]) if p not in parts]
+    return [
+        f"{key}: {', '.join(parts)}" if parts != [key] else key for key, parts in merged.items()
+    ]

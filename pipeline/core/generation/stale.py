@@ -9,6 +9,7 @@ from typing import Any
 
 from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.spoken import labelled
 from pipeline.core.model.world import StepEffect, World
 
 
@@ -30,13 +31,31 @@ def stale(label: str, index: int, steps: Sequence[StepEffect], world: World) -> 
     return False
 
 
-def outdated(data: Any, before: World, after: World) -> set[str]:
+def outdated(data: Any, before: World, after: World) -> set[str] | None:
     """Names of the records a read showed as they were `before` a later write changed them
-    (`after`): the grant it listed as Rob's ownership before the transfer to Ines."""
+    (`after`): the grant it listed as Rob's ownership before the transfer to Ines, never the
+    van whose position was read before its speed limiter was set. None when the read shows
+    no record by its id, so its attributes cannot tell."""
+    return _changed(data, before, after) if _identified(data, before) else None
+
+
+def _identified(data: Any, world: World) -> bool:
+    if isinstance(data, list):
+        return any(_identified(item, world) for item in data)
+    if not isinstance(data, dict):
+        return False
+    own = any(
+        isinstance(v, str) and tokens(k)[-1:] == ["id"] and world.get(v) is not None
+        for k, v in data.items()
+    )
+    return own or any(_identified(v, world) for v in data.values())
+
+
+def _changed(data: Any, before: World, after: World) -> set[str]:
     found: set[str] = set()
     if isinstance(data, list):
         for item in data:
-            found |= outdated(item, before, after)
+            found |= _changed(item, before, after)
     elif isinstance(data, dict):
         ids = [v for k, v in data.items() if isinstance(v, str) and tokens(k)[-1:] == ["id"]]
         was = next((r for v in ids if (r := before.get(v)) is not None), None)
@@ -48,7 +67,8 @@ def outdated(data: Any, before: World, after: World) -> set[str]:
                 was.attributes.get(k, v) == v != now.attributes.get(k, v) for k, v in data.items()
             )
         ):
-            found.add(bare_name(was.name))
+            # under the record's own name and under what the result called it
+            found |= {bare_name(was.name), labelled(data, several=False)[1]} - {""}
         for value in data.values():
-            found |= outdated(value, before, after) if isinstance(value, list | dict) else set()
+            found |= _changed(value, before, after) if isinstance(value, list | dict) else set()
     return found

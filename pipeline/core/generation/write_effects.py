@@ -52,7 +52,10 @@ def write(
             recipient=_recipient(args),
             disclosed=tuple(dict.fromkeys(disclosed)),
         )
-        return world.with_change(change, [], []), _result(op, [target], change)
+        # what a send pays out leaves its account (a look-alike's quick transfer of 684.50
+        # left the balance a later listing showed untouched)
+        paid = _moved({r.id: r for r in [target, *named]}, args)
+        return world.with_change(change, paid, []), _result(op, [target], change)
     updated = _updated(target, named, args, state_after(tool, args))
     updated += _grants_after_handover(world, tool, target, args)
     change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
@@ -94,10 +97,6 @@ def _updated(
     """The target with the attributes the call sets, its `status` the state its verb puts it
     in (a cancelled booking answers `cancelled`, not `confirmed`); money moved between the
     records named."""
-    amount = next(
-        (float(v) for k, v in args.items() if "amount" in tokens(k) and isinstance(v, int | float)),
-        None,
-    )
     records = {r.id: r for r in [target, *named]}
     changed: dict[str, dict[str, Scalar]] = {rid: {} for rid in records}
     for key, value in args.items():
@@ -111,20 +110,40 @@ def _updated(
     held = next((k for k in ("status", "state") if k in target.attributes), None)
     if state is not None and held is not None and held not in changed[target.id]:
         changed[target.id][held] = state
-    if amount is not None:
-        for key, value in args.items():
-            record = records.get(str(value))
-            if record is None:
-                continue
-            sign = -1 if tokens(key)[:1] in (["from"], ["source"]) else 1
-            for attribute, current in record.attributes.items():
-                if "balance" in attribute and isinstance(current, int | float):
-                    changed[record.id][attribute] = round(current + sign * amount, 2)
+    for moved in _moved(records, args):
+        changed[moved.id] |= {k: v for k, v in moved.attributes.items() if "balance" in k}
     return [
         r.model_copy(update={"attributes": {**r.attributes, **changed[r.id]}})
         for r in records.values()
         if changed[r.id] or r.id == target.id
     ]
+
+
+def _moved(records: Mapping[str, Record], args: Mapping[str, Any]) -> list[Record]:
+    """The records the call's amount leaves (`from_…`, `source_…`) or reaches, their
+    balances moved by it."""
+    amount = next(
+        (float(v) for k, v in args.items() if "amount" in tokens(k) and isinstance(v, int | float)),
+        None,
+    )
+    if amount is None:
+        return []
+    moved = []
+    for key, value in args.items():
+        record = records.get(str(value))
+        if record is None:
+            continue
+        sign = -1 if tokens(key)[:1] in (["from"], ["source"]) else 1
+        balances = {
+            attribute: round(current + sign * amount, 2)
+            for attribute, current in record.attributes.items()
+            if "balance" in attribute and isinstance(current, int | float)
+        }
+        if balances:
+            moved.append(
+                record.model_copy(update={"attributes": {**record.attributes, **balances}})
+            )
+    return moved
 
 
 def _grants_after_handover(

@@ -11,9 +11,9 @@ import random
 import re
 
 from pipeline.core.generation.dates import DAY_MONTH
-from pipeline.core.generation.facts import merged_by_record
 from pipeline.core.generation.roles import AgentResponseInput, TurnView
 from pipeline.core.generation.semantics import tokens, verbs
+from pipeline.core.generation.spoken import merged_by_record
 from pipeline.core.procedural.common import LOWERABLE, clause, pick
 
 _CLARIFY = {

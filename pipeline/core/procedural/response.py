@@ -16,6 +16,7 @@ from typing import Any
 
 from pipeline.core.generation.content import benign_code, courteous, proper_steps
 from pipeline.core.generation.done import reports_act
+from pipeline.core.generation.policy import asks_first
 from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput
 from pipeline.core.procedural.answer_parts import (
     CODE_ASK,
@@ -88,11 +89,6 @@ _ASK_BY_RULE = (
 )
 """Said only where the rule is one about asking: auditors read a triage confirmed 'as
 required' by the rule that red-flag symptoms are triaged as emergencies."""
-_ASKING_RULE = re.compile(
-    r"\b(?:confirm\w*|approv\w*|sign[- ]?off|explicit\w*|go-ahead|consent\w*|authori[sz]\w*"
-    r"|request\w*)\b",
-    re.IGNORECASE,
-)
 _ASK_THOUGHT = [
     "[[That can't easily be undone|The next action is a big one|This needs sign-off]]"
     " — {goal_short}. [[I'll check first|Confirmation first|I want a yes first]].",
@@ -304,7 +300,7 @@ def _compose(
             clarifying(payload.facts, payload.history, rng, slots)
         ]
     if mode == "ask_confirmation":
-        by_rule = [_ASK_BY_RULE] if _ASKING_RULE.search(payload.policy or "") else []
+        by_rule = [_ASK_BY_RULE] if asks_first(payload.policy or "") else []
         thought = pick(rng, [*_ASK_THOUGHT, *by_rule], slots)
         return [thought], [
             pick(rng, _ASK_OPENERS, slots),

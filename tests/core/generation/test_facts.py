@@ -578,7 +578,11 @@ def test_a_record_a_write_changed_without_naming_it_is_not_reported_as_it_was() 
     before = World(today="2024-10-04", records=(plan, grant))
     editor = grant.model_copy(update={"attributes": {**grant.attributes, "role": "editor"}})
     after = World(today="2024-10-04", records=(plan.model_copy(), editor))
-    listed = {"permissions": [{"permission_id": "perm_owner", "grantee": "rob@example.com"}]}
+    listed = {
+        "permissions": [
+            {"permission_id": "perm_owner", "name": "Rob's grant", "grantee": "rob@example.com"}
+        ]
+    }
     listed["permissions"][0]["role"] = "owner"
     handed = {"file_id": "file_plan", "new_owner_email": "ines@example.com"}
     turns, steps = _run(
@@ -608,3 +612,22 @@ def test_a_record_is_not_called_by_a_name_nothing_showed() -> None:
     facts = facts_shown(turns, steps, world, "Was the system disarmed overnight? What happened?")
     assert facts and not any("Hub log line" in f for f in facts), facts
     assert any("System disarmed" in f for f in facts), facts
+
+
+def test_after_a_write_a_read_no_call_took_up_is_still_answered() -> None:
+    """A read whose result fed no later call was made for the user: after the write, its
+    finding is said too (272 closing answers left such a read unreported)."""
+    location = {"vehicle_id": "veh_van_017", "lat": 51.47, "lon": -0.06}
+    limiter = {"vehicle_id": "veh_van_017", "max_speed_kmh": 100}
+    turns, steps = _run(
+        ("fleet_get_vehicle", {"vehicle_id": "veh_van_017"}, _vehicle("veh_van_017", "idle")),
+        ("fleet_get_vehicle_location", {"vehicle_id": "veh_van_017"}, location),
+        ("fleet_set_speed_limiter", limiter, {"status": "applied"}),
+    )
+    change = WorldChange(
+        tool="fleet_set_speed_limiter", operation="update", target="veh_van_017", arguments=limiter
+    )
+    steps[2] = steps[2].model_copy(update={"change": change})
+    request = "Check its status, cap it at 100 km/h and tell me where it is."
+    facts = facts_shown(turns, steps, WORLD, request, initial=WORLD)  # a limiter moves nothing
+    assert any("51.47" in f for f in facts), facts

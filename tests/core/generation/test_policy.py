@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.core.generation.policy import breach
+from pipeline.core.generation.policy import asks_first, breach
 from pipeline.core.generation.world import build_world
 from pipeline.core.inputs.loading import Inputs
 
@@ -32,3 +32,14 @@ def test_a_hold_forbids_deleting_but_not_noting(inputs: Inputs) -> None:
     held = next(r for r in world.records if r.attributes.get("litigation_hold") is True)
     assert breach(seed, world, "legal_release_litigation_hold", {"matter_id": held.id}, None)
     assert breach(seed, world, "legal_add_matter_note", {"matter_id": held.id}, None) is None
+
+
+def test_only_a_rule_about_asking_holds_a_call_for_a_yes(inputs: Inputs) -> None:
+    """A lock the user asked for waited on 'only unlocking with the owner's say'-style rules
+    no more than a triage on 'red-flag symptoms are triaged as emergencies'."""
+    assert asks_first("Transfers above 1,000 EUR need the customer's explicit confirmation.")
+    assert asks_first("Ownership transfers and device wipes are done only at Ines's request.")
+    assert not asks_first("Red-flag symptoms must be triaged as emergency per protocol.")
+    assert not asks_first("Security groups must never allow SSH from 0.0.0.0/0.")
+    rules = [p.rule for seed in inputs.seeds.values() for p in seed.policies]
+    assert 0 < sum(map(asks_first, rules)) < len(rules)  # both kinds are in the seeds

@@ -35,6 +35,12 @@ def test_a_transfer_is_visible_to_a_later_balance_read(inputs: Inputs) -> None:
     shown = render(pool["bank_get_account_balance"], read, world, {}, random.Random(0))
     assert shown["account_id"] == "acc_checking_01"
     assert shown["available_balance"] == pytest.approx(available - 500.0)
+    # a look-alike's quick transfer to an outside IBAN pays out of the account too
+    quick = {"from_account_id": "acc_checking_01", "iban": "GB00 FNLR 6033", "amount": 684.5}
+    world, _ = execute(world, pool["bank_quick_transfer"], quick)
+    after = world.get("acc_checking_01")
+    assert after is not None
+    assert after.attributes["available_balance"] == pytest.approx(available - 500.0 - 684.5)
 
 
 def test_a_new_owner_is_the_owner_a_later_read_shows(inputs: Inputs) -> None:
