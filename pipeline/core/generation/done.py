@@ -85,8 +85,9 @@ def done_sentence(change: WorldChange, world: World, shown: str, times: int = 1)
     """'Applied credit note for Invoice LPS-2024-117 (credit note id credit_1)': the act,
     the record it was about (for a new record, the existing one its arguments name), who it
     went to, what the result showed (`shown`) and how often it ran."""
-    about = _about(change, world)
     verbs, thing = act(change.tool)
+    moved = thing.split(" ", 1)[0] in _PREPOSITIONS  # what went 'to channel', not the channel
+    about = (moved and _handed(change, world)) or _about(change, world)
     if not about:
         phrase = f"{verbs} {thing}".strip()
     elif thing.split(" ", 1)[0] in _PREPOSITIONS:  # moved Old drafts to trash
@@ -112,6 +113,20 @@ def _repeats(part: str, recipient: str | None) -> bool:
 
 
 _PREPOSITIONS = frozenset(["to", "into", "from", "on", "off", "in", "out", "with", "as", "at"])
+
+
+def _handed(change: WorldChange, world: World) -> str:
+    """The records a list argument hands over, by name or counted ('3 contacts'): auditors
+    read one invitee named of the three '@oncall' brought in, and 'Invited #shared-vendor-acme
+    to channel'."""
+    for value in change.arguments.values():
+        found = [r for v in value if (r := world.get(str(v)))] if isinstance(value, list) else []
+        if len(found) == 1:
+            return bare_name(found[0].name)
+        if found:
+            kinds = {r.kind for r in found}
+            return f"{len(found)} {kinds.pop() + 's' if len(kinds) == 1 else 'records'}"
+    return ""
 
 
 def _about(change: WorldChange, world: World) -> str:

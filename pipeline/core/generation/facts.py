@@ -326,11 +326,11 @@ def _said(turn: Turn) -> str:
 
 def _shown(label: str, record: dict[str, Any], shown: str) -> bool:
     """Whether most words of a record's name were in view, or in its id ('Van 13' for
-    `veh_van_013`), so the answer may call it that."""
+    `veh_van_013`), so the answer may call it that ('Hub log line C' was never shown)."""
     ids = " ".join(str(v) for k, v in record.items() if tokens(k)[-1:] == ["id"])
     seen = {w.lstrip("0") for w in re.findall(r"[a-z0-9]+", f"{shown} {ids}".lower())}
-    words = [w.lstrip("0") for w in re.findall(r"[a-z0-9]+", label.lower()) if w not in _STOP]
-    return not words or 2 * sum(w in seen for w in words) >= len(words)
+    words = [w.lstrip("0") for w in re.findall(r"[a-z0-9]{2,}", label.lower()) if w not in _STOP]
+    return not words or 2 * sum(w in seen for w in words) > len(words)
 
 
 _STOP = frozenset({"the", "for", "of", "and", "a", "an", "to", "in", "on"})

@@ -96,3 +96,19 @@ def test_a_comment_names_the_issue_its_call_gave_by_number() -> None:
         arguments={"repo": "northwind/payments-api", "number": 1317, "body": "Fixed in #488."},
     )
     assert "Webhooks dropped on 502" in done_sentence(commented, world, "")
+
+
+def test_an_invite_names_whom_it_brought_in_not_the_channel() -> None:
+    """Auditors read 'Invited Tara Brennan to channel' for three on-call engineers, and
+    'Invited #shared-vendor-acme to channel' for one."""
+    people = [Record(id=f"user_{n}", kind="contact", name=n.title()) for n in ("ana", "bo", "cy")]
+    channel = Record(id="ch_vendor", kind="channel", name="#shared-vendor")
+    world = World(today="2024-10-01", records=(*people, channel))
+    for invited, said in ((people, "Invited 3 contacts to channel"), (people[:1], "Invited Ana")):
+        change = WorldChange(
+            tool="workchat_invite_to_channel",
+            operation="update",
+            target="ch_vendor",
+            arguments={"channel_id": "ch_vendor", "user_ids": [p.id for p in invited]},
+        )
+        assert done_sentence(change, world, "").startswith(said)

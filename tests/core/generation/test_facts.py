@@ -372,7 +372,8 @@ def test_of_a_persons_messages_the_one_the_request_describes_is_reported() -> No
     turns, steps = _read("fleet_read_driver_messages", {"driver_id": "drv_kevin"}, messages)
     request = "Kevin sent something about Mill Lane. What did he say?"
     facts = facts_shown(turns, steps, world, request)
-    assert facts == ('Kevin Ross: says "Mill Lane closed until noon, going round by Forest Road."',)
+    # by the user's word for him: his surname is in no message or result
+    assert facts == ('Kevin: says "Mill Lane closed until noon, going round by Forest Road."',)
 
 
 def test_a_message_keeps_its_own_words_without_the_text_a_risk_appended() -> None:
