@@ -66,6 +66,8 @@ def act(tool: str) -> tuple[str, str]:
         words = words[1:]
     while len(words) > 2 and len(words[0]) <= 2:  # 'hr_ai_rank_candidates': 'Aied rank …'
         words = words[1:]
+    if len(words) > 1 and words[0] in _MANNERS:  # 'quick_transfer': not 'Quicked transfer'
+        words = words[1:]
     verbs = [past(words[0])] if words else []
     rest = words[1:]
     while len(rest) >= 2 and rest[0] == "and":
@@ -76,6 +78,8 @@ def act(tool: str) -> tuple[str, str]:
     return " ".join(verbs), " ".join(rest)
 
 
+_MANNERS = frozenset(["quick", "express", "instant", "fast", "bulk", "batch", "smart", "auto"])
+"""Words before a tool's verb that say how it acts, not what it does."""
 _ADVERBS = frozenset(
     ["permanently", "immediately", "directly", "manually", "temporarily", "partially", "fully"]
 )

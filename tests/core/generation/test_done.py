@@ -25,6 +25,7 @@ def test_verbs_take_their_past_tense() -> None:
     assert act("soc_lookup_threat_intel") == ("looked up", "threat intel")
     assert act("infra_rollback_deployment") == ("rolled back", "deployment")
     assert act("hr_ai_rank_candidates") == ("ranked", "candidates")  # not "Aied rank …"
+    assert act("bank_quick_transfer") == ("transferred", "")  # not "Quicked transfer"
 
 
 def test_an_act_names_the_record_it_was_about_and_who_it_reached() -> None:

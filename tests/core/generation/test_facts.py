@@ -632,3 +632,27 @@ def test_after_a_write_a_read_no_call_took_up_is_still_answered() -> None:
     request = "Check its status, cap it at 100 km/h and tell me where it is."
     facts = facts_shown(turns, steps, WORLD, request, initial=WORLD)  # a limiter moves nothing
     assert any("51.47" in f for f in facts), facts
+
+
+def test_a_balance_listed_between_two_transfers_is_not_reported_after_the_second() -> None:
+    """The balance left by a first transfer, listed before a second one moved it again, is
+    not the account's balance any more, though the run began with yet another."""
+
+    def account(balance: float) -> Record:
+        attributes = {"balance": balance}
+        return Record(id="acc_1", kind="account", name="Everyday", attributes=attributes)
+
+    start, end = World(today="2024-06-13", records=(account(4812.37),)), account(3627.87)
+    listed = {"accounts": [{"account_id": "acc_1", "name": "Everyday", "balance": 4127.87}]}
+    moved = {"from_account_id": "acc_1", "to_account_id": "acc_2", "amount": 500.0}
+    turns, steps = _run(
+        ("bank_list_accounts", {}, listed),
+        ("bank_transfer_funds", moved, {"status": "executed"}),
+    )
+    change = WorldChange(
+        tool="bank_transfer_funds", operation="update", target="acc_1", arguments=moved
+    )
+    steps[1] = steps[1].model_copy(update={"change": change})
+    after = World(today="2024-06-13", records=(end,))
+    facts = facts_shown(turns, steps, after, "Move 500 to savings.", initial=start)
+    assert not any("4127.87" in f for f in facts), facts
