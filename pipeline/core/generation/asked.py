@@ -19,6 +19,12 @@ def words_of(text: str) -> set[str]:
     return {singular(w) for w in re.findall(r"[a-z]{4,}", text.lower())} - _FILLER
 
 
+def shown_words(text: str) -> set[str]:
+    """Every word and number of a text as a name is matched against it, lower-cased, a
+    number without its leading zeros ('013' is '13')."""
+    return {w.lstrip("0") for w in re.findall(r"[a-z0-9]+", text.lower())}
+
+
 _FILLER = frozenset([
     "from", "with", "this", "that", "have", "what", "which", "will", "would", "could",
     "should", "please", "thanks", "there", "their", "them", "they", "your", "about", "into",
@@ -38,15 +44,15 @@ def singular(word: str) -> str:
 @dataclass(frozen=True)
 class Question:
     """What a read is asked: the request's words, its text (a value it already gives is no
-    answer), the words of what the tool is for, the texts a risk put in view, and what the
-    run has shown so far (`shown`, None when unknown), where a record's name must be to
-    name it."""
+    answer), the words of what the tool is for, the texts a risk put in view, and the words
+    the user and the run have shown so far (`shown`, None when unknown), where a record's
+    name must be to name it."""
 
     wanted: set[str]
     text: str
     purpose: set[str]
     untrusted: tuple[str, ...] = ()
-    shown: str | None = None
+    shown: frozenset[str] | None = None
 
 
 _SALIENT = frozenset([

@@ -70,11 +70,11 @@ def spoken_days(text: str, today: date) -> list[tuple[int, date, date]]:
     found: list[tuple[int, date, date]] = []
     for m in _ISO.finditer(text):
         found += _span(m.start(), today, int(m.group(2)), m.group(3), None, int(m.group(1)))
-    between = [(m.start(), m.end()) for m in _BETWEEN.finditer(text)]
-    for m in _BETWEEN.finditer(text):
+    between = list(_BETWEEN.finditer(text))
+    for m in between:
         found += _span(m.start(), today, _MONTH[m.group(3).lower()], m.group(1), m.group(2))
     for m in DAY_MONTH.finditer(text):
-        if any(start <= m.start() < end for start, end in between):
+        if any(b.start() <= m.start() < b.end() for b in between):
             continue  # the end of a span already read ('and 30 June')
         last = m.group(2) or m.group(3)
         found += _span(m.start(), today, _MONTH[m.group(4).lower()], m.group(1), last)

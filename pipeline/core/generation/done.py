@@ -94,7 +94,7 @@ def done_sentence(change: WorldChange, world: World, shown: str, times: int = 1)
     about = (moved and _handed(change, world)) or _about(change, world)
     if not about:
         phrase = f"{verbs} {thing}".strip()
-    elif thing.split(" ", 1)[0] in _PREPOSITIONS:  # moved Old drafts to trash
+    elif moved:  # moved Old drafts to trash
         phrase = f"{verbs} {about} {thing}"
     elif not thing or tokens(thing)[-1] in tokens(about):  # sent Draft invoice for Orbit
         phrase = f"{verbs} {about}"

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pipeline.core.generation.asked import Question, picked_fields, words_of
+from pipeline.core.generation.asked import Question, picked_fields, shown_words, words_of
 from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.done import done_sentence
 from pipeline.core.generation.naming import named_as
@@ -86,7 +86,11 @@ def facts_shown(
     outdated: dict[int, set[str]] = {}  # each read's records a later write changed
     writes: list[tuple[WorldChange, str]] = []  # each write and what its result showed
     nothing: list[str] = []  # look-ups that found nothing: each answers the question
+    in_view, viewed = shown_words(request), 0  # what the user and the run have shown so far
     for index, effect in enumerate(steps):
+        for turn in turns[viewed : effect.turn + 2]:
+            in_view |= shown_words(_said(turn))
+        viewed = max(viewed, effect.turn + 2)
         observation = turns[effect.turn + 1]
         try:
             data = json.loads(getattr(observation, "content", "{}"))
@@ -112,7 +116,7 @@ def facts_shown(
                 request,
                 words_of((purposes or {}).get(effect.tool, "")),
                 tuple(untrusted),
-                shown=" ".join([request, *map(_said, turns[: effect.turn + 2])]),
+                shown=frozenset(in_view),
             ),
             effect.change is not None,
             every_field,
@@ -324,11 +328,11 @@ def _said(turn: Turn) -> str:
     return turn.content
 
 
-def _shown(label: str, record: dict[str, Any], shown: str) -> bool:
+def _shown(label: str, record: dict[str, Any], shown: frozenset[str]) -> bool:
     """Whether most words of a record's name were in view, or in its id ('Van 13' for
     `veh_van_013`), so the answer may call it that ('Hub log line C' was never shown)."""
     ids = " ".join(str(v) for k, v in record.items() if tokens(k)[-1:] == ["id"])
-    seen = {w.lstrip("0") for w in re.findall(r"[a-z0-9]+", f"{shown} {ids}".lower())}
+    seen = shown | shown_words(ids)
     words = [w.lstrip("0") for w in re.findall(r"[a-z0-9]{2,}", label.lower()) if w not in _STOP]
     return not words or 2 * sum(w in seen for w in words) > len(words)
 

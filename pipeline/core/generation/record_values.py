@@ -50,9 +50,10 @@ def recorded(
     if json_type(schema) == "array" and tokens(name)[-1:] == ["ids"]:
         # 'invite @oncall': the group the task is about stands for its members, whatever
         # member an earlier listing showed (auditors: one engineer of three invited)
-        group = next((r for r in known if r.id in focus and _members(r, name)), None)
+        groups = ((r, members) for r in known if r.id in focus and (members := _members(r, name)))
+        group = next(groups, None)
         if group is not None:
-            return group, _members(group, name)
+            return group
     known = [r for r in known if fits(tool, r, world, name)]  # a door lock's id is a lock's
     record = _record_for(name, known, (used, focus, said[0]), optional=not needed, writes=writes)
     if record is None and tool.side_effect == "none" and not topic_searched(tool, said[0]):

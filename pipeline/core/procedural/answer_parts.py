@@ -14,6 +14,8 @@ from pipeline.core.generation.dates import DAY_MONTH
 from pipeline.core.generation.roles import AgentResponseInput, TurnView
 from pipeline.core.generation.semantics import tokens, verbs
 from pipeline.core.generation.spoken import merged_by_record
+from pipeline.core.model.actions import parse_action
+from pipeline.core.model.trajectory import ToolCall
 from pipeline.core.procedural.common import LOWERABLE, clause, pick
 
 _CLARIFY = {
@@ -245,13 +247,12 @@ def _written_after(turns: tuple[TurnView, ...]) -> set[str]:
         if turn.role != "agent":
             continue
         try:
-            action = json.loads(turn.text.rpartition("\n")[2])
+            action = parse_action(turn.text.rpartition("\n")[2])
         except ValueError:
             continue
-        words = set(tokens(str(action.get("name", "")))) if isinstance(action, dict) else set()
-        if words & _WRITES and not words & _READS:
-            arguments = action.get("arguments") or {}
-            changed |= {v for v in arguments.values() if isinstance(v, str)}
+        words = set(tokens(action.name)) if isinstance(action, ToolCall) else set()
+        if isinstance(action, ToolCall) and words & _WRITES and not words & _READS:
+            changed |= {v for v in action.arguments.values() if isinstance(v, str)}
     return changed
 
 
