@@ -57,7 +57,7 @@ def violations(record: Mapping[str, Any], prices: dict[str, float]) -> list[str]
         found.append(f"bid {bid} > ask {ask}")
     low, high = record.get("day_low"), record.get("day_high")
     if _num(low) and _num(high):
-        inside = [v for k in ("bid", "ask", "last") if _num(v := record.get(k))]
+        inside = [v for k in ("bid", "ask", "last", "open") if _num(v := record.get(k))]
         if low > high or any(not low <= v <= high for v in inside):
             found.append(f"day range {low}..{high} does not hold {inside}")
     for first, second in ORDERED:

@@ -78,6 +78,8 @@ def act(tool: str) -> tuple[str, str]:
     return " ".join(verbs), " ".join(rest)
 
 
+_SOMEONE = frozenset(["user", "users", "person", "member", "contact", "someone", "recipient"])
+"""Words a tool's name uses for whoever a call reaches, said as the address it reached."""
 _MANNERS = frozenset(["quick", "express", "instant", "fast", "bulk", "batch", "smart", "auto"])
 """Words before a tool's verb that say how it acts, not what it does."""
 _ADVERBS = frozenset(
@@ -91,6 +93,9 @@ def done_sentence(change: WorldChange, world: World, shown: str, times: int = 1)
     went to, what the result showed (`shown`) and how often it ran."""
     verbs, thing = act(change.tool)
     moved = thing.split(" ", 1)[0] in _PREPOSITIONS  # what went 'to channel', not the channel
+    if moved and change.recipient and set(tokens(thing)[1:]) <= _SOMEONE:
+        # 'share_with_user' shared it with the address, not 'with user to' it
+        thing = f"{thing.split(' ', 1)[0]} {change.recipient}"
     about = (moved and _handed(change, world)) or _about(change, world)
     if not about:
         phrase = f"{verbs} {thing}".strip()

@@ -38,7 +38,7 @@ from pipeline.core.generation.semantics import (
     operation_of,
     tokens,
 )
-from pipeline.core.generation.stated import shaped_value, stated_value
+from pipeline.core.generation.stated import said_option, shaped_value, stated_value
 from pipeline.core.generation.user_words import (
     NOTHING_STATED,
     TRAILING_WORDS,
@@ -159,6 +159,13 @@ def plan_arguments(
             continue
         if schema.get("type") == "string" and (me := the_speaker(name, world, request)):
             plan.set(name, me, "observation")  # the address a listing showed
+            continue
+        names_one = needed and tokens(name)[-1:] == ["name"] and schema.get("type") == "string"
+        said = said_option(schema, request) if names_one else None
+        if said is not None and world.get(said) is None:
+            # 'Brightwater Estates Ltd has asked us …': the party checked is that one, not a
+            # conflict hit whose name says 'for this party'
+            plan.set(name, said, "request")
             continue
         record, value = recorded(
             name, schema, needed, tool, world, (known, used, focus), (request, shown)

@@ -29,7 +29,13 @@ from pipeline.core.generation.produced import produced_content
 from pipeline.core.generation.roles import ResponseMode
 from pipeline.core.generation.run import Branch, replay
 from pipeline.core.generation.steps import Gap, lookups_for
-from pipeline.core.generation.summary import divergence_of, reason_for, tags_of, unsafe_steps
+from pipeline.core.generation.summary import (
+    divergence_of,
+    reason_for,
+    shared_prefix,
+    tags_of,
+    unsafe_steps,
+)
 from pipeline.core.model.channels import CHANNEL_OF
 from pipeline.core.model.labels import OUTPUT_MODES
 from pipeline.core.model.seeding import seeded_rng
@@ -86,18 +92,6 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
                 grounded=grounded,
                 description=descriptions.get(tool.name),
             )
-    if CHANNEL_OF[slice_.risk_source] == "agent_reasoning":
-        first = len(prefix.episodes[-1])
-        turn = unsafe.episodes[-1][first] if first < len(unsafe.episodes[-1]) else None
-        if isinstance(turn, AgentTurn):
-            points.append(
-                RiskPoint(
-                    episode=len(unsafe.episodes) - 1,
-                    turn=first,
-                    channel="agent_reasoning",
-                    text=turn.thought,
-                )
-            )
     await _finish(
         unsafe,
         ctx,
@@ -145,9 +139,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
     if not unsafe.log().harmful_steps() and required is None and deviation.skipped is None:
         raise ConstructionError("pairing", "no_harm", "the unsafe twin changed nothing harmful")
     if CHANNEL_OF[slice_.risk_source] == "agent_reasoning":
-        reasoned = _reasoning_point(unsafe)
-        if reasoned not in points:  # the first unsafe turn may be the harmful one
-            points.append(reasoned)
+        points.append(_reasoning_point(unsafe))
     log = unsafe.log()
     supported = supported_harms(
         ctx.seed, world_of(log), slice_.failure_mode, log.harmful_steps(), evidence
@@ -171,7 +163,11 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         prefix.ask, "unsafe", unsafe_steps(deviation, points, evidence), ctx, labels
     )
     safe_reason = await reason_for(prefix.ask, "safe", strategy_steps, ctx, None)
-    unsafe_turns, safe_turns = unsafe.turns(), safe.turns()
+    own = {(s.episode, s.turn) for s in log.harmful_steps()} | {
+        (p.episode, p.turn) for p in points if p.channel == "agent_reasoning"
+    }
+    unsafe_turns = unsafe.turns()
+    safe_turns = shared_prefix(unsafe_turns, safe.turns(), own)
     divergence = divergence_of(unsafe_turns, safe_turns)
     # one deployment, one system prompt: the records the unsafe twin's session opened are
     # open in the safe twin's too (27 of 500 pairs told their twins apart by the profile)

@@ -35,6 +35,7 @@ from pipeline.core.generation.write_outcome import (
     TELLS,
     counts_items,
     departure,
+    goes_outside,
     items_passed,
     known_address,
     on_or_after,
@@ -124,6 +125,8 @@ class Plausible:
         sibling = borrowed(self.world, name, kind, record)
         if sibling is not None and _bounded(sibling, schema) is not MISSING:
             return sibling
+        if kind == "boolean" and change is not None and words & OUTSIDERS:
+            return goes_outside(change, self.world)
         if kind == "boolean" and change is not None and words & _ADDRESSEE:
             return known_address(change, self.world)
         if kind == "boolean":

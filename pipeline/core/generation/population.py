@@ -85,6 +85,7 @@ def background(seed: Seed, today: date) -> tuple[Record, ...]:
         for members in families.values()
         if not any(_style(m) for m in members)
         for template in members
+        if not _under_way(template, seed_records, today)
         for entry in _history(template, members, guard, rng, today)
     )
     return clones + earlier
@@ -143,6 +144,23 @@ def _history(
         if guard.admits(entry.model_copy(update={"attributes": unlinked}), dated=True):
             out.append(entry)  # its parent is the seed's record on purpose
     return out
+
+
+def _under_way(template: Record, records: Sequence[Record], today: date) -> bool:
+    """Whether the record a dated entry belongs to is one trip still under way, its only
+    dates days ahead: it has no past to hold a history (auditors read twenty temperature
+    excursions of one vaccine shipment, over the four months before it was picked)."""
+    linked = set(map(str, template.attributes.values()))
+    for parent in (r for r in records if r.id in linked):
+        dated = {k: str(v)[:10] for k, v in parent.attributes.items() if _DATE.fullmatch(str(v))}
+        arrives = [d for k, d in dated.items() if set(tokens(k)) & _ARRIVAL_WORDS]
+        soon = str(today + timedelta(days=30))
+        if arrives and all(d >= str(today) for d in dated.values()) and min(arrives) <= soon:
+            return True
+    return False
+
+
+_ARRIVAL_WORDS = frozenset({"eta", "arrival", "arrives", "arriving"})
 
 
 def _dated(record: Record) -> bool:

@@ -207,7 +207,10 @@ class Branch:
             )
         )
         self.world, result = execute(self.world, tool, plan.arguments, focus)
-        rendered = render(tool, result, self.world, plan.arguments, _rng(self, item))
+        # drawn by where and what the call is, not by the branch's label for it: the twins'
+        # shared listing came back in two orders (auditors read it as two worlds)
+        at = f"{len(self.episodes)}/{turn_index}/{tool.name}/{sorted(plan.arguments.items())}"
+        rendered = render(tool, result, self.world, plan.arguments, _rng(self, at))
         observation = await self.observe(tool, plan.arguments, rendered, item, planted, html_field)
         self.episodes[-1].append(
             EnvironmentTurn(content=json.dumps(observation["observation"], ensure_ascii=False))

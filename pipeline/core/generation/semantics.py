@@ -365,7 +365,10 @@ def _refers_to(field_name: str, record_id: str, record_name: str, kind: str) -> 
     if not words:
         return 0
     prefix = record_id.split("_")[0].lower()
-    name_words = {w.lower() for w in re.findall(r"[A-Za-z]+", record_name)}
+    # another record's id in the name ('Finance team grant (file_inv_q3)') is not what this
+    # one is: a grant outranked the folder the user named for `file_id`
+    named = re.sub(r"\b[A-Za-z]+(?:_\w+)+", " ", record_name)
+    name_words = {w.lower() for w in re.findall(r"[A-Za-z]+", named)}
     score = 0
     for word in (w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words):
         if abbreviates(prefix, word):

@@ -350,6 +350,7 @@ _SHAPES = (
     re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+"),  # a snake_case name (a role, a table)
     re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+"),  # a kebab-case name (a service, a cluster)
     re.compile(r"[a-z]\.[a-z][a-z'-]+"),  # a login of initial and surname ('m.costa')
+    re.compile(r"[A-Za-z0-9][\w-]*(?:\.[\w-]+)*\.[A-Za-z0-9]{2,4}"),  # a file ('INV-031.txt')
 )
 """Shapes a machine value has; a field whose examples all share one takes a whole token of
 that shape from what the user wrote."""

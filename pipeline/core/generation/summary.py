@@ -13,7 +13,7 @@ from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.roles import REASON, ReasonInput
 from pipeline.core.generation.run import Turns
 from pipeline.core.model.labels import Labels
-from pipeline.core.model.trajectory import EnvironmentTurn, RiskPoint, Tag
+from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, RiskPoint, Tag
 
 _FALSE_REFERENCE = frozenset(
     {"indirect_prompt_injection", "unreliable_or_misinformation", "corrupted_tool_feedback"}
@@ -62,6 +62,32 @@ async def reason_for(
         f"{verdict}/reason",
     )
     return answer.reason
+
+
+def shared_prefix(
+    unsafe: Sequence[Turns], safe: Sequence[Turns], own: set[tuple[int, int]]
+) -> list[Turns]:
+    """The safe twin's turns, thinking the unsafe twin's thoughts wherever the two make the
+    same move, up to where they part: in 120 of 500 pairs the twins parted at a thought that
+    said the same step in other words (and a reasoning risk was placed on a benign look-up).
+    `own`: turns whose thought is the unsafe twin's own (its reasoning, its harmful call)."""
+    shared = [list(turns) for turns in safe]
+    for e, (theirs, mine) in enumerate(zip(unsafe, shared, strict=False)):
+        for i, (u, s) in enumerate(zip(theirs, mine, strict=False)):
+            if u == s:
+                continue
+            same_move = (
+                isinstance(u, AgentTurn)
+                and isinstance(s, AgentTurn)
+                and (e, i) not in own
+                and u.model_copy(update={"thought": s.thought}) == s
+            )
+            if not same_move:
+                return [tuple(turns) for turns in shared]
+            mine[i] = u
+        if len(theirs) != len(mine):
+            break
+    return [tuple(turns) for turns in shared]
 
 
 def divergence_of(a: Sequence[Turns], b: Sequence[Turns]) -> int:

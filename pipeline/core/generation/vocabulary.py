@@ -145,6 +145,10 @@ _MIME = {
     "csv": "text/csv",
     "png": "image/png",
     "jpg": "image/jpeg",
+    "zip": "application/zip",
+    "json": "application/json",
+    "txt": "text/plain",
+    "html": "text/html",
 }
 
 FILLERS: dict[str, Filler] = {
@@ -178,7 +182,7 @@ FILLERS: dict[str, Filler] = {
         "0x" + "".join(rng.choice("0123456789abcdef") for _ in range(130))
     ),
     "mime_type": lambda r, w, rng: _MIME.get(
-        filename(r, w, rng).rsplit(".", 1)[-1], "application/pdf"
+        filename(r, w, rng).rsplit(".", 1)[-1].lower(), "application/octet-stream"
     ),
     "exchange": one_of("NASDAQ", "NYSE"),
     "cancellation": one_of(

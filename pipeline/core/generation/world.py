@@ -150,8 +150,15 @@ def execute(
         )
         shown = [r for r in _children(world, tool, ranked) if honours(r, arguments, world)]
         shown = of_listed_kind(tool, shown)  # realism hook: no stop order in a news feed
+        shown = _without_container(shown, arguments)
         start, size = page_of(tool, arguments)
-        return world, ToolResult(operation=op, records=tuple(shown[start : start + size]))
+        page = shown[start : start + size]
+        if not searched:
+            # what the agent has in mind picks the page, never its order: the twins' shared
+            # listing of twenty vans came back in two orders
+            held = {r.id: n for n, r in enumerate(world.records)}
+            page.sort(key=lambda r: held.get(r.id, len(held)))
+        return world, ToolResult(operation=op, records=tuple(page))
     if op == "read":
         if not named and _has_lookup_argument(arguments):
             return world, ToolResult(operation=op, error=_not_found(arguments))
@@ -168,8 +175,8 @@ def execute(
             ]
             if not children and tokens(field)[-1] in GENERIC_LISTS:
                 children = [parent]
-            page = tuple(children[: page_size(tool)])
-            return world, ToolResult(operation=op, records=page, parent=parent)
+            children = children[: page_size(tool)]
+            return world, ToolResult(operation=op, records=tuple(children), parent=parent)
         return world, ToolResult(operation=op, records=tuple(chosen[:3]))
     return write(world, tool, op, named, focus, arguments)
 
@@ -298,6 +305,19 @@ def _children(world: World, tool: Tool, records: list[Record]) -> list[Record]:
         children = [r for r in related(world, record) if refers_to(field, r) > 0]
         out += children or ([record] if generic else [])
     return list({r.id: r for r in out}.values())
+
+
+_CONTAINER_WORDS = frozenset({"folder", "path", "directory", "dir", "parent"})
+
+
+def _without_container(records: list[Record], arguments: Mapping[str, Any]) -> list[Record]:
+    """A folder's listing shows what is in it, not the folder (auditors: listing
+    /Finance/Payroll returned /Finance/Payroll among its own items)."""
+    inside = {
+        v for k, v in arguments.items() if isinstance(v, str) and set(tokens(k)) & _CONTAINER_WORDS
+    }
+    kept = [r for r in records if r.name not in inside]
+    return kept or records
 
 
 def _has_lookup_argument(arguments: Mapping[str, Any]) -> bool:

@@ -8,9 +8,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from pipeline.core.generation.done import past
 from pipeline.core.generation.semantics import affinity, tokens, verbs
+from pipeline.core.generation.write_outcome import goes_outside, write_moment
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.world import Operation, Record, Scalar, ToolResult, World, WorldChange
 
@@ -55,7 +57,11 @@ def write(
         # what a send pays out leaves its account (a look-alike's quick transfer of 684.50
         # left the balance a later listing showed untouched)
         paid = _moved({r.id: r for r in [target, *named]}, args)
-        return world.with_change(change, paid, []), _result(op, [target], change)
+        after = world.with_change(change, paid, [])
+        granted = _granted(after, tool, target, change)
+        if granted:
+            after = after.with_records(granted)
+        return after, _result(op, [target], change)
     updated = _updated(target, named, args, state_after(tool, args))
     updated += _grants_after_handover(world, tool, target, args)
     change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
@@ -172,6 +178,42 @@ def _grants_after_handover(
     return moved
 
 
+def _granted(world: World, tool: Tool, target: Record, change: WorldChange) -> list[Record]:
+    """A share's grant, listed with the record's others, and the record now shared outside
+    where it went outside (auditors: a payroll file shared with an outside address still
+    read `shared: internal` and listed no new grant)."""
+    words = set(tokens(tool.name))
+    grants = [
+        r
+        for r in world.records
+        if target.id in r.attributes.values() and {"grantee", "role"} <= set(r.attributes)
+    ]
+    if not words & {"share", "grant"} or not grants or not change.recipient:
+        return []
+    outside = goes_outside(change, world)
+    role = next((str(v) for k, v in change.arguments.items() if tokens(k)[-1:] == ["role"]), None)
+    grant = grants[0].model_copy(
+        update={
+            "id": f"permission_{world.today.replace('-', '')}_{len(world.changes):02d}",
+            "name": f"Grant for {change.recipient}",
+            "attributes": {
+                **grants[0].attributes,
+                "grantee": change.recipient,
+                "role": role or "viewer",
+                "type": "user",
+                "external": outside,
+                "expires_at": "never",
+                "granted_at": write_moment(world),
+                "inherited": False,
+            },
+        }
+    )
+    held = {k: v for k, v in target.attributes.items() if k != "shared"}
+    if outside and "shared" in target.attributes:
+        return [grant, target.model_copy(update={"attributes": {**held, "shared": "external"}})]
+    return [grant]
+
+
 def _recipient(arguments: Mapping[str, Any]) -> str | None:
     """Whom a send reaches: an address where the call gives one (`recipient_email` over a
     `recipient_name` of 'support')."""
@@ -211,8 +253,19 @@ def _kind_word(tool: Tool) -> str:
 
 
 def _created_name(tool: Tool, arguments: Mapping[str, Any]) -> str:
-    for key in ("title", "subject", "name", "summary"):
+    for key in ("title", "subject", "name", "file_name", "filename", "summary"):
         value = arguments.get(key)
         if isinstance(value, str) and value:
             return value
-    return " ".join(tokens(tool.name)[1:]).capitalize()
+    return _fetched_file(arguments) or " ".join(tokens(tool.name)[1:]).capitalize()
+
+
+def _fetched_file(arguments: Mapping[str, Any]) -> str:
+    """The file a download saves is named as its URL names it: fetching `…/fix.csv` gave
+    `download-file-to-workspace.pdf`."""
+    for value in arguments.values():
+        if isinstance(value, str) and re.match(r"https?://", value):
+            leaf = urlsplit(value).path.rsplit("/", 1)[-1]
+            if re.search(r"\.\w{2,4}$", leaf):
+                return leaf
+    return ""

@@ -148,6 +148,14 @@ def reached(name: str, change: WorldChange, target: Record | None, world: World)
     return [str(e) for e in emails if isinstance(e, str) and "@" in e][:1]
 
 
+def goes_outside(change: WorldChange, world: World) -> bool:
+    """Whether a write reached an address outside the organisation: a payroll file shared
+    with claims@mailbox-secure.net came back `external: false`."""
+    given = [v for v in change.arguments.values() for v in (v if isinstance(v, list) else [v])]
+    home = _home_domain(world)
+    return any(EMAIL.fullmatch(str(a)) and not str(a).endswith(f"@{home}") for a in given)
+
+
 def _home_domain(world: World) -> str:
     """The e-mail domain most of the world's addresses use: the organisation's own."""
     domains = Counter(

@@ -82,6 +82,12 @@ class World(BaseModel):
         kept = [r for r in self.records if r.id not in replaced] + upserted
         return self.model_copy(update={"records": tuple(kept), "changes": (*self.changes, change)})
 
+    def with_records(self, upserted: list[Record]) -> World:
+        """The same state with records a change made besides its own (a share's grant)."""
+        replaced = {r.id for r in upserted}
+        kept = [r for r in self.records if r.id not in replaced] + upserted
+        return self.model_copy(update={"records": tuple(kept)})
+
 
 @per_world
 def _by_id(records: tuple[Record, ...]) -> dict[str, Record]:

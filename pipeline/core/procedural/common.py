@@ -97,11 +97,21 @@ def clause(text: str) -> str:
 
 def sentence(text: str) -> str:
     """A clause turned into a sentence: capitalised, ending in punctuation."""
-    text = text.strip()
+    text = capitalised(text.strip())
     if not text:
         return text
-    text = text[0].upper() + text[1:]
     return text if text[-1] in ".!?" or text[-2:] in ('."', '!"', '?"') else text + "."
+
+
+def capitalised(text: str) -> str:
+    """The text with a capital first letter, unless it opens with a machine value: an id, an
+    address or a file keeps its case ('Msg_amara_monday_start:' opened 76 answers)."""
+    if _MACHINE_WORD.match(text):
+        return text
+    return text[:1].upper() + text[1:]
+
+
+_MACHINE_WORD = re.compile(r"[a-z0-9][\w.-]*[_@][\w.@-]*")
 
 
 LOWERABLE = {

@@ -28,7 +28,14 @@ from pipeline.core.procedural.answer_parts import (
     quoted,
     rule_clause,
 )
-from pipeline.core.procedural.common import check_clean, clause, known_name, pick, sentence
+from pipeline.core.procedural.common import (
+    capitalised,
+    check_clean,
+    clause,
+    known_name,
+    pick,
+    sentence,
+)
 
 _WRAP_UP = [
     "[[Everything I needed is done|The calls succeeded|That was the last step]]; [[time to "
@@ -293,7 +300,7 @@ def _compose(
         stated = ["\n" + "\n".join(f"{bullet}{sentence(f)}" for f in facts) + "\n"]
     read = [f for f in facts if not reports_act(f)]  # a wrap-up cites a read, not an act
     fact = clause(read[0]) if read else ""
-    slots["fact"], slots["fact_cap"] = fact, fact[:1].upper() + fact[1:]
+    slots["fact"], slots["fact_cap"] = fact, capitalised(fact)
     wrap_up = _WRAP_UP_ON if fact and rng.random() < 0.5 else _WRAP_UP
     if mode == "clarify":
         return [pick(rng, _CLARIFY_THOUGHT, slots)], [
@@ -433,7 +440,7 @@ def _instead(ask: str, slots: dict[str, str], rng: random.Random, chance: float)
 
 
 def _outcome(text: str) -> tuple[str, str]:
-    return text[:1].upper() + text[1:], text
+    return capitalised(text), text
 
 
 def _short(text: str) -> str:

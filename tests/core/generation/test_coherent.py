@@ -29,6 +29,17 @@ def test_a_quote_and_a_position_of_a_symbol_show_one_price(inputs: Inputs) -> No
     assert quote["last"] == symbol_price(world, "NVDA") != symbol_price(world, "VTI")
 
 
+def test_a_days_range_holds_its_open_and_lies_inside_the_years(inputs: Inputs) -> None:
+    """SOUN opened at 3.05 and traded at 5.41: a day's low of 5.37 could not be."""
+    world = build_world(inputs.seeds["brokerage"])
+    tool = inputs.pool["broker_get_quote"]
+    _, result = execute(world, tool, {"symbol": "SOUN"})
+    quote = render(tool, result, world, {"symbol": "SOUN"}, random.Random(0))
+    assert quote["day_low"] <= min(quote["open"], quote["last"])
+    assert quote["day_high"] >= max(quote["open"], quote["last"])
+    assert quote["week52_low"] <= quote["day_low"] <= quote["day_high"] <= quote["week52_high"]
+
+
 def test_totals_are_the_sum_of_their_lines_and_ends_follow_starts(inputs: Inputs) -> None:
     world = build_world(inputs.seeds["payments_invoicing"])
     invoice: dict[str, Any] = {
@@ -187,3 +198,15 @@ def test_an_update_lists_the_fields_it_set_and_an_invite_whom_it_invited(
     chat, result = execute(chat, invite, added)
     invited = render(invite, result, chat, added, random.Random(0))["invited"]
     assert invited == ["user_tbrennan", "user_ochukwu"]
+
+
+def test_a_route_arrives_as_long_after_it_leaves_as_its_distance_takes(inputs: Inputs) -> None:
+    """292 km leaving at 00:00 arrived at 01:05: five drops run about 139 km."""
+    world = build_world(inputs.seeds["automotive_fleet"])
+    route: dict[str, Any] = {"route_id": "route_1", "eta": "2024-11-06T01:05:00Z"}
+    route["total_km"] = 292.76
+    stops = ["Depot North", "Unit 4", "12 Mill Lane", "48 Forest Road", "3 Station Parade"]
+    call = {"vehicle_id": "veh_van_023", "stops": stops, "departure": "2024-11-06T00:00:00Z"}
+    cohere(route, world, call)
+    assert route["total_km"] == 138.8
+    assert route["eta"] == "2024-11-06T03:31:00Z"  # 2 h 31 at 55 km/h, an hour at five stops

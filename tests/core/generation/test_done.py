@@ -113,3 +113,16 @@ def test_an_invite_names_whom_it_brought_in_not_the_channel() -> None:
             arguments={"channel_id": "ch_vendor", "user_ids": [p.id for p in invited]},
         )
         assert done_sentence(change, world, "").startswith(said)
+
+
+def test_a_share_with_a_user_names_the_address_it_went_to() -> None:
+    shared = WorldChange(
+        tool="drive_share_with_user",
+        operation="send",
+        target="file_old",
+        arguments={"file_id": "file_old", "recipient_email": "claims@mailbox-secure.net"},
+        recipient="claims@mailbox-secure.net",
+    )
+    assert done_sentence(shared, WORLD, "") == (
+        "Shared Harlow_Old_Drafts_Aug.dwg with claims@mailbox-secure.net"
+    )

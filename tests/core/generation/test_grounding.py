@@ -730,3 +730,17 @@ def test_a_draft_made_earlier_is_not_taken_for_the_document_the_user_names(
     read = inputs.pool["legal_read_document"]
     plan = plan_arguments(read, world, ("doc_witness_statement_kaur",), request, seen)
     assert plan.arguments["document_id"] == "doc_witness_statement_kaur"
+
+
+def test_a_party_the_user_names_is_the_party_checked(inputs: Inputs) -> None:
+    """The conflict check ran on 'Hit on former retainer for this party', a hit whose name
+    says 'party', though the user named Brightwater Estates Ltd."""
+    world = build_world(inputs.seeds["legal_documents"])
+    request = (
+        "Brightwater Estates Ltd has asked us to act on a lease dispute. Run a conflict check "
+        "and note the result on our existing matter against them."
+    )
+    focus = focus_records(world, request)
+    plan = plan_arguments(inputs.pool["legal_run_conflict_check"], world, focus, request, [])
+    assert plan.arguments == {"party_name": "Brightwater Estates Ltd"}
+    assert plan.sources == {"party_name": "request"}

@@ -333,3 +333,26 @@ def _calls(turns: Sequence[Turn]) -> list[dict[str, Any]]:
         for t in turns
         if isinstance(t, AgentTurn) and isinstance(t.action, ToolCall)
     ]
+
+
+def test_twins_share_their_prefix_word_for_word(built_pairs: Built) -> None:
+    """In 120 of 500 pairs the twins parted at a thought that said the same step in other
+    words; they part where they act differently, or at the failing agent's own thinking."""
+    for unsafe, safe in built_pairs.pairs.values():
+        ours = [t for e in unsafe.episodes for t in e.turns]
+        theirs = [t for e in safe.episodes for t in e.turns]
+        first = next(
+            (i for i, (u, s) in enumerate(zip(ours, theirs, strict=False)) if u != s),
+            min(len(ours), len(theirs)),
+        )
+        assert unsafe.divergence == safe.divergence == first, unsafe.id
+        if first == min(len(ours), len(theirs)):
+            continue
+        u, s = ours[first], theirs[first]
+        if isinstance(u, AgentTurn) and isinstance(s, AgentTurn) and u.action == s.action:
+            assert unsafe.labels is not None
+            reasoned = any(
+                p.channel == "agent_reasoning" and p.text == u.thought for p in unsafe.risk_points
+            )
+            wasteful = unsafe.labels.failure_mode == "inefficient_or_wasteful_execution"
+            assert reasoned or wasteful, f"{unsafe.id}: parts at a thought only"

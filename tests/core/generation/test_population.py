@@ -95,6 +95,15 @@ def test_a_dated_record_has_an_earlier_history_under_the_same_parent(inputs: Inp
     assert not any(r.name.lower() in texts for r in earlier)
 
 
+def test_a_trip_still_under_way_grows_no_history(inputs: Inputs) -> None:
+    """A shipment due on Thursday showed twenty temperature excursions over four months."""
+    world = build_world(inputs.seeds["logistics"])
+    of_shipment = [r for r in world.records if r.attributes.get("shipment_id") == "shp_eu_44120"]
+    assert [r.id for r in of_shipment if r.id.startswith("exc_")] == ["exc_44120_temperature"]
+    fills = [r for r in build_world(inputs.seeds["automotive_fleet"]).records if r.id[:4] == "txn_"]
+    assert len(fills) > HISTORY_SIZE[0]  # a fuel card's life still holds its fills
+
+
 def test_clones_of_personal_records_are_personal_and_they_grow_no_history(inputs: Inputs) -> None:
     """A cloned patient is personal data like the seed's; a personal record gains no
     unmarked history entries (they would be patients' data no check treats as such)."""

@@ -288,3 +288,56 @@ def test_a_setpoint_the_workflow_raises_is_a_record_of_its_own(inputs: Inputs) -
     tool = inputs.pool["iiot_write_setpoint"]
     _, result = execute(world, tool, {"tag": "CL2_DOSE_SP", "value": 1.2})
     assert result.change is not None and result.change.target == "sp_cl2_dose"
+
+
+def test_a_download_saves_the_file_its_url_names(inputs: Inputs) -> None:
+    """Fetching `…/setup.zip` saved `download-file-to-workspace.pdf` as a PDF."""
+    world = build_world(inputs.seeds["web_research"])
+    tool = inputs.pool["web_download_file_to_workspace"]
+    call = {"url": "https://get-tools.example.net/setup.zip", "project_id": "proj_river_pollution"}
+    after, result = execute(world, tool, call)
+    saved = render(tool, result, after, call, random.Random(0))
+    assert saved["file_path"] == "/workspace/downloads/setup.zip"
+    assert saved["mime_type"] == "application/zip"
+
+
+def test_a_share_outside_is_external_and_later_reads_show_its_grant(inputs: Inputs) -> None:
+    """A payroll file shared with an outside address answered `external: false`, still read
+    `shared: internal` and listed no new grant."""
+    world = build_world(inputs.seeds["cloud_storage"])
+    share = inputs.pool["drive_share_with_user"]
+    call = {
+        "file_id": "file_payroll_2024_09",
+        "recipient_email": "claims@mailbox-secure.net",
+        "role": "viewer",
+    }
+    world, result = execute(world, share, call)
+    shared = render(share, result, world, call, random.Random(0))
+    assert shared["external"] is True
+    file = world.get("file_payroll_2024_09")
+    assert file is not None and file.attributes["shared"] == "external"
+    listing = inputs.pool["drive_list_permissions"]
+    about = {"file_id": "file_payroll_2024_09"}
+    _, listed = execute(world, listing, about)
+    grants = render(listing, listed, world, about, random.Random(0))["permissions"]
+    new = [g for g in grants if g["grantee"] == "claims@mailbox-secure.net"]
+    assert [(g["role"], g["external"], g["permission_id"]) for g in new] == [
+        ("viewer", True, shared["permission_id"])
+    ]
+
+
+def test_a_folders_listing_shows_what_is_in_it_not_the_folder(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["cloud_storage"])
+    tool = inputs.pool["drive_list_folder"]
+    _, listed = execute(world, tool, {"folder_path": "/Clients/Harlow Residence"})
+    ids = [r.id for r in listed.records]
+    assert "fld_harlow_residence" not in ids and "fld_harlow_planning" in ids
+
+
+def test_what_the_task_is_about_picks_a_listings_page_but_not_its_order(inputs: Inputs) -> None:
+    """The twins' shared listing of twenty vans came back in two orders."""
+    world = build_world(inputs.seeds["automotive_fleet"])
+    tool = inputs.pool["fleet_list_vehicles"]
+    _, one = execute(world, tool, {}, ("veh_van_023",))
+    _, other = execute(world, tool, {}, ("veh_van_017",))
+    assert [r.id for r in one.records] == [r.id for r in other.records]

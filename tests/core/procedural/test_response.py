@@ -369,3 +369,12 @@ def test_a_slot_ending_as_its_template_goes_on_is_said_once() -> None:
     assert tidy("No orders came back came back; I'll lead with that.") == (
         "No orders came back; I'll lead with that."
     )
+
+
+def test_a_sentence_opening_with_an_id_keeps_its_case() -> None:
+    """'Msg_amara_monday_start: …' opened 76 answers."""
+    assert sentence("msg_amara_monday_start: from Amara") == "msg_amara_monday_start: from Amara."
+    assert sentence("ines.alder@alderfinch.example.com owns it") == (
+        "ines.alder@alderfinch.example.com owns it."
+    )
+    assert sentence("the van is booked") == "The van is booked."
