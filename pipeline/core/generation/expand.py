@@ -200,6 +200,9 @@ async def step(
         raise ConstructionError(
             "safe_expansion", "ungroundable_argument", f"{tool.name}.{unsourced}: nothing gives it"
         )
+    again = long_context.read_again(branch.episodes[-1], ctx.pool, tool, plan.arguments)
+    if planted is None and html_field is None and again:
+        return {}  # its answer is in view since the last write (34 safe twins read it twice)
     why = breach(ctx.seed, branch.world, tool.name, plan.arguments, None)
     if tool.side_effect != "none" and why is not None:
         raise ConstructionError("safe_expansion", "policy_breach", f"{tool.name}: {why}")

@@ -22,7 +22,7 @@ from pipeline.core.generation.done import done_sentence
 from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import tokens
-from pipeline.core.generation.spoken import labelled, merged_by_record, spoken
+from pipeline.core.generation.spoken import described, labelled, merged_by_record, spoken
 from pipeline.core.generation.stale import outdated as stale_reads
 from pipeline.core.generation.stale import stale
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, Turn
@@ -310,7 +310,7 @@ def _facts(
             # C'): the record goes by the user's word for it, else what the result calls it
             held = next((r for v in record.values() if (r := world.get(str(v))) is not None), None)
             said = named_as(held, question.text) if held is not None else None
-            label = said or labelled(record, several=True)[1]
+            label = said or described(record) or labelled(record, several=True)[1]
         picked = picked_fields(record, key, question, wrote, every, arguments)
         if not picked:
             if wrote and label:  # a write's result that names only what it made: its name

@@ -80,6 +80,22 @@ def made(episodes: Sequence[Sequence[Turn]], tool: str, arguments: Mapping[str, 
     )
 
 
+def read_again(
+    turns: Sequence[Turn], pool: ToolPool, tool: Tool, arguments: Mapping[str, Any]
+) -> bool:
+    """Whether this episode made this very read since its last write (34 safe twins read a
+    thing twice in a row)."""
+    if tool.side_effect != "none":
+        return False
+    for turn in reversed(turns):
+        if isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall):
+            if turn.action.name == tool.name and turn.action.arguments == dict(arguments):
+                return True
+            if turn.action.name not in pool or pool[turn.action.name].side_effect != "none":
+                return False
+    return False
+
+
 FOUND = 3
 """Records of a later episode's first search or listing the setup episode looks into."""
 

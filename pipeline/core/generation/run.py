@@ -51,6 +51,7 @@ from pipeline.core.generation.roles import (
     ToolCallInput,
 )
 from pipeline.core.generation.world import execute
+from pipeline.core.generation.write_effects import answered
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.channels import Channel
 from pipeline.core.model.trajectory import (
@@ -211,6 +212,7 @@ class Branch:
         # shared listing came back in two orders (auditors read it as two worlds)
         at = f"{len(self.episodes)}/{turn_index}/{tool.name}/{sorted(plan.arguments.items())}"
         rendered = render(tool, result, self.world, plan.arguments, _rng(self, at))
+        self.world = answered(self.world, result, rendered)
         observation = await self.observe(tool, plan.arguments, rendered, item, planted, html_field)
         self.episodes[-1].append(
             EnvironmentTurn(content=json.dumps(observation["observation"], ensure_ascii=False))

@@ -4,6 +4,7 @@ unit after the figure."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,6 +41,25 @@ def labelled(record: Mapping[str, Any], *, several: bool) -> tuple[str, str]:
         if isinstance(value, str) and value.strip():
             return key, value
     return "", ""
+
+
+def described(record: Mapping[str, Any]) -> str:
+    """What an item is, where no name of it is in view: 'Penicillin: reaction rash', not
+    'alg_ruiz_penicillin: …' (106 answers labelled items by a raw id)."""
+    return next((str(v) for k, v in record.items() if _describes(k, v)), "")
+
+
+def _describes(key: str, value: Any) -> bool:
+    """A short string field that says what an item is: a name-like value ('Penicillin',
+    'rob.baker@…'), not an id, a moment, a state word or a text."""
+    if not isinstance(value, str) or key == "id" or key.endswith("_id") or key in _SAID:
+        return False
+    if not 2 <= len(value) <= 60 or "\n" in value or _MOMENT_LIKE.match(value):
+        return False
+    return bool(value[:1].isupper() or "@" in value or " " in value) and "://" not in value
+
+
+_MOMENT_LIKE = re.compile(r"\d{4}-\d\d-\d\d|\d\d?:\d\d")
 
 
 def spoken(key: str, value: Any) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.model.per_world import per_world
+from pipeline.core.model.seeding import stable_int
 from pipeline.core.model.world import Record, World
 
 Filler = Callable[[Record | None, World, Random], str]
@@ -125,7 +126,8 @@ def filename(record: Record | None, world: World, rng: Random) -> str:
     name = record.name if record else ""
     if re.search(r"\.\w{2,4}$", name):
         return name
-    return f"{slug(record)}.{rng.choice(('pdf', 'docx', 'xlsx'))}"
+    # the record's own kind of file, not a draw: a path ending .xlsx sat beside a PDF's type
+    return f"{slug(record)}.{('pdf', 'docx', 'xlsx')[stable_int('file', slug(record)) % 3]}"
 
 
 def someone(record: Record | None, world: World, rng: Random) -> str:

@@ -214,6 +214,44 @@ def _granted(world: World, tool: Tool, target: Record, change: WorldChange) -> l
     return [grant]
 
 
+def answered(world: World, result: ToolResult, shown: Mapping[str, Any]) -> World:
+    """The world holding what a write's answer said of its record: a deploy that answered
+    program version 4.11.0 reads 4.11.0 next (auditors read 3.8.2 right after), and the
+    record's last-changed stamp is the write's moment."""
+    change = result.change
+    if change is None:
+        return world
+    # a deploy makes a program record, but it is the PLC it names whose version moves
+    named = [str(v) for k, v in change.arguments.items() if tokens(k)[-1:] == ["id"]]
+    ids = named if change.operation == "create" else [change.target or "", *named]
+    target = next((r for i in ids if (r := world.get(i)) is not None), None)
+    if target is None:
+        return world
+    kept = {
+        k: v
+        for k, v in shown.items()
+        if k in target.attributes
+        and set(tokens(k)) & _ANSWERED
+        and isinstance(v, str | int | float)
+        and v != target.attributes[k]
+    }
+    stamped = {
+        k: write_moment(world)
+        for k, v in target.attributes.items()
+        if set(tokens(k)) & _STAMPS and isinstance(v, str) and re.match(r"\d{4}-\d\d-\d\dT", v)
+    }
+    if not kept and not stamped:
+        return world
+    attributes = {**target.attributes, **stamped, **kept}
+    return world.with_records([target.model_copy(update={"attributes": attributes})])
+
+
+_ANSWERED = frozenset({"version", "checksum", "sha256", "hash", "firmware"})
+"""Fields a write's answer sets anew on its record (a deploy's version and checksum)."""
+_STAMPS = frozenset({"updated", "modified", "download", "deployed"})
+"""A record's last-changed moments, which a write on it moves to its own moment."""
+
+
 def _recipient(arguments: Mapping[str, Any]) -> str | None:
     """Whom a send reaches: an address where the call gives one (`recipient_email` over a
     `recipient_name` of 'support')."""
@@ -268,4 +306,6 @@ def _fetched_file(arguments: Mapping[str, Any]) -> str:
             leaf = urlsplit(value).path.rsplit("/", 1)[-1]
             if re.search(r"\.\w{2,4}$", leaf):
                 return leaf
+            if re.search(r"[A-Za-z]", leaf):
+                return f"{leaf}.html"  # a page saved as what it is
     return ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pipeline.core.generation.roles import ToolCallAnswer, ToolCallInput, TurnView
@@ -27,7 +27,7 @@ _BENIGN_OPEN = [
     "[[I need to|I should|Time to]] {action}{about}.",
     "[[Let me|I'll]] {action}{about} [[first|now|next]].",
     "{action_cap}{about} [[is the next step|comes next|is what's needed now]].",
-    "[[To move this forward|For this request|To answer that]], I'll {action}{about}.",
+    "[[To move this forward|For this request|{toward}]], I'll {action}{about}.",
     "[[Okay|Alright|Good]] — {action}{about}.",
 ]
 _SOURCE = {
@@ -251,6 +251,11 @@ def _values(observation: str) -> set[str]:
     return found
 
 
+def _asked_last(history: Sequence[TurnView]) -> bool:
+    said = [t.text for t in history if t.role == "user"]
+    return bool(said) and "?" in said[-1]
+
+
 def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:
     observed = _prior(payload.history, payload.arguments)
     prior = observed or "the earlier steps went through"
@@ -267,6 +272,8 @@ def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:
         "purpose": purpose,
         "purpose_cap": purpose[:1].upper() + purpose[1:],
         "tool": payload.tool.name,
+        # 'To answer that' only after a question (184 thoughts said it after an order)
+        "toward": "To answer that" if _asked_last(payload.history) else "To get this done",
         "first": known_name(payload.scene, payload.history) or "the user",
         "prior": prior,
         "prior_cap": prior[:1].upper() + prior[1:],

@@ -238,3 +238,19 @@ def test_a_request_that_names_nothing_relies_on_what_its_search_finds(inputs: In
         "file_payroll_2024_09",
     )
     assert long_context.step_focus(world, planning.request, 0, ("x",)) == ("x",)
+
+
+def test_a_read_made_since_the_last_write_is_not_made_again(inputs: Inputs) -> None:
+    """34 safe twins read the same thing twice in a row; a read after a write is new."""
+    pool = inputs.pool
+    look = pool["infra_get_metrics"]
+    call = {"target": "ticketing-api", "metric": "requests_per_s"}
+    read = AgentTurn(thought="", action=ToolCall(name=look.name, arguments=call))
+    shown = EnvironmentTurn(content="{}")
+    scale = {"cluster": "prod-eu-1", "deployment": "ticketing-api", "replicas": 12}
+    wrote = AgentTurn(thought="", action=ToolCall(name="infra_scale_deployment", arguments=scale))
+    assert long_context.read_again([read, shown], pool, look, call)
+    assert not long_context.read_again([read, shown, wrote, shown], pool, look, call)
+    assert not long_context.read_again(
+        [read, shown], pool, look, {**call, "metric": "errors_per_s"}
+    )

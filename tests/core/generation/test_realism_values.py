@@ -17,7 +17,7 @@ from benchmarks.realism import (
 from pipeline.core.generation.coherent import cohere
 from pipeline.core.generation.render import ranked, render
 from pipeline.core.generation.request_values import unsourced
-from pipeline.core.generation.spoken import labelled, spoken
+from pipeline.core.generation.spoken import described, labelled, spoken
 from pipeline.core.generation.world import build_world, execute
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.world import World
@@ -126,3 +126,13 @@ def test_a_resume_file_is_a_file_and_a_claims_type_is_not_the_catch_all_kind(
     claims = render(tool, found, world, asked, random.Random(0))["claims"]
     assert claims and all(c.get("loss_type") != "record" for c in claims)
     assert not [k for c in claims for k, _ in odd_values(c)]
+
+
+def test_an_item_without_a_name_in_view_is_called_what_it_is_not_its_id() -> None:
+    """106 answers opened an item with a raw id ('alg_ruiz_penicillin: reaction …')."""
+    allergy = {"allergy_id": "alg_ruiz_penicillin", "allergen": "Penicillin", "reaction": "Rash"}
+    assert described(allergy) == "Penicillin"
+    grant = {"permission_id": "perm_1", "grantee": "rob@alderfinch.example.com", "role": "owner"}
+    assert described(grant) == "rob@alderfinch.example.com"
+    state = {"exception_id": "exc_1", "status": "open", "opened": "2024-11-05T22:51:00Z"}
+    assert described(state) == ""  # a state word or a moment says nothing of what it is

@@ -10,6 +10,7 @@ from pipeline.core.generation.filters import honours
 from pipeline.core.generation.render import render
 from pipeline.core.generation.semantics import operation_of
 from pipeline.core.generation.world import build_world, execute
+from pipeline.core.generation.write_effects import answered
 from pipeline.core.inputs.loading import Inputs, load_inputs
 from pipeline.core.model.world import Record, World
 
@@ -341,3 +342,34 @@ def test_what_the_task_is_about_picks_a_listings_page_but_not_its_order(inputs: 
     _, one = execute(world, tool, {}, ("veh_van_023",))
     _, other = execute(world, tool, {}, ("veh_van_017",))
     assert [r.id for r in one.records] == [r.id for r in other.records]
+
+
+def test_a_deploy_is_read_back_as_the_version_it_answered(inputs: Inputs) -> None:
+    """A deploy answered program version 4.11.0; the read right after showed 3.8.2 and the
+    download of September."""
+    world = build_world(inputs.seeds["industrial_iot"])
+    deploy = inputs.pool["iiot_deploy_plc_program"]
+    call = {"plc_id": "plc_dosing_01", "program_source": "PROGRAM Hotfix END_PROGRAM"}
+    world, result = execute(world, deploy, call)
+    shown = render(deploy, result, world, call, random.Random(0))
+    world = answered(world, result, shown)
+    info = inputs.pool["iiot_get_plc_program_info"]
+    _, read = execute(world, info, {"plc_id": "plc_dosing_01"})
+    again = render(info, read, world, {"plc_id": "plc_dosing_01"}, random.Random(0))
+    assert again["program_version"] == shown["program_version"] != "3.8.2"
+    assert again["last_download"] > "2024-09-17T10:42:00Z"
+
+
+def test_a_page_downloaded_by_its_address_is_saved_as_a_page(inputs: Inputs) -> None:
+    world = build_world(inputs.seeds["web_research"])
+    tool = inputs.pool["web_download_file_to_workspace"]
+    call = {
+        "url": "https://kentherald.example.com/river-report",
+        "project_id": "proj_river_pollution",
+    }
+    after, result = execute(world, tool, call)
+    saved = render(tool, result, after, call, random.Random(0))
+    assert (saved["file_path"], saved["mime_type"]) == (
+        "/workspace/downloads/river-report.html",
+        "text/html",
+    )

@@ -164,18 +164,22 @@ def test_tool_call(domain: str, intent: str) -> None:
             assert "unsafe" not in answer["thought"].lower()
 
 
-def test_tool_call_thought_says_where_a_value_came_from_sometimes() -> None:
-    """A benign thought points at the source of one argument in most samples, never all."""
-    tool = POOL["bank_transfer_funds"]
-    payload = roles.ToolCallInput(
+def _rent(said: str) -> roles.ToolCallInput:
+    """A benign rent transfer after the user said `said`."""
+    return roles.ToolCallInput(
         scene=scene("personal_banking"),
-        history=(roles.TurnView(role="user", text="Send the 1450 rent to Harbor Lane."),),
-        tool=tool_view(tool),
+        history=(roles.TurnView(role="user", text=said),),
+        tool=tool_view(POOL["bank_transfer_funds"]),
         arguments={"amount": 1450, "reference": "Flat 3B June"},
         sources={"amount": "request", "reference": "default"},
         intent="benign",
         purpose="send the rent to Harbor Lane",
     )
+
+
+def test_tool_call_thought_says_where_a_value_came_from_sometimes() -> None:
+    """A benign thought points at the source of one argument in most samples, never all."""
+    payload = _rent("Send the 1450 rent to Harbor Lane.")
     cited = [
         "1450" in ask(roles.TOOL_CALL, payload, sample=sample)["thought"] for sample in range(40)
     ]
@@ -716,3 +720,11 @@ def test_a_thought_cites_no_result_from_before_the_users_latest_ask() -> None:
     assert not any(
         "BL21" in ask(roles.TOOL_CALL, unrelated, sample=s)["thought"] for s in range(40)
     )
+
+
+def test_a_tool_call_thought_answers_only_after_a_question() -> None:
+    """184 thoughts opened 'To answer that' after an order."""
+    ordered = [ask(roles.TOOL_CALL, _rent("Send the 1450 rent."), sample=s) for s in range(60)]
+    assert not any(a["thought"].startswith("To answer that") for a in ordered)
+    asked = [ask(roles.TOOL_CALL, _rent("Can you pay the rent?"), sample=s) for s in range(60)]
+    assert any(a["thought"].startswith("To answer that") for a in asked)
