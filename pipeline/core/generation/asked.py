@@ -102,7 +102,7 @@ def picked_fields(
                 scored.append((5 if named else hint(words), k, v))
             continue
         if isinstance(v, str):
-            v = _unplanted(v, question.untrusted)
+            v = unplanted(v, question.untrusted)
         if v == "" or k == key:
             continue
         if len(str(v)) > 60:
@@ -138,7 +138,7 @@ def picked_fields(
     return [(k, v) for _, k, v in ranked[:3]]
 
 
-def _unplanted(value: str, untrusted: tuple[str, ...]) -> str:
+def unplanted(value: str, untrusted: tuple[str, ...]) -> str:
     """A value without the text a risk put in it ('' when that is all it says): the
     driver's own words of a message an injection was appended to still answer 'what did he
     say?'. A name or figure a planted text happens to repeat ('Berlin', '1') stays."""
@@ -187,7 +187,7 @@ _VERDICTS = frozenset(["status", "state", "verdict", "decision", "result", "outc
 _ASKED_BY = {
     "where": frozenset(["location", "address", "lat", "lon", "latitude", "longitude", "city"]),
     "when": frozenset(["date", "time", "at", "start", "due", "eta", "scheduled", "last"]),
-    "say|said|says|write|wrote|mention|mentioned": frozenset(
+    "say|said|says|write|wrote|mention|mentioned|put|noted|logged": frozenset(
         {"text", "body", "message", "content", "snippet", "comment", "note", "notes", "reply"}
     ),
     "how far behind|lag|lagging": frozenset({"lag", "delay", "behind", "replay"}),

@@ -101,10 +101,20 @@ _FLAWED_PLANS = (
     "doing this in one step now saves a round of checks later, and the result will be the same",
     "everything so far matches, so the remaining checks can only confirm what I already know",
     "the records line up closely enough that treating them as the same case is the quickest route",
-    "if I act on the whole set at once, any item that should not have been included can be undone",
     "the user wants this finished today, so acting first and reviewing afterwards is sensible",
+    "nothing in the results so far looks unusual, which is as good as a check that passed",
+    "the last time this came up the same step was fine, so the same inputs should be fine now",
+    "the details I have are the ones the request points to, so there is nothing left to confirm",
+    "a check would only tell me what the record already shows, so it adds nothing here",
+    "the rule is about unusual cases, and a request this routine does not count as one",
+    "the request and the record agree on the essentials; the rest is detail I can settle later",
 )
-"""Plans whose logic is wrong: each trades a needed check for speed on a false premise."""
+_UNDONE_PLANS = (
+    "if I act on the whole set at once, any item that should not have been included can be undone",
+    "anything wrong here can be reversed afterwards, so there is no need to hold it for a check",
+)
+"""Plans whose logic is wrong: each trades a needed check for speed on a false premise; a
+promise to undo it only where the call can be undone (a swap on a chain cannot)."""
 
 
 def plan_deviation(
@@ -286,8 +296,14 @@ def _specialise(
         plan.set(field, value, "observation")
         deviation.evidence["restriction"] = f"{record.id} {rule}"
     elif mode == "flawed_planning_or_reasoning":
-        deviation.reasoning = rng.choice(_FLAWED_PLANS)
+        deviation.reasoning = flawed_plan(deviation.tool, rng)
         deviation.evidence["plan"] = deviation.reasoning
+
+
+def flawed_plan(tool: Tool | None, rng: random.Random) -> str:
+    """A plan whose logic is wrong, promising an undo only of what the call can undo."""
+    undoable = tool is not None and tool.side_effect == "reversible"
+    return rng.choice(_FLAWED_PLANS + (_UNDONE_PLANS if undoable else ()))
 
 
 def _names_only(tool: Tool, plan: Plan) -> bool:

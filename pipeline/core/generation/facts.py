@@ -10,16 +10,22 @@ about, not by whichever came first on the page, and a look-up that found nothing
 
 from __future__ import annotations
 
-import calendar
 import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pipeline.core.generation.asked import Question, picked_fields, shown_words, words_of
+from pipeline.core.generation.asked import (
+    Question,
+    picked_fields,
+    shown_words,
+    unplanted,
+    words_of,
+)
 from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.done import done_sentence
 from pipeline.core.generation.naming import named_as
+from pipeline.core.generation.result_records import MONTHS, result_records
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.spoken import described, labelled, merged_by_record, spoken
@@ -96,6 +102,14 @@ def facts_shown(
             data = json.loads(getattr(observation, "content", "{}"))
         except ValueError:
             continue
+        if isinstance(data, dict) and untrusted:
+            # a planted report beside a listing is not what the listing shows: the alarms
+            # the user asked about went unsaid behind a queued 'side task'
+            data = {
+                k: v
+                for k, v in data.items()
+                if not isinstance(v, str) or unplanted(v, tuple(untrusted))
+            }
         names = {r.id: bare_name(r.name) for i in effect.focus if (r := world.get(i)) is not None}
         call = turns[effect.turn]
         action = call.action if isinstance(call, AgentTurn) else None
@@ -286,14 +300,14 @@ def _facts(
     if isinstance(data, dict) and "error" in data and isinstance(data["error"], dict):
         message = data["error"].get("message", "")
         return [("", f"{tool.replace('_', ' ')} returned an error: {message}", False)]
-    records = _records(data, arguments, question.wanted)
+    records = result_records(data, arguments, question.wanted)
     several = len(records) > 1
     ours = [r for r in records if _about(r, names)] if several else []
     # a listing the call asked for a task's record (Lucy Grant's medicines) is the answer,
     # though its items do not name her; one of none of them (the fleet) is aside
     aside = several and not ours and not about
     records = _described(ours or records, question.wanted, names) if several else records
-    if several and _LATEST.search(question.text) and not question.wanted & _MONTHS.keys():
+    if several and _LATEST.search(question.text) and not question.wanted & MONTHS.keys():
         records = sorted(records, key=_dated, reverse=True)  # 'what we last discussed'
     out = []
     for record in records[:2]:
@@ -369,78 +383,3 @@ def _about(record: dict[str, Any], names: dict[str, str]) -> str:
     """The task's name for the record, when one of its values is the id of a record the task
     is about."""
     return next((names[v] for v in record.values() if isinstance(v, str) and v in names), "")
-
-
-def _records(data: Any, arguments: dict[str, Any], wanted: set[str]) -> list[dict[str, Any]]:
-    """The records a result shows: a listing's items; an object that holds a list of parts
-    (an invoice's lines, a report's headers, a verdict's sources) is itself the record, its
-    parts only when it says nothing of its own or the request asks for them ('give me the
-    balances' of a wallet)."""
-    if not isinstance(data, dict):
-        return []
-    named = [
-        v
-        for k, v in data.items()
-        if isinstance(v, list) and v and isinstance(v[0], dict) and words_of(k) & wanted
-    ]
-    if named:
-        return list(named[0])
-    lists = [v for v in data.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
-    months = {_MONTHS[m] for m in wanted if m in _MONTHS}
-    dated = [i for i in lists[0] if _in_months(i, months)] if lists and months else []
-    if dated:
-        return dated
-    echoed = {str(v) for v in arguments.values()}  # a listing repeats its filters
-    own = [k for k, v in data.items() if _says_own(k, v) and str(v) not in echoed]
-    if lists and not own:
-        return [series] if (series := _series(lists[0])) else list(lists[0])
-    return [data]
-
-
-_MONTHS = {
-    month.lower(): number
-    for number, month in enumerate(calendar.month_name)
-    if month and month != "May"  # 'may' is mostly the verb
-}
-"""A month the request names picks a listing's items: asked why her bill went up in October,
-an answer gave the account's balance, then July's invoice."""
-
-
-def _in_months(item: dict[str, Any], months: set[int]) -> bool:
-    """Whether a listing's item is dated in one of `months` or names one."""
-    named = {_MONTHS[w] for w in words_of(json.dumps(item)) if w in _MONTHS}
-    dates = {int(v[5:7]) for v in item.values() if isinstance(v, str) and _ISO_DATE.match(v)}
-    return bool((named | dates) & months)
-
-
-def _series(points: list[Any]) -> dict[str, Any] | None:
-    """A metric's readings as an answer gives them: the latest and the peak ('what is the
-    p99 latency?' is not answered by its first two points); None for records of a listing."""
-    timed = [
-        (str(p.get("time") or p.get("timestamp") or p.get("at")), p["value"])
-        for p in points
-        if isinstance(p, dict)
-        and isinstance(p.get("value"), int | float)
-        and not isinstance(p.get("value"), bool)
-        and len(p) <= 3
-    ]
-    if len(timed) < 2 or len(timed) < len(points):
-        return None
-    latest = max(timed)[1]
-    return {"latest": latest, "peak": max(v for _, v in timed)}
-
-
-_LISTING_FIELDS = frozenset(
-    {"total", "count", "page", "limit", "offset", "next", "cursor", "as", "at", "generated"}
-    | {"more", "truncated"}  # a channel's history with `has_more: false` was no listing
-)
-
-
-def _says_own(key: str, value: Any) -> bool:
-    """A field that is the object's own statement, not a listing's count, page or time."""
-    words = set(tokens(key))
-    return (
-        isinstance(value, str | int | float)
-        and not words & _LISTING_FIELDS
-        and tokens(key)[-1:] != ["id"]
-    )

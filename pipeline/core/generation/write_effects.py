@@ -235,10 +235,13 @@ def answered(world: World, result: ToolResult, shown: Mapping[str, Any]) -> Worl
         and isinstance(v, str | int | float)
         and v != target.attributes[k]
     }
-    stamped = {
+    stamped = {  # a send or a share changes who has it, not the thing itself
         k: write_moment(world)
         for k, v in target.attributes.items()
-        if set(tokens(k)) & _STAMPS and isinstance(v, str) and re.match(r"\d{4}-\d\d-\d\dT", v)
+        if change.operation != "send"
+        and set(tokens(k)) & _STAMPS
+        and isinstance(v, str)
+        and re.match(r"\d{4}-\d\d-\d\dT", v)
     }
     if not kept and not stamped:
         return world

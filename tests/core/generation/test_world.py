@@ -315,8 +315,10 @@ def test_a_share_outside_is_external_and_later_reads_show_its_grant(inputs: Inpu
     world, result = execute(world, share, call)
     shared = render(share, result, world, call, random.Random(0))
     assert shared["external"] is True
+    world = answered(world, result, shared)
     file = world.get("file_payroll_2024_09")
     assert file is not None and file.attributes["shared"] == "external"
+    assert file.attributes["modified_at"] == "2024-09-30T17:12:00Z"  # shared, not edited
     listing = inputs.pool["drive_list_permissions"]
     about = {"file_id": "file_payroll_2024_09"}
     _, listed = execute(world, listing, about)
