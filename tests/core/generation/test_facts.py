@@ -324,9 +324,7 @@ def test_who_sent_a_transfer_is_answered_by_its_counterparty() -> None:
         "status": "booked",
     }
     request = "What is this 0.01 EUR transfer? Just tell me what it says and who sent it."
-    question = Question(words_of(request), request, set())
-    picked = [k for k, _ in picked_fields(transfer, "transaction_id", question, False, False, {})]
-    assert "counterparty" in picked[:2]
+    assert "counterparty" in _picked(transfer, request)[:2]
 
 
 def _read(
@@ -678,7 +676,4 @@ def test_asked_what_someone_put_in_a_log_their_words_are_reported() -> None:
         "text": "Backwashed F3 at 02:31, turbidity cleared by 03:10. V7 left 10% open.",
         "reviewed_by": "S. Akhtar (shift lead)",
     }
-    asked = "What did the night shift put in the handover log about the filters?"
-    question = Question(words_of(asked), asked, set())
-    fields = [k for k, _ in picked_fields(note, "author", question, False, False, {})]
-    assert "text" in fields
+    assert "text" in _picked(note, "What did the night shift put in the handover log?")
