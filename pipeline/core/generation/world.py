@@ -156,7 +156,7 @@ def execute(
         if not searched:
             # what the agent has in mind picks the page, never its order: the twins' shared
             # listing of twenty vans came back in two orders
-            held = {r.id: n for n, r in enumerate(world.records)}
+            held = _positions(world)
             page.sort(key=lambda r: held.get(r.id, len(held)))
         return world, ToolResult(operation=op, records=tuple(page))
     if op == "read":
@@ -305,6 +305,12 @@ def _children(world: World, tool: Tool, records: list[Record]) -> list[Record]:
         children = [r for r in related(world, record) if refers_to(field, r) > 0]
         out += children or ([record] if generic else [])
     return list({r.id: r for r in out}.values())
+
+
+@per_world
+def _positions(records: tuple[Record, ...]) -> dict[str, int]:
+    """Where each record stands in the world: the order a listing keeps."""
+    return {r.id: n for n, r in enumerate(records)}
 
 
 _CONTAINER_WORDS = frozenset({"folder", "path", "directory", "dir", "parent"})

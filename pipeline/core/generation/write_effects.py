@@ -208,9 +208,9 @@ def _granted(world: World, tool: Tool, target: Record, change: WorldChange) -> l
             },
         }
     )
-    held = {k: v for k, v in target.attributes.items() if k != "shared"}
     if outside and "shared" in target.attributes:
-        return [grant, target.model_copy(update={"attributes": {**held, "shared": "external"}})]
+        shared = {**target.attributes, "shared": "external"}
+        return [grant, target.model_copy(update={"attributes": shared})]
     return [grant]
 
 

@@ -138,9 +138,7 @@ def reached(name: str, change: WorldChange, target: Record | None, world: World)
     if not words & _REACHED or words & {"at", "time", "count"}:
         return []
     if "external" in words:  # only those outside the organisation (auditors: a colleague's)
-        given = [v for v in change.arguments.values() for v in (v if isinstance(v, list) else [v])]
-        home = _home_domain(world)
-        return [str(a) for a in given if "@" in str(a) and not str(a).endswith(f"@{home}")]
+        return _outside(change, world)
     if change.recipient:
         return [change.recipient]
     linked = [world.get(str(v)) for v in (target.attributes.values() if target else ())]
@@ -151,9 +149,14 @@ def reached(name: str, change: WorldChange, target: Record | None, world: World)
 def goes_outside(change: WorldChange, world: World) -> bool:
     """Whether a write reached an address outside the organisation: a payroll file shared
     with claims@mailbox-secure.net came back `external: false`."""
+    return any(EMAIL.fullmatch(a) for a in _outside(change, world))
+
+
+def _outside(change: WorldChange, world: World) -> list[str]:
+    """The addresses a write was given that are not the organisation's own."""
     given = [v for v in change.arguments.values() for v in (v if isinstance(v, list) else [v])]
     home = _home_domain(world)
-    return any(EMAIL.fullmatch(str(a)) and not str(a).endswith(f"@{home}") for a in given)
+    return [str(a) for a in given if "@" in str(a) and not str(a).endswith(f"@{home}")]
 
 
 def _home_domain(world: World) -> str:

@@ -78,9 +78,9 @@ class World(BaseModel):
 
     def with_change(self, change: WorldChange, upserted: list[Record], removed: list[str]) -> World:
         """The state after `change`: records replaced or added, others removed."""
-        replaced = {r.id for r in upserted} | set(removed)
-        kept = [r for r in self.records if r.id not in replaced] + upserted
-        return self.model_copy(update={"records": tuple(kept), "changes": (*self.changes, change)})
+        gone = set(removed)
+        kept = tuple(r for r in self.with_records(upserted).records if r.id not in gone)
+        return self.model_copy(update={"records": kept, "changes": (*self.changes, change)})
 
     def with_records(self, upserted: list[Record]) -> World:
         """The same state with records a change made besides its own (a share's grant)."""
