@@ -9,10 +9,14 @@ Each episode's closing answer is judged.
   quotation of what the agent met) that the episode's user turns do not name and no call of
   the episode was about or changed.
 - `silent_on_empty_lookup`: answers after a listing that came back empty
-  (`facts.empty_listing`) that say nothing of it (no "no …", "none", "nothing", "not", "empty").
+  (`facts.empty_listing`), and that no later look-up of the episode found items of, that say
+  nothing of it (no "no …", "none", "nothing", "not", "empty").
 - `silent_on_a_write`: answers after a call of theirs changed the world that name neither
   the record changed (by id or name), nor a record its arguments name, nor the id a create
   returned: the user is not told what was done.
+- `how_many_unanswered` (of `how_many_asked`): 'how many <things>' questions of an
+  episode's user turns that none of the episode's answers answers with a number before the
+  thing ('41 minutes', '6 showings listed'); 'minutes 41, start …' does not count.
 - `silent_on_a_read`: answers after a read of theirs that came back with something, fed no
   later call, and of which the answer states no value the user had not already given (a
   request and its calls' arguments are given): the question that read was for goes
@@ -57,8 +61,9 @@ def _mentions(text: str, log: WorldLog) -> set[str]:
 
 
 def _empty_listings(window: Sequence[Turn]) -> int:
-    """Listings in the window that came back empty (the predicate construction uses)."""
-    found = 0
+    """Listings in the window that came back empty (the predicate construction uses) and
+    that no later look-up found items of after all."""
+    empty: dict[str, int] = {}
     for call, result in itertools.pairwise(window):
         if not isinstance(result, EnvironmentTurn) or not isinstance(call, AgentTurn):
             continue
@@ -68,8 +73,13 @@ def _empty_listings(window: Sequence[Turn]) -> int:
             data = json.loads(result.content)
         except ValueError:
             continue
-        found += empty_listing(data, call.action.arguments) is not None
-    return found
+        listed = empty_listing(data, call.action.arguments)
+        if listed is not None:
+            empty[listed] = empty.get(listed, 0) + 1
+        elif isinstance(data, dict):
+            for key in [k for k in empty if data.get(k)]:
+                del empty[key]
+    return sum(empty.values())
 
 
 def _reported(change: WorldChange, response: str, log: WorldLog) -> bool:
@@ -124,15 +134,20 @@ def _unsaid_reads(window: Sequence[Turn], response: str, log: WorldLog, given: s
     return unsaid
 
 
+_HOW_MANY = re.compile(r"\bhow many (?:[a-z-]+ ){0,2}?([a-z-]*[a-rt-z]s)\b", re.I)
+"""The plural a 'how many' question counts ('cumulative excursion hours' counts hours)."""
+
+
 def answer_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
     """Counts over the answer that closes each episode (a confirmation asked on the way or a
     clarifying question is not one), judged on the calls made since the answer before it."""
-    answers = other = silent = unreported = unsaid = 0
+    answers = other = silent = unreported = unsaid = counts_asked = uncounted = 0
     examples: dict[str, list[str]] = {
         "naming_other_records": [],
         "silent_on_empty_lookup": [],
         "silent_on_a_write": [],
         "silent_on_a_read": [],
+        "how_many_unanswered": [],
     }
     for traj in trajectories:
         log = traj.world
@@ -147,6 +162,18 @@ def answer_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
             ]
             if not ends:
                 continue
+            said = " ".join(
+                t.action.response
+                for t in turns
+                if isinstance(t, AgentTurn) and isinstance(t.action, FinalAnswer)
+            )
+            for thing in _HOW_MANY.findall(
+                " ".join(t.content for t in turns if isinstance(t, UserTurn))
+            ):
+                counts_asked += 1
+                if not re.search(rf"\b\d[\d,.]*\s+(?:[a-z-]+\s+)?{thing[:-1]}", said, re.I):
+                    uncounted += 1
+                    examples["how_many_unanswered"].append(f"{traj.id}: {thing}")
             last = turns[ends[-1]]
             assert isinstance(last, AgentTurn) and isinstance(last.action, FinalAnswer)
             response = last.action.response
@@ -185,5 +212,7 @@ def answer_figures(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
         "silent_on_empty_lookup": silent,
         "silent_on_a_write": unreported,
         "silent_on_a_read": unsaid,
+        "how_many_asked": counts_asked,
+        "how_many_unanswered": uncounted,
         "examples": {k: v[:6] for k, v in examples.items()},
     }

@@ -59,7 +59,8 @@ _SALIENT = frozenset([
     "status", "balance", "amount", "value", "flag", "total", "price", "result", "state",
     "available", "decision", "due", "date", "time", "start", "id", "name", "error",
     "message", "location", "eta", "severity", "consensus", "quantity", "cash", "lat", "lon",
-    "latitude", "longitude", "address", "description", "summary", "reason", "latest", "peak"
+    "latitude", "longitude", "address", "description", "summary", "reason", "latest", "peak",
+    "score",
 ])  # fmt: skip
 _MADE = frozenset(["number", "url", "link"])
 """What a write's result calls the thing it made, by which the user finds it: 'Opened pull

@@ -23,6 +23,12 @@ from pipeline.core.generation.asked import (
     words_of,
 )
 from pipeline.core.generation.content import bare_name
+from pipeline.core.generation.direct_answers import (
+    count_fact,
+    counted_things,
+    which_fact,
+    which_things,
+)
 from pipeline.core.generation.done import done_sentence
 from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.result_records import MONTHS, result_records
@@ -88,10 +94,12 @@ def facts_shown(
     risk put in view, which an answer never restates as a finding; `initial`: the world
     before the run, against which a read's records are told apart from their final state."""
     wanted = words_of(request)
+    counts = dict.fromkeys(counted_things(request), "")  # each 'how many' and its answer
+    which = {thing: (condition, "") for thing, condition in which_things(request)}
     facts: list[tuple[int, str, str]] = []  # (step, its record's label or '', the sentence)
     outdated: dict[int, set[str]] = {}  # each read's records a later write changed
     writes: list[tuple[WorldChange, str]] = []  # each write and what its result showed
-    nothing: list[str] = []  # look-ups that found nothing: each answers the question
+    nothing: dict[str, str] = {}  # look-ups that found nothing, by what they listed
     in_view, viewed = shown_words(request), 0  # what the user and the run have shown so far
     for index, effect in enumerate(steps):
         for turn in turns[viewed : effect.turn + 2]:
@@ -117,11 +125,19 @@ def facts_shown(
         about = next((names[v] for v in asked.values() if isinstance(v, str) and v in names), "")
         if effect.change is None and _for_the_risk(effect.focus, world, request, untrusted):
             continue
+        if effect.change is None:
+            for thing in [t for t, said in counts.items() if not said]:
+                counts[thing] = count_fact(thing, data, about) or ""
+            for thing, (condition, said) in which.items():
+                which[thing] = (condition, said or which_fact(thing, condition, data) or "")
         empty = empty_listing(data, asked) if effect.change is None else None
         if empty is not None:
             what = empty.replace("_", " ")
-            nothing.append(f"no {what} for {about}" if about else f"no {what} came back")
+            nothing[empty] = f"no {what} for {about}" if about else f"no {what} came back"
             continue
+        if isinstance(data, dict):  # a wider look-up found them after all
+            for listed in [k for k in nothing if data.get(k)]:
+                del nothing[listed]
         found = _facts(
             effect.tool,
             data,
@@ -174,7 +190,9 @@ def facts_shown(
     )
     reads = _answering(current, wanted, named, after_write=bool(writes), answered=answered)
     done = _done(writes, world) if acts else []
-    return tuple(dict.fromkeys([*done, *nothing, *merged_by_record(reads)]))[:6]
+    direct = [said for said in counts.values() if said]
+    direct += [said for _, said in which.values() if said]
+    return tuple(dict.fromkeys([*done, *direct, *nothing.values(), *merged_by_record(reads)]))[:6]
 
 
 def _for_the_risk(focus: Sequence[str], world: World, request: str, risks: Sequence[str]) -> bool:
@@ -265,8 +283,9 @@ def _done(writes: list[tuple[WorldChange, str]], world: World) -> list[str]:
 
 def empty_listing(data: Any, asked: dict[str, Any]) -> str | None:
     """The list a listing came back without ('trips'), or None: every list of the result is
-    empty and nothing else in it is a record's own text (counts and the query echoed back
-    are; a message's empty `to` beside its subject is not a listing)."""
+    empty and nothing else in it is a record's own text (counts, the query echoed back and
+    the name of whose list it is are: a student's record with no grades answered nothing; a
+    message's empty `to` beside its subject is not a listing)."""
     if not isinstance(data, dict) or not data:
         return None
     echoed = {v for v in asked.values() if isinstance(v, str)}
@@ -274,8 +293,8 @@ def empty_listing(data: Any, asked: dict[str, Any]) -> str | None:
     if not empty or any(
         (isinstance(v, list) and v)
         or isinstance(v, dict)
-        or (isinstance(v, str) and v not in echoed)
-        for v in data.values()
+        or (isinstance(v, str) and v not in echoed and k not in ("name", "title"))
+        for k, v in data.items()
     ):
         return None
     return empty[0]

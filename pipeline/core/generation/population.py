@@ -190,6 +190,8 @@ _PERSONAL = frozenset(
     | {"username", "employee_id", "nhs_number", "ssn", "first_name", "last_name"}
 )
 """Attributes only a person's record holds: an account or record named like a person is one."""
+_HELD_BY = frozenset({"holder", "cardholder", "card_holder", "account_holder"})
+"""Attributes of a person's own instrument (a saved card): they hold a few, never a family."""
 
 
 def _prefix(record_id: str) -> str:
@@ -200,6 +202,8 @@ def _style(record: Record) -> str | None:
     """How a clone's name can differ: a person's name, or a number in it; else not cloned."""
     if _DATE.search(record.name) or re.search(r"\d+[._]\d+[._]\d+", record.name):
         return None
+    if record.kind == "account" and set(record.attributes) & _HELD_BY:
+        return None  # a shopper has two saved cards, not thirty 'Visa Debit ending …'
     if _PERSON.fullmatch(record.name) and (
         record.kind == "contact"
         or (record.kind in ("account", "record") and set(record.attributes) & _PERSONAL)

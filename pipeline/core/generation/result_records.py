@@ -22,6 +22,7 @@ def result_records(data: Any, arguments: dict[str, Any], wanted: set[str]) -> li
     balances' of a wallet)."""
     if not isinstance(data, dict):
         return []
+    data = _tabled(data)
     named = [
         v
         for k, v in data.items()
@@ -35,10 +36,45 @@ def result_records(data: Any, arguments: dict[str, Any], wanted: set[str]) -> li
     if dated:
         return dated
     echoed = {str(v) for v in arguments.values()}  # a listing repeats its filters
-    own = [k for k, v in data.items() if _says_own(k, v) and str(v) not in echoed]
-    if lists and not own:
+    own = [
+        k
+        for k, v in data.items()
+        if _says_own(k, v)
+        and str(v) not in echoed
+        and (not isinstance(v, bool) or words_of(k) & wanted)  # 'published' beside a table
+    ]
+    if lists and not set(own) - _NAMES:  # a student's record is the grades it holds
         return [series] if (series := _series(lists[0])) else list(lists[0])
     return [data]
+
+
+_NAMES = frozenset({"name", "title"})
+
+
+def _tabled(data: dict[str, Any]) -> dict[str, Any]:
+    """A table's rows as records, each value under its column's name: a gradebook of
+    `columns` and rows of bare `scores` answered 'Those were all the steps'."""
+    columns = next((v for k, v in data.items() if k in ("columns", "headers")), None)
+    rows = data.get("rows")
+    if not (
+        isinstance(columns, list)
+        and all(isinstance(c, str) for c in columns)
+        and isinstance(rows, list)
+        and rows
+        and all(isinstance(r, dict) for r in rows)
+    ):
+        return data
+
+    def row(cells: dict[str, Any]) -> dict[str, Any]:
+        values = next((v for v in cells.values() if isinstance(v, list)), None)
+        if values is None:
+            return cells
+        kept = {k: v for k, v in cells.items() if not isinstance(v, list)}
+        return {**kept, **dict(zip(columns, values, strict=False))}
+
+    return {k: v for k, v in data.items() if k not in ("columns", "headers", "rows")} | {
+        "rows": [row(r) for r in rows]
+    }
 
 
 MONTHS = {

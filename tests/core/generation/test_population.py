@@ -133,3 +133,12 @@ def test_a_number_a_clone_renumbers_in_its_name_is_renumbered_in_its_fields(
     assert runs, "the run was not cloned"
     for clone in runs:
         assert str(clone.attributes["run_id"]) in clone.name
+
+
+def test_a_shoppers_saved_cards_are_not_grown_into_a_family(inputs: Inputs) -> None:
+    """A shopper's 'which cards have I got saved?' listed ten 'Visa Debit' cards, each the
+    default."""
+    world = build_world(inputs.seeds["ecommerce"])
+    cards = [r for r in world.records if r.id.startswith("pm_")]
+    seeded = [e for e in inputs.seeds["ecommerce"].entities if e.id.startswith("pm_")]
+    assert len(cards) == len(seeded)

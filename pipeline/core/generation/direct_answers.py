@@ -1,0 +1,127 @@
+"""The direct answer to a question an answer's facts only circle: a 'how many' by a number,
+the figure a field of that name holds ('how many minutes did the excursion last?' is '41
+minutes', where answers said 'minutes 41, start …') else how many items a listing of that
+name showed ('how many showings …' was answered with one showing's feedback and no count);
+a 'which' by the names of the listed items it asks for ('which courses am I teaching?' was
+answered with two students of one roster)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pipeline.core.generation.asked import singular, words_of
+from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.spoken import labelled
+
+_HOW_MANY = re.compile(r"\bhow many ((?:[a-z-]+ ){0,2}?[a-z-]*[a-rt-z]s)\b", re.I)
+"""The plural a question counts, with up to two words before it ('cumulative excursion
+hours'); 'is' and 'was' are not plurals."""
+
+_WHICH = re.compile(
+    r"\bwhich (?:of [^,?]+?'s )?((?:[a-z-]+ ){0,2}?[a-z-]*[a-rt-z]s)\b((?:(?!\band\b)[^?.,])*)",
+    re.I,
+)
+_TOTALS = ("total", "count", "total_count")
+_STATES = ("status", "state", "stage")
+
+
+def counted_things(request: str) -> list[str]:
+    """What the request asks the number of: 'how many refills are left' -> ['refills']."""
+    return [m.group(1).lower() for m in _HOW_MANY.finditer(request)]
+
+
+def which_things(request: str) -> list[tuple[str, set[str]]]:
+    """What the request asks to be named, with the words of its condition: 'which invoices
+    are still sitting in draft?' -> [('invoices', {'still', 'sitting', 'draft'})]."""
+    return [(m.group(1).lower(), words_of(m.group(2))) for m in _WHICH.finditer(request)]
+
+
+def which_fact(thing: str, condition: set[str], data: Any) -> str | None:
+    """The names of a listing's items of that name, those whose state the condition says
+    ('open', 'draft') when any item's does; None without such a listing."""
+    if not isinstance(data, dict):
+        return None
+    word = singular(thing.split()[-1])
+    for key, value in data.items():
+        items = [i for i in value if isinstance(i, dict)] if isinstance(value, list) else []
+        if items and not _names(word, key):  # 'which cards?': `payment_methods` of type card
+            items = [i for i in items if i.get("type") == word]
+        if not items:
+            continue
+        meeting = [i for i in items if words_of(_state(i)) & condition]
+        names = [name for i in meeting or items if (name := _name(i, word))]
+        if names:
+            shown = ", ".join(dict.fromkeys(names[:6]))
+            more = f" and {len(names) - 6} more" if len(names) > 6 else ""
+            return f"{thing.capitalize()}: {shown}{more}"
+    return None
+
+
+def _names(word: str, key: str) -> bool:
+    return word in {singular(t) for t in tokens(key)}
+
+
+def _name(item: dict[str, Any], word: str) -> str:
+    """What the question calls an item: its field of that name ('which roles exist?' is
+    answered by each item's `role`), else its name or title."""
+    named = next(
+        (
+            v
+            for k, v in item.items()
+            if _names(word, k) and tokens(k)[-1:] != ["id"] and isinstance(v, str)
+        ),
+        "",
+    )
+    return named or labelled(item, several=False)[1]
+
+
+def _state(item: dict[str, Any]) -> str:
+    return " ".join(str(item[k]) for k in _STATES if isinstance(item.get(k), str))
+
+
+def count_fact(thing: str, data: Any, about: str) -> str | None:
+    """The sentence that answers 'how many <thing>' from one result, or None when the result
+    has neither a number nor a listing of that name."""
+    if not isinstance(data, dict):
+        return None
+    word = singular(thing.split()[-1])
+    held = _named_number(data, word)
+    if held is not None:
+        return _said(f"{_number(held)} {thing}", about)
+    for key, value in data.items():
+        if isinstance(value, list) and _names(word, key):
+            total = next(
+                (data[k] for k in _TOTALS if _is_number(data.get(k))), len(value)
+            )  # a page of results says its total beside it
+            return _said(f"{_number(total)} {thing} listed", about)
+    return None
+
+
+def _said(count: str, about: str) -> str:
+    return f"{about}: {count}" if about else count
+
+
+def _named_number(data: dict[str, Any], word: str) -> int | float | None:
+    """A number whose field names the thing ('minutes', 'refills_remaining'), in the
+    result itself or in a list's only record (the one excursion beside a logger's
+    readings)."""
+    records = [data] + [
+        v[0]
+        for v in data.values()
+        if isinstance(v, list) and len(v) == 1 and isinstance(v[0], dict)
+    ]
+    for record in records:
+        for key, value in record.items():
+            if _is_number(value) and word in {singular(t) for t in tokens(key)}:
+                return value  # type: ignore[no-any-return]
+    return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> str:
+    """41.0 is said '41'."""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)

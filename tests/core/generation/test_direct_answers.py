@@ -1,0 +1,148 @@
+"""A question's direct answer in the final answer's facts: a count for 'how many', the names
+for 'which', and results shaped as tables or as a record of parts answered at all."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pipeline.core.generation.direct_answers import (
+    count_fact,
+    counted_things,
+    which_fact,
+    which_things,
+)
+from pipeline.core.generation.facts import facts_shown
+from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, ToolCall, Turn
+from pipeline.core.model.world import Record, StepEffect, World
+
+WORLD = World(
+    today="2024-11-06",
+    records=(
+        Record(id="lst_22_maple", kind="listing", name="22 Maple"),
+        Record(id="crs_stat110", kind="course", name="STAT 110 Intro Statistics"),
+        Record(id="stu_ortiz", kind="person", name="Jamal Ortiz"),
+    ),
+)
+
+
+def _run(*calls: tuple[str, dict[str, Any], dict[str, Any]]) -> tuple[list[Turn], list[StepEffect]]:
+    turns: list[Turn] = []
+    steps = []
+    for tool, arguments, result in calls:
+        focus = tuple(v for v in arguments.values() if WORLD.get(str(v)) is not None)
+        steps.append(StepEffect(episode=0, turn=len(turns), tool=tool, focus=focus))
+        turns.append(AgentTurn(thought="", action=ToolCall(name=tool, arguments=arguments)))
+        turns.append(EnvironmentTurn(content=json.dumps(result)))
+    return turns, steps
+
+
+def _showing(day: str, feedback: str) -> dict[str, str]:
+    return {"listing_id": "lst_22_maple", "start": f"2024-11-0{day}T10:00:00", "feedback": feedback}
+
+
+def test_how_many_is_answered_by_the_count_of_the_listing_it_names() -> None:
+    """Auditors: 'how many showings did 22 Maple have?' was answered with one showing's
+    feedback and no number."""
+    showings = [_showing("2", "Liked the kitchen."), _showing("3", "Too small.")]
+    turns, steps = _run(
+        ("realty_get_showing_schedule", {"listing_id": "lst_22_maple"}, {"showings": showings})
+    )
+    request = "How many showings did 22 Maple have this week and what feedback came in?"
+    facts = facts_shown(turns, steps, WORLD, request)
+    assert facts[0] == "22 Maple: 2 showings listed"
+
+
+def test_a_page_of_results_is_counted_by_its_total() -> None:
+    result = {"students": [{"name": "Jamal Ortiz"}], "total": 242}
+    assert count_fact("students", result, "") == "242 students listed"
+
+
+def test_how_many_is_answered_by_the_number_a_field_of_that_name_holds() -> None:
+    """'minutes 41, start …' answered 'how many minutes did the excursion last?'."""
+    logger = {
+        "readings": [
+            {"t": "2024-11-05T22:10:00Z", "c": 11.2},
+            {"t": "2024-11-05T23:00Z", "c": 5.6},
+        ],
+        "excursions": [{"start": "2024-11-05T22:10:00Z", "minutes": 41.0, "peak_c": 11.2}],
+    }
+    assert counted_things("How many minutes did the excursion last?") == ["minutes"]
+    assert count_fact("minutes", logger, "Vaccine consignment") == "Vaccine consignment: 41 minutes"
+
+
+def test_a_question_with_no_such_number_or_listing_gets_no_count() -> None:
+    assert count_fact("showings", {"listing_id": "lst_22_maple", "price": 589000}, "") is None
+    assert counted_things("Is this one correct?") == []
+
+
+def test_which_is_answered_by_the_names_of_the_items_in_the_state_it_asks_for() -> None:
+    invoices = [
+        {"invoice_id": "inv_1", "number": "INV-031", "status": "draft"},
+        {"invoice_id": "inv_2", "number": "INV-032", "status": "paid"},
+        {"invoice_id": "inv_3", "number": "INV-033", "status": "draft"},
+    ]
+    [(thing, condition)] = which_things("Which invoices are still sitting in draft, and why?")
+    assert (thing, condition) == ("invoices", {"still", "sitting", "draft"})
+    assert which_fact(thing, condition, {"invoices": invoices}) == "Invoices: INV-031, INV-033"
+    assert which_fact(thing, {"overdue"}, {"invoices": invoices}) == (
+        "Invoices: INV-031, INV-032, INV-033"
+    )
+    assert which_fact("courses", set(), {"invoices": invoices}) is None
+
+
+def test_a_wider_look_up_that_found_them_takes_back_the_empty_one() -> None:
+    """'No courses came back', then the unfiltered listing found ten: the answer said both."""
+    course = {"course_id": "crs_stat110", "title": "STAT 110 Intro Statistics", "term": "fall"}
+    turns, steps = _run(
+        ("lms_list_courses", {"term": "STAT 110"}, {"courses": []}),
+        ("lms_list_courses", {}, {"courses": [course]}),
+    )
+    facts = facts_shown(turns, steps, WORLD, "Which courses am I teaching this term?")
+    assert not any(f.startswith("no courses") for f in facts)
+    assert "Courses: STAT 110 Intro Statistics" in facts
+
+
+def test_a_table_is_answered_by_its_rows_under_their_columns() -> None:
+    """A gradebook of columns and rows of bare scores was answered 'Those were all the steps'."""
+    gradebook = {
+        "columns": ["Essay 1 (15%)", "Quiz 1 (5%)", "Current total"],
+        "rows": [{"student_id": "stu_1", "scores": [82.0, 9.0, 82.5]}],
+        "published": True,
+    }
+    turns, steps = _run(("lms_get_gradebook", {"course_id": "crs_stat110"}, gradebook))
+    facts = facts_shown(turns, steps, WORLD, "Could you check the gradebook?")
+    assert facts == ("stu_1: current total 82.5",)
+
+
+def test_a_record_of_parts_with_nothing_of_its_own_is_answered_by_its_parts() -> None:
+    """A student's record (an id, a name, grades) was answered with no fact at all."""
+    record = {
+        "student_id": "stu_1",
+        "name": "Tom Reilly",
+        "grades": [{"assignment_id": "E1", "title": "Essay 1", "score": 71, "max_points": 100}],
+        "accommodations": [],
+    }
+    turns, steps = _run(("lms_get_student_record", {"student_id": "stu_1"}, record))
+    facts = facts_shown(turns, steps, WORLD, "Could you bring up the student record for Tom?")
+    assert facts and "score 71" in facts[0]
+
+
+def test_a_record_whose_parts_are_all_empty_says_it_has_none() -> None:
+    """A student's record with no grades was answered 'Those were all the steps'."""
+    record = {"student_id": "stu_ortiz", "name": "Jamal Ortiz", "grades": [], "extensions": []}
+    turns, steps = _run(("lms_get_student_record", {"student_id": "stu_ortiz"}, record))
+    facts = facts_shown(turns, steps, WORLD, "Could you pull up Jamal Ortiz's record?")
+    assert facts == ("no grades for Jamal Ortiz",)
+
+
+def test_which_names_items_by_their_field_of_that_name_or_lists_them_by_type() -> None:
+    roles = {"roles": [{"role": "dw_owner", "privileges": "all"}, {"role": "bi_reader"}]}
+    assert which_fact("roles", set(), roles) == "Roles: dw_owner, bi_reader"
+    saved = {
+        "payment_methods": [
+            {"payment_method_id": "pm_1", "type": "card", "brand": "Visa", "name": "Visa 2231"},
+            {"payment_method_id": "pm_2", "type": "gift_card", "name": "Gift card"},
+        ]
+    }
+    assert which_fact("cards", set(), saved) == "Cards: Visa 2231"
