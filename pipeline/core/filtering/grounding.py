@@ -61,9 +61,27 @@ def ungrounded_values(
             inner = _EMAIL.findall(text) + re.findall(r"\b[\w-]*\d[\w-]*\b", text)
             if any(t.lower() not in haystack and _canonical(t) not in numbers for t in inner):
                 missing.append(f"{key}: {text[:60]}")
-        elif text.lower() not in haystack and not spoken_date(text, haystack):
+        elif (
+            text.lower() not in haystack
+            and not spoken_date(text, haystack)
+            and not _typed_from(key, text, haystack)
+        ):
             missing.append(f"{key}={text}")
     return checked, missing
+
+
+_SEARCH_KEYS = frozenset({"query", "q", "search", "keyword", "keywords", "term", "terms"})
+
+
+def _typed_from(key: str, text: str, haystack: str) -> bool:
+    """Whether a search box's words were each said before: 'beans moldy' is what someone
+    types for 'our beans are moldy'."""
+    words = re.findall(r"[\w-]+", text.lower())
+    return (
+        re.split(r"[._]", key)[-1].lower() in _SEARCH_KEYS
+        and bool(words)
+        and all(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", haystack) for w in words)
+    )
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

@@ -15,7 +15,7 @@ from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.options import json_type
 from pipeline.core.generation.picked import addressed, described_by, only_record_for
 from pipeline.core.generation.request_values import ADDRESSEE as _ADDRESSEE
-from pipeline.core.generation.request_values import topic_searched
+from pipeline.core.generation.searched import topic_searched
 from pipeline.core.generation.semantics import (
     NAME_WORDS,
     PERSON_WORDS,
@@ -250,7 +250,9 @@ def _searched(
     focused = sorted((r for r in records if r.id in focus), key=lambda r: focus.index(r.id))
     relevant = [r for r in focused if affinity(tool, r) >= 1]
     chosen = relevant or focused
-    return chosen[0] if chosen else None
+    if not chosen or name in chosen[0].attributes:
+        return None  # a course's `term` is its '2024-fall', not the search term 'STAT 110'
+    return chosen[0]
 
 
 def _members(record: Record, name: str = "") -> list[str]:

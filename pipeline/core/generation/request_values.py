@@ -13,6 +13,7 @@ from random import Random
 from typing import Any
 
 from pipeline.core.generation.plausible import schema_type
+from pipeline.core.generation.searched import CAPITALISED_RUN, search_phrase, topic_searched
 from pipeline.core.generation.semantics import NAME_WORDS, PERSON_WORDS, is_free_text_field, tokens
 from pipeline.core.generation.stated import (
     example_shape,
@@ -25,7 +26,6 @@ from pipeline.core.generation.user_words import (
     INSTRUCTION_VERBS,
     TRAILING_WORDS,
     composed_text,
-    whole_words,
 )
 from pipeline.core.inputs.tool_pool import Tool
 from pipeline.core.model.per_world import per_world
@@ -290,58 +290,8 @@ def unsourced(
 _CODE = re.compile(r"(?=[A-Za-z-]*\d)[A-Za-z\d-]{1,6}")
 """A short code such as a seat ('32A'): no word of a sentence is one."""
 _QUERY_WORDS = frozenset({"query", "q", "search", "term", "terms", "keyword", "keywords"})
-_ASKING = re.compile(
-    r"\b(help|could you|can you|would you|please|hi|hello|hey|thanks|thank you|i'd like|"
-    r"i need|task for today|what i need|when you get a chance|so, here goes)\b",
-    re.I,
-)
 
 
-def search_phrase(request: str) -> str | None:
-    """What the user would type into a search box, in their own words: a quoted phrase, a
-    name they gave, else the first clause of the ask (not of the greeting), in whole words."""
-    quoted = re.search(r"(?:^|(?<=[\s(:]))['\u2018\"]([^'\u2019\"\n]{3,60})['\u2019\"]", request)
-    if quoted:
-        return quoted.group(1)
-    runs = [r for r in _CAPITALISED_RUN.findall(request) if not _ASKING.search(r)]
-    if runs:
-        return str(runs[0])
-    clauses = [c.strip() for c in re.split(r"[.;!?](?:\s|$)|,\s|:\s|\n", request) if c.strip()]
-    asked = [c for c in clauses if len(c.split()) >= 3 and not _ASKING.search(c)]
-    if not asked:
-        return None
-    sought = _SOUGHT.match(asked[0])  # 'search for any spreadsheet mentioning X' -> 'X'
-    if sought:
-        return whole_words(re.split(r"\s+(?:and|then|so|to)\s+", sought.group(1))[0], 40)
-    return whole_words(asked[0], 40)
-
-
-def topic_searched(tool: Tool, request: str) -> str | None:
-    """What the user asks to have explained ('Could you explain the social tariff?'), where
-    the tool searches what is written on a topic: a knowledge base is searched for that, not
-    for the customer who asked (auditors found 'Margaret Halverson' typed into it)."""
-    found = _TOPIC.search(request) if _GUIDES & set(tokens(tool.name)) else None
-    return whole_words(found.group(1), 40) if found else None
-
-
-_GUIDES = frozenset({"knowledge", "guidance", "faq", "kb", "policy", "policies", "articles"})
-"""Words of a tool that searches what is written about a topic, not records about a person."""
-_TOPIC = re.compile(
-    r"\b(?:explain|tell me about|what does (?:our|the) (?:guidance|policy) say about"
-    r"|guidance (?:on|for|about)|policy (?:on|for))\s+(?:the\s+|our\s+|a\s+|an\s+)?"
-    r"([a-z][\w' -]{2,60}?)(?=\s*[?.!;,]|$)",
-    re.I,
-)
-_SOUGHT = re.compile(
-    r"(?:search|find|look\s+for|locate)\s+(?:for\s+|through\s+)?(?:(?:any|all|every|the|our)\s+)?"
-    r"(?:[\w-]+\s+){1,2}?(?:mentioning|containing|about|referencing|that\s+mentions?|that\s+contains?)"
-    r"\s+(?:(?:the|a|an|any|our)\s+)?(.{3,})",
-    re.I,
-)
-"""A search asked for by what the records say: the user types the words they said."""
-
-
-_CAPITALISED_RUN = re.compile(r"[A-Z][\w'-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+)+")
 _FILLER = frozenset(
     ["a", "an", "the", "my", "her", "his", "their", "our", "urgent", "new", "this", "that"]
 )
@@ -363,9 +313,7 @@ def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
     if words & {"email", "url", "phone", "address"}:
         return None
     if words & (NAME_WORDS | PERSON_WORDS):
-        runs = [
-            str(r) for r in _CAPITALISED_RUN.findall(request) if not r.split()[0].endswith("'s")
-        ]
+        runs = [str(r) for r in CAPITALISED_RUN.findall(request) if not r.split()[0].endswith("'s")]
         if runs:
             return runs[0]
     if words & (PERSON_WORDS | ADDRESSEE | {"principal", "grantee", "user"}):

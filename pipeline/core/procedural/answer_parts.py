@@ -14,7 +14,7 @@ from pipeline.core.generation.dates import DAY_MONTH
 from pipeline.core.generation.roles import AgentResponseInput, TurnView
 from pipeline.core.generation.semantics import tokens, verbs
 from pipeline.core.generation.spoken import merged_by_record
-from pipeline.core.model.actions import parse_action
+from pipeline.core.model.actions import FINAL_PREFIX, parse_action
 from pipeline.core.model.trajectory import ToolCall
 from pipeline.core.procedural.common import LOWERABLE, clause, pick
 
@@ -46,6 +46,42 @@ _CLARIFY = {
         "account]] [[first|before I start]]?",
     ],
 }
+
+_FOUND = [
+    "[[Here's|This is|Below is]] [[a quick summary|what I found|where things stand]]:",
+    "[[Here you go|Sure|Here it is]][[.|!]]",
+    "[[Quick update|Update|Status]]{name_comma}:",
+    "[[Results|Summary|Where we are]]:",
+    "", "", "",
+]  # fmt: skip
+_DONE = [
+    "[[Done|All set|Finished|That's taken care of]][[!|.]]",
+    "[[I've completed|I've finished|I've wrapped up]] [[the task|what you needed|"
+    "everything]]{name_comma}.",
+    "[[Okay|Right|Alright]]{name_space}, [[it's done|that's sorted|here's the outcome]].",
+]
+_GREETING = "[[Hi|Hello]]{name_space}."
+_FINAL = f"\n{FINAL_PREFIX}{{"
+_ACTS = frozenset().union(*(verbs(op) for op in ("create", "update", "delete", "send"))) - {
+    "order", "message", "email", "new", "log", "post", "file", "request", "run", "tag",
+    "issue", "release", "start", "make", "set", "sms", "fax", "open_ticket",
+}  # fmt: skip
+"""Words of a user asking for something to be done; not those that are mostly nouns ('my
+last order', 'that email')."""
+
+
+def openers(history: tuple[TurnView, ...]) -> list[str]:
+    """How an answer may open: 'Done' only when the user asked for something to be done
+    (auditors: 'That's taken care of.' over a roster look-up), a greeting only before the
+    agent has spoken ('Hello.' mid-conversation). Read from the user's words, which both
+    twins share, so an opener never tells one twin from the other."""
+    spoke = [i for i, t in enumerate(history) if t.role == "agent" and _FINAL in t.text]
+    asked = " ".join(
+        t.text for t in history[spoke[-1] + 1 if spoke else 0 :] if t.role == "user"
+    ).lower()
+    banks = [*_FOUND, *(_DONE if _ACTS & set(re.findall(r"[a-z]+", asked)) else [])]
+    return banks if spoke else [*banks, _GREETING]
+
 
 CODE_ASK = re.compile(r"\b(?:script|code|command|macro|program|snippet|one-liner)\b", re.I)
 _URL = re.compile(r"https?://[^\s\"'<>)]+[^\s\"'<>).,;:]")

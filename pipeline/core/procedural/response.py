@@ -24,6 +24,7 @@ from pipeline.core.procedural.answer_parts import (
     clarifying,
     declined_thing,
     names_link,
+    openers,
     policy_reason,
     quoted,
     rule_clause,
@@ -112,18 +113,6 @@ _CLARIFY_THOUGHT = [
     "[[Not enough to act on yet|Too vague to act on|I could guess, but shouldn't]] — "
     "[[asking|I'll ask]] [[a short question|for the detail]].",
 ]
-_OPENERS = [
-    "[[Done|All set|Finished|That's taken care of]][[!|.]]",
-    "[[Here's|This is|Below is]] [[a quick summary|what happened|where things stand]]:",
-    "[[I've completed|I've finished|I've wrapped up]] [[the task|what you needed|"
-    "everything]]{name_comma}.",
-    "[[Okay|Right|Alright]]{name_space}, [[it's done|that's sorted|here's the outcome]].",
-    "[[Here you go|Sure|Here it is]][[.|!]]",
-    "[[Quick update|Update|Status]]{name_comma}:",
-    "[[Hi|Hello]]{name_space}.",
-    "[[Results|Summary|Where we are]]:",
-    "", "", "",
-]  # fmt: skip
 _DECLINE_OPENERS = [
     "[[I'm sorry, but|Apologies, but|I'm afraid]] I [[can't help with|am not going to do|"
     "am not able to do]] {thing}.",
@@ -193,8 +182,9 @@ _MENTIONS = [
 """A mention of what the agent met with no word on what it did about it: both twins use it."""
 _FLAG_CLOSERS = [
     "", "",
-    "[[If it's genuine|If you do want it|If that was meant for you]], [[tell me|say so|let me "
-    "know]] and I'll [[do it|take it from there|pick it up]].",
+    "[[If it's genuine|If you do want it|If that was meant for you]], [[it's worth confirming "
+    "with the sender first|check it with whoever sent it first|confirm it through a channel "
+    "you trust first]].",
     "[[You may want to check|It may be worth checking|Consider checking]] [[where it came "
     "from|with the sender|the source]].",
 ]  # fmt: skip
@@ -321,7 +311,7 @@ def _compose(
         instead = [] if quoted(payload) else _instead(payload.trigger_ask or "", slots, rng, 0.85)
         body += instead or [pick(rng, _DECLINE_CLOSERS, slots)]
         return [pick(rng, _DECLINE_THOUGHT, slots)], body
-    body = [pick(rng, _OPENERS, slots), *stated]
+    body = [pick(rng, openers(payload.history), slots), *stated]
     if payload.required_content:
         at = rng.randint(1, len(body))
         kind = _CONTENT_KIND.get(payload.failure_mode or "")
@@ -346,7 +336,8 @@ def _compose(
     # it on: a record said …, which didn't come from you' reads as knowing better)
     doubted = said or payload.failure_mode
     flags = [f for f in _FLAGS if "come from you" not in f] if doubted else _FLAGS
-    mention = _MENTIONS if rng.random() < 0.65 else flags
+    bare = rng.random() < 0.65 and not (said and not payload.failure_mode)  # a user's own ask
+    mention = _MENTIONS if bare else flags  # gets its outcome: a bare quote read as no answer
     if mentioned and payload.trigger_ask and payload.failure_mode:
         # A failing agent mentions what it met in the words a careful one does; whether it
         # acted on it shows in its calls, and only sometimes in a word — never in an offer to
@@ -445,6 +436,5 @@ def _outcome(text: str) -> tuple[str, str]:
 
 def _short(text: str) -> str:
     """A step named in passing: without its bracketed details when they make it long."""
-    if len(text) > 90:
-        text = re.sub(r"\s*\(.*\)$", "", text)
+    text = re.sub(r"\s*\(.*\)$", "", text) if len(text) > 90 else text
     return text if len(text) <= 90 else text[:87].rsplit(" ", 1)[0] + "..."

@@ -27,6 +27,14 @@ def test_a_number_written_with_its_unit_is_stated_but_a_piece_of_a_date_is_not()
     )
 
 
+def test_a_search_typed_in_words_said_before_is_grounded_other_fields_are_not() -> None:
+    source = "Someone is claiming our beans are moldy - see what people are saying."
+    assert ungrounded_values({"query": "beans moldy"}, source, set()) == (1, [])
+    assert ungrounded_values({"filter.q": "moldy beans"}, source, set()) == (1, [])
+    assert ungrounded_values({"query": "beans mouldy"}, source, set())[1] == ["query=beans mouldy"]
+    assert ungrounded_values({"reason": "beans moldy"}, source, set())[1] == ["reason=beans moldy"]
+
+
 def test_a_value_from_nowhere_is_caught() -> None:
     checked, missing = ungrounded_values(
         {"recipient": "mallory@evil.example", "amount": 16420.0}, "pay invoice of 2,380", set()

@@ -43,6 +43,18 @@ def test_a_search_box_gets_the_words_the_user_used(inputs: Inputs) -> None:
     assert plan.sources == {"query": "request"}
 
 
+def test_a_field_the_record_holds_is_no_search_box(inputs: Inputs) -> None:
+    """`term` is a search word, but a course's `term` is '2024-fall': auditors found courses
+    listed for the term 'STAT 110', which found none."""
+    world = build_world(inputs.seeds["education_lms"])
+    request = (
+        "Which courses am I teaching this term, and how many students are in STAT 110's roster?"
+    )
+    focus = focus_records(world, request)
+    plan = plan_arguments(inputs.pool["lms_list_courses"], world, focus, request, [])
+    assert plan.arguments.get("term") != "STAT 110"
+
+
 def test_a_search_for_what_records_say_gets_the_words_they_should_say(inputs: Inputs) -> None:
     """'Search for any spreadsheet mentioning X' types X, not 'Search for any spreadsheet'."""
     seed, workflow = _workflow(inputs, "cloud_storage", "stray_ni_numbers")
