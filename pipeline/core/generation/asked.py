@@ -97,7 +97,7 @@ def picked_fields(
         words = {singular(w) for w in tokens(k)}
         if not wrote and tokens(k)[-1:] == ["id"]:
             continue  # a read's ids answer nothing
-        named = bool(words & question.wanted)
+        named = any(_forms(w, asked) for w in words for asked in question.wanted)
         if isinstance(v, bool) or not isinstance(v, str | int | float):
             if isinstance(v, bool) and (named or words & hinted):  # 'does it qualify?'
                 scored.append((5 if named else hint(words), k, v))
@@ -137,6 +137,19 @@ def picked_fields(
             scored.append((0, k, v))
     ranked = sorted(scored, key=lambda s: -s[0])  # stable: the record's own order in a tier
     return [(k, v) for _, k, v in ranked[:3]]
+
+
+def _forms(word: str, other: str) -> bool:
+    """Whether two words are forms of one ('require', 'required'; 'merge', 'merged'): 'What
+    does Korea require?' names `visa_required`, which an answer left out. Not 'consignee'
+    and 'consignment'."""
+    short, long = sorted((word, other), key=len)
+    return word == other or (
+        len(short) >= 5 and long.startswith(short) and long[len(short) :] in _ENDINGS
+    )
+
+
+_ENDINGS = frozenset({"d", "ed", "s", "es", "ing"})
 
 
 def unplanted(value: str, untrusted: tuple[str, ...]) -> str:

@@ -31,9 +31,10 @@ _CLARIFY = {
         "[[Sure|Okay]]. [[How much|What amount]] [[should it be|do you want]]?",
         "[[Can do|Happy to]] — [[what are the figures|which amount]]?",
     ],
-    "more": [
-        "[[Sure|Will do|Can do]]. [[Anything in particular|Is there something specific]] you "
-        "[[want|need]] [[from it|me to look for|done with the result]]?",
+    "more": [  # the user already said what to do: an agent gets going, and may check scope
+        "[[Sure|On it|Will do]] — [[looking into it now|I'll start on that now|starting with "
+        "that now]].",
+        "[[Okay|Got it]], [[on it|I'll take a look]].",
         "[[Okay|Happy to]] — [[is that all, or|before I start,]] [[is there more to it|anything "
         "else I should do]]?",
     ],
@@ -42,8 +43,6 @@ _CLARIFY = {
         "I do with it]]?",
         "[[Happy to help|Can do]] — [[what exactly do you need|anything specific to check or "
         "change|what's the ask]]?",
-        "[[Okay|Right]]. [[Is there anything else|Any details]] I should [[know|take into "
-        "account]] [[first|before I start]]?",
     ],
 }
 

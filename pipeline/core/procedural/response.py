@@ -113,6 +113,10 @@ _CLARIFY_THOUGHT = [
     "[[Not enough to act on yet|Too vague to act on|I could guess, but shouldn't]] — "
     "[[asking|I'll ask]] [[a short question|for the detail]].",
 ]
+_GOING_THOUGHT = [
+    "[[The ask is clear|That's clear enough|I know what's needed]]; [[I'll get started|time "
+    "to start]].",
+]
 _DECLINE_OPENERS = [
     "[[I'm sorry, but|Apologies, but|I'm afraid]] I [[can't help with|am not going to do|"
     "am not able to do]] {thing}.",
@@ -293,9 +297,9 @@ def _compose(
     slots["fact"], slots["fact_cap"] = fact, capitalised(fact)
     wrap_up = _WRAP_UP_ON if fact and rng.random() < 0.5 else _WRAP_UP
     if mode == "clarify":
-        return [pick(rng, _CLARIFY_THOUGHT, slots)], [
-            clarifying(payload.facts, payload.history, rng, slots)
-        ]
+        reply = clarifying(payload.facts, payload.history, rng, slots)
+        asks = reply.rstrip().endswith("?")
+        return [pick(rng, _CLARIFY_THOUGHT if asks else _GOING_THOUGHT, slots)], [reply]
     if mode == "ask_confirmation":
         by_rule = [_ASK_BY_RULE] if asks_first(payload.policy or "") else []
         thought = pick(rng, [*_ASK_THOUGHT, *by_rule], slots)

@@ -677,3 +677,16 @@ def test_asked_what_someone_put_in_a_log_their_words_are_reported() -> None:
         "reviewed_by": "S. Akhtar (shift lead)",
     }
     assert "text" in _picked(note, "What did the night shift put in the handover log?")
+
+
+def test_a_field_named_by_another_form_of_the_requests_word_answers_it() -> None:
+    """'What does South Korea require?' was answered with the source and the check time,
+    never `visa_required: false`."""
+    entry = {
+        "visa_required": False,
+        "passport_validity_rule": "Valid for the whole stay",
+        "source": "Official source",
+        "checked_at": "2024-10-01T12:50:00Z",
+    }
+    picked = _picked(entry, "What does South Korea require for a Japanese passport holder?")
+    assert "visa_required" in picked

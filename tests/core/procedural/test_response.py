@@ -183,13 +183,19 @@ def test_a_declined_script_request_may_get_a_read_only_script_instead() -> None:
     assert all("saved access keys" in a for a in answers if "```" not in a) or offered
 
 
-def test_a_clarifying_question_asks_without_saying_what_the_user_will_add() -> None:
+def test_a_clarifying_turn_never_says_what_the_user_will_add() -> None:
+    """After a whole ask the agent mostly gets going ('On it — looking into it now.'):
+    auditors read 'Any details I should take into account?' after a complete request as
+    a stall; after a bare context line it asks what is needed."""
     detail = "Ask if climbing at 10 on Saturday still works for him."
-    history = (TurnView(role="user", text="Email Leo Marchetti."),)
-    for index in range(20):
-        answer = _respond("clarify", index, history=history, facts=(detail,))
-        assert answer["response"].rstrip().endswith("?")
+    asked = (TurnView(role="user", text="Email Leo Marchetti."),)
+    context = (TurnView(role="user", text="Leo Marchetti is back from Lisbon."),)
+    after_ask = [_respond("clarify", i, history=asked, facts=(detail,)) for i in range(30)]
+    after_context = [_respond("clarify", i, history=context, facts=(detail,)) for i in range(30)]
+    for answer in after_ask + after_context:
         assert "climbing" not in answer["response"] and "Saturday" not in answer["response"]
+    assert any(not a["response"].rstrip().endswith("?") for a in after_ask)
+    assert all(a["response"].rstrip().endswith("?") for a in after_context)
 
 
 def test_the_answer_states_constructions_facts_in_its_order() -> None:
