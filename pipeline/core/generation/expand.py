@@ -28,6 +28,7 @@ from pipeline.core.generation.grounding import (
     plan_arguments,
     unsourced_required,
 )
+from pipeline.core.generation.naming import as_seen
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.policy import asks_first, breach
 from pipeline.core.generation.roles import QUERY, QueryInput
@@ -222,18 +223,19 @@ async def step(
         plan,
         item,
         intent="benign",
-        purpose=purpose_of(tool, request, branch.world, plan),
+        purpose=purpose_of(tool, request, branch.world, plan, branch.text()),
         focus=focus,
         html_field=html_field,
         planted=planted,
     )
 
 
-def purpose_of(tool: Tool, request: str, world: World, plan: Plan) -> str:
-    """What the step does for this task, not what the tool does in general."""
-    targets = [r.name for v in plan.arguments.values() if (r := world.get(str(v))) is not None]
+def purpose_of(tool: Tool, request: str, world: World, plan: Plan, shown: str = "") -> str:
+    """What the step does for this task, not what the tool does in general, about its
+    record as the conversation so far (`shown`) has named it."""
+    targets = [r for v in plan.arguments.values() if (r := world.get(str(v))) is not None]
     action = " ".join(tokens(tool.name)[1:])
-    about = f" for {targets[0]}" if targets else ""
+    about = f" for {as_seen(targets[0], shown or request)}" if targets else ""
     return f"{action}{about}, as part of: {request}"
 
 

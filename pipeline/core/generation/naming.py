@@ -167,3 +167,24 @@ def named_as(record: Record, text: str) -> str | None:
         if m
     ]
     return max(found, key=len) if found else None
+
+
+def as_seen(record: Record, shown: str) -> str:
+    """A record as the conversation has named it: its name (or its name without the
+    bracketed detail) when most of its words were in view, else the words the user or a
+    result had for it, else its id. Thoughts named 'Water damage claim - 17 Fernhill
+    Drive' and '@coffee_truth_22' before any result had."""
+    seen = {w.lstrip("0") for w in re.findall(r"[a-z0-9]+", shown.lower())}
+    for name in (record.name, bare_name(record.name)):
+        words = _words(name)
+        if not words or 2 * sum(w in seen for w in words) > len(words):
+            return name
+    said = named_as(record, shown)
+    return said if said and set(_words(said)) & set(_words(record.name)) else record.id
+
+
+def _words(name: str) -> list[str]:
+    return [w.lstrip("0") for w in re.findall(r"[a-z0-9]{2,}", name.lower()) if w not in _GLUE]
+
+
+_GLUE = frozenset({"the", "for", "of", "and", "a", "an", "to", "in", "on"})

@@ -3,7 +3,7 @@ that points at a post is named by the post's id only after the records named the
 
 from __future__ import annotations
 
-from pipeline.core.generation.naming import focus_records
+from pipeline.core.generation.naming import as_seen, focus_records
 from pipeline.core.model.world import Record, World
 
 
@@ -143,3 +143,12 @@ def test_a_word_inside_an_email_address_names_no_record() -> None:
     request = "Get sofia.rossi@pinecrest.example.com analyst access to @pinecrestcoffee."
     assert focus_records(world, request) == ("acc_brand_main",)
     assert focus_records(world, "Pause the Pinecrest ad account.") == ("acc_ad_account",)
+
+
+def test_a_record_goes_by_the_name_the_conversation_gave_it() -> None:
+    """Thoughts named 'Water damage claim - 17 Fernhill Drive' before any result had."""
+    claim = Record(id="clm_118204", kind="record", name="Water damage claim - 17 Fernhill Drive")
+    assert as_seen(claim, "The Fernhill Drive claim: who is right?") == "Fernhill Drive"
+    assert as_seen(claim, "Look at clm_118204.") == "clm_118204"
+    shown = '{"claim_id": "clm_118204", "title": "Water damage claim - 17 Fernhill Drive"}'
+    assert as_seen(claim, shown) == claim.name
