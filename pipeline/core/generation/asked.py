@@ -97,7 +97,10 @@ def picked_fields(
         words = {singular(w) for w in tokens(k)}
         if not wrote and tokens(k)[-1:] == ["id"]:
             continue  # a read's ids answer nothing
-        named = any(_forms(w, asked) for w in words for asked in question.wanted)
+        stamp = tokens(k)[-1:] in (["at"], ["date"], ["time"], ["on"], ["by"])
+        named = bool(words & question.wanted) or (  # 'scored_at' answers no 'fraud score'
+            not stamp and any(_forms(w, asked) for w in words for asked in question.wanted)
+        )
         if isinstance(v, bool) or not isinstance(v, str | int | float):
             if isinstance(v, bool) and (named or words & hinted):  # 'does it qualify?'
                 scored.append((5 if named else hint(words), k, v))
@@ -217,6 +220,10 @@ _ASKED_BY = {
         | {"source", "confidence", "flagged", "spf", "dkim", "dmarc"}
     ),
     "complete|missing|outstanding": frozenset({"missing", "complete", "outstanding", "pending"}),
+    "merged|shipped|delivered|arrived|approved|closed|resolved|paid|cancelled|confirmed"
+    "|received|processed|released|published|gone through|went through": frozenset(
+        {"state", "status", "merged", "delivered", "resolved", "closed", "approved", "paid"}
+    ),  # '… whether #488 has merged' is its state: open
     "need me|needs me|urgent|action|attention": frozenset(
         {"priority", "urgent", "action", "due", "deadline", "flag", "flagged", "important"}
     ),

@@ -26,7 +26,7 @@ def result_records(data: Any, arguments: dict[str, Any], wanted: set[str]) -> li
     named = [
         v
         for k, v in data.items()
-        if isinstance(v, list) and v and isinstance(v[0], dict) and words_of(k) & wanted
+        if isinstance(v, list) and v and isinstance(v[0], dict) and words_of(k) & wanted - _ASKING
     ]
     if named:
         return list(named[0])
@@ -76,6 +76,10 @@ def _tabled(data: dict[str, Any]) -> dict[str, Any]:
         "rows": [row(r) for r in rows]
     }
 
+
+_ASKING = frozenset({"check", "look", "find", "show", "list", "pull", "tell", "give"})
+"""Words of asking that name no part of a result: 'double-check whether #488 has merged' is
+not asking for the pull request's `checks`."""
 
 MONTHS = {
     month.lower(): number

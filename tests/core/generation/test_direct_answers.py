@@ -146,3 +146,15 @@ def test_which_names_items_by_their_field_of_that_name_or_lists_them_by_type() -
         ]
     }
     assert which_fact("cards", set(), saved) == "Cards: Visa 2231"
+
+
+def test_a_word_of_asking_picks_no_part_of_a_result() -> None:
+    """'Double-check whether #488 has merged' reported the pull request's `checks`."""
+    pull = {
+        "title": "Retry failed webhook deliveries",
+        "checks": [{"name": "test", "conclusion": "success"}],
+        "state": "open",
+    }
+    turns, steps = _run(("repo_get_pull_request", {"pr_number": 488}, pull))
+    facts = facts_shown(turns, steps, WORLD, "Double-check whether the fix from #488 has merged.")
+    assert facts == ("Retry failed webhook deliveries: state open",)

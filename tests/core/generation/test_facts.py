@@ -690,3 +690,24 @@ def test_a_field_named_by_another_form_of_the_requests_word_answers_it() -> None
     }
     picked = _picked(entry, "What does South Korea require for a Japanese passport holder?")
     assert "visa_required" in picked
+
+
+def test_whether_something_has_happened_is_answered_by_its_state() -> None:
+    """'Double-check whether the fix from #488 has merged' was answered with pipeline runs;
+    the pull request's `state: open` went unsaid."""
+    pull = {
+        "title": "Retry failed webhook deliveries",
+        "author": "rkowalski",
+        "approvals": 1,
+        "mergeable": True,
+        "state": "open",
+        "created_at": "2024-08-27T09:14:00Z",
+    }
+    picked = _picked(pull, "Double-check whether the webhook retry fix from #488 has merged.")
+    assert picked[0] == "state"
+
+
+def test_a_time_stamp_is_not_named_by_another_form_of_a_word() -> None:
+    """'Check the fraud score' was answered with `scored_at` in place of the band."""
+    scored = {"score": 0.21, "scored_at": "2024-10-21T07:40:00Z", "band": "low", "reason": "x"}
+    assert "scored_at" not in _picked(scored, "Could you check the fraud score for the claim?")
