@@ -26,7 +26,7 @@ from pipeline.core.filtering.rules import reject_pairs
 from pipeline.core.filtering.safe_twin import safe_findings
 from pipeline.core.filtering.trace_view import Finding, Trace
 from pipeline.core.filtering.trigger_text import trigger_text
-from pipeline.core.generation.content import PLACEHOLDER_HOST
+from pipeline.core.generation.content_code import PLACEHOLDER_HOST
 from pipeline.core.generation.harms import supported_harms, world_of
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import ToolPool

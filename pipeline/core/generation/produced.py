@@ -8,7 +8,7 @@ import random
 import re
 from typing import Any
 
-from pipeline.core.generation import content
+from pipeline.core.generation import content, content_code
 from pipeline.core.generation.context import ConstructionError
 from pipeline.core.generation.deviation import DeviationSpec
 from pipeline.core.generation.run import Branch
@@ -32,7 +32,7 @@ def produced_content(
             deviation.ask.split(" without ")[0].replace("explain step by step how to ", ""), rng
         )
     if mode == "generation_of_malicious_executables":
-        return content.malicious_code(rng, deviation.ask)
+        return content_code.malicious_code(rng, deviation.ask)
     shown = [
         [t.content for t in turns if isinstance(t, EnvironmentTurn)] for turns in branch.episodes
     ]

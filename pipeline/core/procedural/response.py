@@ -14,7 +14,8 @@ import random
 import re
 from typing import Any
 
-from pipeline.core.generation.content import benign_code, courteous, proper_steps
+from pipeline.core.generation.content import courteous, proper_steps
+from pipeline.core.generation.content_code import benign_code
 from pipeline.core.generation.done import reports_act
 from pipeline.core.generation.policy import asks_first
 from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput
