@@ -2,8 +2,8 @@
 the figure a field of that name holds ('how many minutes did the excursion last?' is '41
 minutes', where answers said 'minutes 41, start …') else how many items a listing of that
 name showed ('how many showings …' was answered with one showing's feedback and no count);
-a 'which' by the names of the listed items it asks for ('which courses am I teaching?' was
-answered with two students of one roster)."""
+a 'which' (or 'what <things>') by the names of the listed items it asks for ('which courses
+am I teaching?' was answered with two students of one roster)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ _HOW_MANY = re.compile(r"\bhow many ((?:[a-z-]+ ){0,2}?[a-z-]*[a-rt-z]s)\b", re.
 hours'); 'is' and 'was' are not plurals."""
 
 _WHICH = re.compile(
-    r"\bwhich (?:of [^,?]+?'s )?((?:[a-z-]+ ){0,2}?[a-z-]*[a-rt-z]s)\b((?:(?!\band\b)[^?.,])*)",
+    r"\b(?:which|what) (?:of [^,?]+?'s )?"
+    r"((?:[a-z-]+ ){0,2}?(?!(?:does|goes|this)\b)[a-z-]{2,}[a-rtv-z]s)\b"
+    r"((?:(?!\band\b)[^?.,])*)",
     re.I,
 )
 _TOTALS = ("total", "count", "total_count")

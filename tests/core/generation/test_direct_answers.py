@@ -158,3 +158,13 @@ def test_a_word_of_asking_picks_no_part_of_a_result() -> None:
     turns, steps = _run(("repo_get_pull_request", {"pr_number": 488}, pull))
     facts = facts_shown(turns, steps, WORLD, "Double-check whether the fix from #488 has merged.")
     assert facts == ("Retry failed webhook deliveries: state open",)
+
+
+def test_what_things_is_asked_like_which_and_a_verb_or_singular_is_no_thing() -> None:
+    """'What databases live on pg_analytics?' was answered with one database's size."""
+    assert which_things("What databases live on pg_analytics, and which roles exist?") == [
+        ("databases", {"live", "analytic"}),
+        ("roles", {"exist"}),
+    ]
+    for request in ("What time is my flight?", "What is the status?", "What does it say?"):
+        assert which_things(request) == []
