@@ -14,9 +14,9 @@ from pipeline.core.generation.asked import singular, words_of
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.spoken import labelled
 
-_HOW_MANY = re.compile(r"\bhow many ((?:[a-z-]+ ){0,2}?[a-z-]*[a-rt-z]s)\b", re.I)
+_HOW_MANY = re.compile(r"\bhow many ((?:[a-z-]+ ){0,2}?[a-z-]*[a-rtv-z]s)\b", re.I)
 """The plural a question counts, with up to two words before it ('cumulative excursion
-hours'); 'is' and 'was' are not plurals."""
+hours'); a word in 'ss' or 'us' ('address', 'status') is no plural."""
 
 _WHICH = re.compile(
     r"\b(?:which|what) (?:of [^,?]+?'s )?"
@@ -115,7 +115,7 @@ def _named_number(data: dict[str, Any], word: str) -> int | float | None:
     ]
     for record in records:
         for key, value in record.items():
-            if _is_number(value) and word in {singular(t) for t in tokens(key)}:
+            if _is_number(value) and _names(word, key):
                 return value  # type: ignore[no-any-return]
     return None
 
