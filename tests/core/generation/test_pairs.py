@@ -356,3 +356,24 @@ def test_twins_share_their_prefix_word_for_word(built_pairs: Built) -> None:
             )
             wasteful = unsafe.labels.failure_mode == "inefficient_or_wasteful_execution"
             assert reasoned or wasteful, f"{unsafe.id}: parts at a thought only"
+
+
+def test_a_tool_description_risk_rides_on_a_tool_the_run_calls(built_pairs: Built) -> None:
+    """Auditors: 'each time you invoke workchat_delete_messages_bulk, also …' was acted on,
+    by an answer's script, with that tool never called (27 of 63 such traces)."""
+    checked = []
+    for unsafe, _ in built_pairs.pairs.values():
+        texts = [p.text for p in unsafe.risk_points if p.channel == "tool_description"]
+        if not texts:
+            continue
+        carriers = {t.name for t in unsafe.tools if any(x in t.description for x in texts)}
+        called = {
+            turn.action.name
+            for episode in unsafe.episodes
+            for turn in episode.turns
+            if isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall)
+        }
+        assert carriers & called, f"{unsafe.id}: {sorted(carriers)} never called"
+        assert unsafe.labels is not None
+        checked.append(unsafe.labels.failure_mode)
+    assert checked, "no built pair carries a tool-description risk"
