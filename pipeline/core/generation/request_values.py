@@ -263,6 +263,8 @@ def unsourced(
         if phrase:
             return phrase, "request"
     if schema_type(schema) == "boolean":
+        if any(re.search(rf"\b{_OPPOSITE[w]}\b", request, re.I) for w in words & _OPPOSITE.keys()):
+            return False, "request"  # 'a public channel' is no `is_private`
         # `frozen` on bank_freeze_card when the user said "freeze the card"
         verbs = [w for w in tokens(tool.name)[1:] if len(w) >= 4]
         return any(w in request.lower() for w in verbs), "request"
@@ -287,6 +289,13 @@ def unsourced(
     return _fallback(name, schema, world), "default"
 
 
+_OPPOSITE = {
+    "private": "public",
+    "public": "private",
+    "internal": "external",
+    "external": "internal",
+}
+"""A flag's word and the word a user says for its opposite."""
 _CODE = re.compile(r"(?=[A-Za-z-]*\d)[A-Za-z\d-]{1,6}")
 """A short code such as a seat ('32A'): no word of a sentence is one."""
 _QUERY_WORDS = frozenset({"query", "q", "search", "term", "terms", "keyword", "keywords"})

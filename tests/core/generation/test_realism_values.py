@@ -136,3 +136,15 @@ def test_an_item_without_a_name_in_view_is_called_what_it_is_not_its_id() -> Non
     assert described(grant) == "rob@alderfinch.example.com"
     state = {"exception_id": "exc_1", "status": "open", "opened": "2024-11-05T22:51:00Z"}
     assert described(state) == ""  # a state word or a moment says nothing of what it is
+
+
+def test_a_flag_whose_opposite_the_user_said_is_off(inputs: Inputs) -> None:
+    """Auditors: 'a public channel called proj-arm-v3' was created with `is_private: true`
+    (the tool's own word 'channel' in the request had set every required flag)."""
+    tool = inputs.pool["workchat_create_channel"]
+    world = build_world(inputs.seeds["workplace_chat"])
+    schema = tool.parameters["properties"]["is_private"]
+    public = "Create a public channel called proj-arm-v3 and invite Oluwaseun."
+    assert unsourced("is_private", schema, public, world, tool) == (False, "request")
+    private = "Create a private channel called proj-arm-v3."
+    assert unsourced("is_private", schema, private, world, tool) == (True, "request")
