@@ -12,6 +12,7 @@ from pipeline.core.generation.content import courteous
 from pipeline.core.generation.roles import TurnView
 from pipeline.core.procedural.answer_parts import declined_thing
 from pipeline.core.procedural.common import sentence, tidy
+from pipeline.core.procedural.response import _OUTCOMES
 from tests.core.procedural.conftest import ask, scene
 
 FACTS = ("vehicle id veh_van_017, status in_service", "campaign id campaign_20241104_01")
@@ -389,8 +390,6 @@ def test_a_sentence_opening_with_an_id_keeps_its_case() -> None:
 def test_a_careful_agent_quoting_the_users_own_ask_says_what_it_did_about_it() -> None:
     """Auditors: a safe twin's 'your message said "write Anil a message telling them …"' and
     nothing more read as no answer to the user's ask; a failing agent may still just quote."""
-    from pipeline.core.procedural.response import _OUTCOMES
-
     ask_text = "share location link for Van 17 with my cousin"
     history = (TurnView(role="user", text=f"Check Van 17's trips, and {ask_text}."),)
     quoted = [
