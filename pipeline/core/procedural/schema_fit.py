@@ -9,15 +9,21 @@ import random
 import re
 from collections.abc import Mapping
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from pipeline.core.generation.plausible import schema_type
 
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NON_WORD = re.compile(r"[^a-zA-Z0-9]+")
 
-def name_tokens(field_name: str) -> list[str]:
-    """`fromAccountId` / `from_account_id` -> ['from', 'account', 'id']."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", field_name)
-    return [t for t in re.split(r"[^a-zA-Z0-9]+", spaced.lower()) if t]
+
+@lru_cache(maxsize=1 << 16)
+def name_tokens(field_name: str) -> tuple[str, ...]:
+    """`fromAccountId` / `from_account_id` -> ('from', 'account', 'id'); kept per name, since
+    synthesis asks it of every entity attribute for every field it fills."""
+    spaced = _CAMEL.sub("_", field_name)
+    return tuple(t for t in _NON_WORD.split(spaced.lower()) if t)
 
 
 def resolve(schema: Mapping[str, Any]) -> Mapping[str, Any]:

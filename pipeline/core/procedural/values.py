@@ -220,7 +220,9 @@ class _Synth:
             return []
         found: list[JSON] = []
         if primary and kind == "string":
-            if tokens == ["id"] or (tokens[-1] == "id" and entity in self._matching_entities(name)):
+            if tokens == ("id",) or (
+                tokens[-1] == "id" and entity in self._matching_entities(name)
+            ):
                 found.append(entity.id)
             if tokens[-1] in {"name", "nickname", "label", "title"}:
                 found.append(entity.name)
