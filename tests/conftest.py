@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 from pipeline.core.build.collector import tune_collector
-from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.inputs.loading import Inputs
 from tests.support.builds import DefaultBuild, build_default, read_default
+from tests.support.inputs import repository_inputs
 from tests.support.shared import shared_folder
 
 pytest_plugins = ["tests.support.pairs"]
@@ -29,7 +30,7 @@ def build_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def inputs() -> Inputs:
     """The repository's taxonomy, tool pool and seeds, validated once for the session."""
-    return load_inputs()
+    return repository_inputs()
 
 
 @pytest.fixture(scope="session")

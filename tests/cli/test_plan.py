@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from pipeline.cli import app
 from pipeline.core.generation.feasibility import infeasible_modes, infeasible_sources
-from pipeline.core.inputs.loading import load_inputs
+from tests.support.inputs import repository_inputs
 
 runner = CliRunner()
 DOMAINS = "email_calendar,personal_banking"
@@ -30,7 +30,7 @@ def test_leaf_counts_against_fair_share_and_incompatibilities() -> None:
     for axis, figures in data["axes"].items():
         assert sum(figures["leaves"].values()) == planned, axis
         assert figures["fair_share"] == round(planned / len(figures["leaves"]), 3)
-    inputs = load_inputs()
+    inputs = repository_inputs()
     domains = DOMAINS.split(",")
     able = {d: {h.harm for h in inputs.seeds[d].hazards} for d in domains}
     expected = {

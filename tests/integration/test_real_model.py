@@ -32,7 +32,6 @@ from pipeline.core.build.workspace import Workspace
 from pipeline.core.filtering.rules import rule_problems
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.roles import OBSERVATION, REASON, TOOL_CALL, ReasonAnswer, ReasonInput
-from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm import LLMSettings, make_client
 from pipeline.core.llm.ledger import LedgerEntry, read_ledger
@@ -41,6 +40,7 @@ from pipeline.core.model.rejection import Rejection
 from pipeline.core.model.trajectory import Trajectory
 from tests.core.llm.test_schema_subset import all_roles, sent_schema
 from tests.support.chat_server import ChatServer
+from tests.support.inputs import repository_inputs
 
 URL = os.environ.get("ATBENCH_REAL_LLM_URL", "")
 DOMAINS = "devops_cloud,workplace_chat"
@@ -137,7 +137,7 @@ def test_every_schema_sent_compiles_to_a_llama_cpp_grammar() -> None:
     """llama-cpp-python falls back to unconstrained JSON when its converter raises: it must not."""
     converter = pytest.importorskip("llama_cpp.llama_grammar")
     schemas = {f"role {role.name}": sent_schema(role) for role in all_roles()}
-    for tool in load_inputs().pool.tools.values():
+    for tool in repository_inputs().pool.tools.values():
         schemas[f"call {tool.name}"] = sent_schema(
             TOOL_CALL,
             {"tool": {"type": "string", "enum": [tool.name]}, "arguments": tool.parameters},
@@ -262,7 +262,7 @@ def test_every_planned_trajectory_is_kept_or_rejected_with_a_reason(build: Build
 
 
 def test_every_kept_trajectory_passes_the_rule_filter(build: Build) -> None:
-    pool = load_inputs().pool
+    pool = repository_inputs().pool
     broken = {t.id: problems for t in build.kept if (problems := rule_problems(t, pool))}
     assert broken == {}
 

@@ -20,7 +20,6 @@ so a benchmark's client does not share the GIL with its server.
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import json
 import multiprocessing
@@ -35,9 +34,9 @@ from typing import Any
 
 import pytest
 
-from pipeline.core.inputs.loading import Inputs, load_inputs
 from pipeline.core.llm import LLMRequest
 from pipeline.core.procedural import HANDLERS
+from tests.support.inputs import repository_inputs
 
 ROLE_HEADER = "x-atbench-role"
 
@@ -437,12 +436,6 @@ def recover_variables(role: str, messages: list[dict[str, str]], *, seed: int) -
     return _READERS[role](prompt, system, seed)
 
 
-@functools.cache
-def inputs_once() -> Inputs:
-    """Seeds and tools, loaded on first use (a server that never needs them never pays)."""
-    return load_inputs()
-
-
 def _field(pattern: str, text: str, flags: int = re.MULTILINE) -> str | None:
     found = re.search(pattern, text, flags)
     return found.group(1) if found else None
@@ -457,7 +450,7 @@ def _required(pattern: str, text: str, flags: int = re.MULTILINE) -> str:
 
 def _scene(system: str, seed: int) -> dict[str, Any]:
     """The scene of the seed named by `Environment: ... (<domain>).`, for the persona named."""
-    source = inputs_once().seeds[_required(r"^Environment: .* \((\w+)\)\.$", system)]
+    source = repository_inputs().seeds[_required(r"^Environment: .* \((\w+)\)\.$", system)]
     persona = next(p for p in source.personas if f"Current user: {p.name}, {p.role}." in system)
     return {
         "domain": source.id,
@@ -475,7 +468,7 @@ def _scene(system: str, seed: int) -> dict[str, Any]:
 
 
 def _tool(name: str) -> dict[str, Any]:
-    tool = inputs_once().pool[name]
+    tool = repository_inputs().pool[name]
     return tool.model_dump(include={"name", "description", "parameters", "returns", "side_effect"})
 
 

@@ -22,7 +22,6 @@ from pipeline.core.build.regen import check_domain, read_source_release, regen_c
 from pipeline.core.build.stages import publish_stage
 from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.files import read_jsonl, write_jsonl_atomic
-from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import project_root
 from pipeline.core.inputs.taxonomy import default_taxonomy
 from pipeline.core.model.errors import AtbenchError, InputError
@@ -33,6 +32,7 @@ from pipeline.core.release.store import load_trajectories
 from pipeline.defs.resources import inputs
 from tests.support.builds import DOMAINS, DefaultBuild
 from tests.support.factories import make_ledger_rows, make_rejections, make_release
+from tests.support.inputs import repository_inputs
 from tests.support.releases import relist_files
 
 REGEN = "email_calendar"
@@ -247,7 +247,7 @@ def _regenerated_smart_home(tmp_path: Path, **config: Any) -> tuple[Path, Worksp
 def test_rejections_and_ledger_rows_of_other_domains_are_copied(tmp_path: Path) -> None:
     source, ws = _regenerated_smart_home(tmp_path)
     out = tmp_path / "v2"
-    summary = publish_stage(load_inputs(), ws, out)
+    summary = publish_stage(repository_inputs(), ws, out)
     assert summary.version == 2
     for table in ("rejections", "llm_calls", "trajectories"):
         before = _rows(source, table, ("banking",))

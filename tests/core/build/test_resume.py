@@ -24,7 +24,8 @@ from pipeline.core.build.workspace import Workspace
 from pipeline.core.inputs.paths import project_root
 from pipeline.core.llm import LLMSettings
 from pipeline.core.model.spec import ReleaseSpec
-from tests.support.chat_server import ChatServer, inputs_once, pipeline_answer
+from tests.support.chat_server import ChatServer, pipeline_answer
+from tests.support.inputs import repository_inputs
 
 DOMAIN = "smart_home"
 SPEC = ReleaseSpec(size=12, domains=(DOMAIN,), backend="openai", model="fake-model")
@@ -38,8 +39,8 @@ def run_expansion(outputs: Path, base_url: str) -> Path:
         backend="openai", base_url=base_url, model="fake-model", structured_output="json_schema"
     )
     ws = Workspace.for_spec(SPEC, outputs)
-    stages.plan_stage(SPEC, inputs_once(), ws)
-    asyncio.run(stages.expand_stage(SPEC, inputs_once(), DOMAIN, ws, settings))
+    stages.plan_stage(SPEC, repository_inputs(), ws)
+    asyncio.run(stages.expand_stage(SPEC, repository_inputs(), DOMAIN, ws, settings))
     return ws.stage_file("skeletons", DOMAIN)
 
 

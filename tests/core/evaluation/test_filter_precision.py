@@ -17,18 +17,18 @@ from pipeline.core.evaluation.filter_precision import (
 )
 from pipeline.core.filtering.judge import CHECK as JUDGE
 from pipeline.core.filtering.rules import rule_problems
-from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import project_root, templates_dir
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.llm import LLMSettings, make_client
 from pipeline.core.procedural import HANDLERS
 from pipeline.core.release.card import FILTER_PRECISION
 from tests.support.filter_corpus import Defective, clean_pairs, defective_traces
+from tests.support.inputs import repository_inputs
 
 
 @pytest.fixture(scope="module", name="pool")
 def pool_fixture() -> ToolPool:
-    return load_inputs().pool
+    return repository_inputs().pool
 
 
 @pytest.fixture(scope="module", name="defects")

@@ -12,7 +12,6 @@ import pytest
 from pipeline.core.evaluation.filter_precision import KnownTrace, rejecting_checks
 from pipeline.core.filtering.judge import CHECK as JUDGE
 from pipeline.core.filtering.judge import PLAUSIBILITY_JUDGE, PlausibilityInput, judge_input
-from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.llm import LLMSettings, make_client
@@ -21,11 +20,12 @@ from pipeline.core.procedural import HANDLERS
 from tests.support.chat_judge import judge_answer, read_judge_input
 from tests.support.chat_server import ChatServer
 from tests.support.filter_corpus import clean_pairs, defective_traces
+from tests.support.inputs import repository_inputs
 
 
 @pytest.fixture(scope="module", name="pool")
 def pool_fixture() -> ToolPool:
-    return load_inputs().pool
+    return repository_inputs().pool
 
 
 @pytest.fixture(scope="module", name="cases")

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pipeline.core.generation.context import scene_of
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.roles import QUERY, QueryInput
-from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.paths import templates_dir
 from pipeline.core.llm.templates import TemplateRenderer
+from tests.support.inputs import repository_inputs
 
 
 def test_the_system_prompt_lists_the_entities_the_task_names_and_no_others() -> None:
-    seed = load_inputs().seeds["devops_cloud"]
+    seed = repository_inputs().seeds["devops_cloud"]
     workflow = next(w for w in seed.workflows if "ci-deploy-bot" in w.request)
     blueprint = Blueprint(
         id="devops_cloud-0000",

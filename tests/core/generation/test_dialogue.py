@@ -9,12 +9,12 @@ from pipeline.core.filtering.harm_shown import empty_required
 from pipeline.core.filtering.trace_view import Trace
 from pipeline.core.filtering.verifier import verify
 from pipeline.core.generation.dialogue import unfold
-from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.model.trajectory import AgentTurn, FinalAnswer, ToolCall, UserTurn
+from tests.support.inputs import repository_inputs
 from tests.support.pairs import Built
 from tests.support.wording import says_in_order
 
-REQUESTS = [w.request for seed in load_inputs().seeds.values() for w in seed.workflows]
+REQUESTS = [w.request for seed in repository_inputs().seeds.values() for w in seed.workflows]
 _CONNECTOR = re.compile(r"^(?:and then|then|and also|and|so that|so)$")
 
 

@@ -20,13 +20,8 @@ from pipeline.core.generation.steps import (
     stated_request,
 )
 from pipeline.core.generation.world import build_world, execute
-from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.inputs.loading import Inputs
 from pipeline.core.inputs.seeds import Seed, Workflow
-
-
-@pytest.fixture(scope="module")
-def inputs() -> Inputs:
-    return load_inputs()
 
 
 def _workflow(inputs: Inputs, domain: str, workflow_id: str) -> tuple[Seed, Workflow]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pipeline.core.generation.harms import accumulates, kind_harms, supported_harms
 from pipeline.core.generation.world import build_world
-from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.model.world import Operation, StepEffect, WorldChange
+from tests.support.inputs import repository_inputs
 
 
 def test_a_repeat_that_adds_a_message_a_charge_or_a_run_accumulates() -> None:
@@ -36,7 +36,7 @@ def _credit_step(tool: str, operation: Operation) -> StepEffect:
 
 
 def test_a_wrong_credit_hurts_what_credits_hurt_not_what_closing_her_account_would() -> None:
-    seed = load_inputs().seeds["customer_support_crm"]
+    seed = repository_inputs().seeds["customer_support_crm"]
     world = build_world(seed)
     margaret = world.get("cust_20871")
     assert margaret is not None
@@ -59,7 +59,7 @@ def test_the_tasks_own_step_on_a_wrong_record_hurts_the_act_not_the_hazards_cont
     """Auditors: publishing the wrong listing was labelled fairness, because the tool's
     hazard is a discriminatory listing text; the listing that went live discriminates
     against nobody, and the one the user needed is not live."""
-    seed = load_inputs().seeds["real_estate"]
+    seed = repository_inputs().seeds["real_estate"]
     world = build_world(seed)
     change = WorldChange(
         tool="realty_publish_listing_to_mls",
@@ -78,8 +78,8 @@ def test_the_tasks_own_step_on_a_wrong_record_hurts_the_act_not_the_hazards_cont
     assert "fairness_equity_and_allocative_harm" not in supported
     # a wrong amount in the task's own credit still costs money
     credit = supported_harms(
-        load_inputs().seeds["customer_support_crm"],
-        build_world(load_inputs().seeds["customer_support_crm"]),
+        repository_inputs().seeds["customer_support_crm"],
+        build_world(repository_inputs().seeds["customer_support_crm"]),
         "incorrect_tool_parameters",
         [_credit_step("crm_apply_account_credit", "update")],
         {"argument": "amount_gbp", "expected": 1.5, "used": 15.0},
@@ -88,7 +88,7 @@ def test_the_tasks_own_step_on_a_wrong_record_hurts_the_act_not_the_hazards_cont
 
 
 def test_a_tool_no_hazard_names_borrows_the_harms_of_its_records_kind() -> None:
-    seed = load_inputs().seeds["customer_support_crm"]
+    seed = repository_inputs().seeds["customer_support_crm"]
     world = build_world(seed)
     step = _credit_step("crm_send_customer_email_tracked", "send")
     supported = supported_harms(seed, world, "choosing_malicious_tool", [step], {})
@@ -100,7 +100,7 @@ def test_a_misstated_figure_hurts_what_the_figure_decides_not_what_its_record_ki
     another hazard about claims (an SIU referral by surname) is one. What a wrong amount
     costs is money; a wrong dose hurts a body; a field whose words say nothing falls back
     to the record's kind."""
-    seed = load_inputs().seeds["insurance_claims"]
+    seed = repository_inputs().seeds["insurance_claims"]
     world = build_world(seed)
     mode = "provide_inaccurate_misleading_or_unverified_information"
     claim = world.records[0]
@@ -115,7 +115,7 @@ def test_a_misstated_figure_hurts_what_the_figure_decides_not_what_its_record_ki
 
 
 def test_steps_that_evade_an_audit_hurt_the_system_s_controls() -> None:
-    seed = load_inputs().seeds["government_services"]
+    seed = repository_inputs().seeds["government_services"]
     world = build_world(seed)
     supported = supported_harms(
         seed,

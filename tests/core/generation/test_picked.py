@@ -3,20 +3,13 @@ names beside the field's words; a write with nothing picking one has no target."
 
 from __future__ import annotations
 
-import pytest
-
 from pipeline.core.generation.grounding import plan_arguments
 from pipeline.core.generation.naming import focus_records
 from pipeline.core.generation.picked import addressed, described_by
 from pipeline.core.generation.steps import StepPlan, plan_step
 from pipeline.core.generation.world import build_world
-from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.world import Record, World
-
-
-@pytest.fixture(scope="module")
-def inputs() -> Inputs:
-    return load_inputs()
 
 
 def _comment(record_id: str, name: str, text: str) -> Record:

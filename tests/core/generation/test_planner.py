@@ -3,9 +3,11 @@
 import math
 from collections import Counter
 
+import pytest
+
 from pipeline.core.generation.harms import CONTENT_HARMS, accumulates
 from pipeline.core.generation.overplan import MEASURED_HARM_KEEP, harm_targets, pair_slots
-from pipeline.core.generation.planner import coverage, plan_release
+from pipeline.core.generation.planner import ReleasePlan, coverage, plan_release
 from pipeline.core.generation.semantics import operation_of
 from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.labels import OUTPUT_MODES
@@ -17,11 +19,16 @@ def _spec(inputs: Inputs, **changes: object) -> ReleaseSpec:
     return ReleaseSpec(domains=tuple(sorted(inputs.seeds)), **changes)
 
 
-def test_every_leaf_near_its_quota(inputs: Inputs) -> None:
+@pytest.fixture(scope="module", name="plan")
+def default_plan(inputs: Inputs) -> ReleasePlan:
+    """The plan of a default release (every domain, 1,000): what most properties are about,
+    planned once for the module."""
+    return plan_release(_spec(inputs, size=1000), inputs.seeds, inputs.pool, inputs.taxonomy)
+
+
+def test_every_leaf_near_its_quota(inputs: Inputs, plan: ReleasePlan) -> None:
     """Its fair share, or for a harm the share that ends fair after relabelling (within 30 %:
     a content failure mode's harm is its content's, whatever the quota)."""
-    spec = _spec(inputs, size=1000)
-    plan = plan_release(spec, inputs.seeds, inputs.pool, inputs.taxonomy)
     planned = sum(bp.kind == "pair" for bps in plan.blueprints.values() for bp in bps)
     harms = harm_targets(planned, inputs.taxonomy.leaf_ids("real_world_harm"))
     for axis, counts in coverage(plan).items():
@@ -41,8 +48,7 @@ def test_plan_is_deterministic_and_seed_dependent(inputs: Inputs) -> None:
     assert first != other
 
 
-def test_harms_only_from_the_domains_hazards(inputs: Inputs) -> None:
-    plan = plan_release(_spec(inputs, size=600), inputs.seeds, inputs.pool, inputs.taxonomy)
+def test_harms_only_from_the_domains_hazards(inputs: Inputs, plan: ReleasePlan) -> None:
     for domain, blueprints in plan.blueprints.items():
         harms = {h.harm for h in inputs.seeds[domain].hazards}
         for bp in blueprints:
@@ -73,8 +79,7 @@ def test_shares_and_sizes(inputs: Inputs) -> None:
     assert long == round(kinds["pair"] * spec.long_context_share)
 
 
-def test_combinations_vary(inputs: Inputs) -> None:
-    plan = plan_release(_spec(inputs, size=1000), inputs.seeds, inputs.pool, inputs.taxonomy)
+def test_combinations_vary(plan: ReleasePlan) -> None:
     combos = Counter(bp.slice for bps in plan.blueprints.values() for bp in bps if bp.slice)
     assert len(combos) > 300
     # no behavioural slice takes more than one pair in sixty (pairs are over-planned): a mode
@@ -95,8 +100,9 @@ def test_combinations_vary(inputs: Inputs) -> None:
         assert max(mine.values()) <= 2 * even, (mode, mine)
 
 
-def test_blueprint_tools_include_every_step_and_the_hazard_tool(inputs: Inputs) -> None:
-    plan = plan_release(_spec(inputs, size=300), inputs.seeds, inputs.pool, inputs.taxonomy)
+def test_blueprint_tools_include_every_step_and_the_hazard_tool(
+    inputs: Inputs, plan: ReleasePlan
+) -> None:
     for domain, blueprints in plan.blueprints.items():
         seed = inputs.seeds[domain]
         for bp in blueprints:
@@ -106,8 +112,7 @@ def test_blueprint_tools_include_every_step_and_the_hazard_tool(inputs: Inputs) 
                 assert next(h.tool for h in seed.hazards if h.id == bp.hazard) in bp.tools
 
 
-def test_safe_twins_use_every_strategy_and_over_a_tenth_meet_no_risk(inputs: Inputs) -> None:
-    plan = plan_release(_spec(inputs, size=1000), inputs.seeds, inputs.pool, inputs.taxonomy)
+def test_safe_twins_use_every_strategy_and_over_a_tenth_meet_no_risk(plan: ReleasePlan) -> None:
     pairs = [bp for bps in plan.blueprints.values() for bp in bps if bp.kind == "pair"]
     strategies = Counter(bp.safe_strategy for bp in pairs)
     assert set(strategies) == {"removed", "resisted", "handled"}
@@ -115,12 +120,13 @@ def test_safe_twins_use_every_strategy_and_over_a_tenth_meet_no_risk(inputs: Inp
     assert strategies["removed"] / len(pairs) >= 0.11, strategies
 
 
-def test_most_behavioural_pairs_act_out_a_hazard_written_for_their_mode(inputs: Inputs) -> None:
+def test_most_behavioural_pairs_act_out_a_hazard_written_for_their_mode(
+    inputs: Inputs, plan: ReleasePlan
+) -> None:
     """Auditors: a hazard written as 300 repeated runs, planned as a procedural deviation,
     became one harmless run; an unconfirmed wipe planned as flawed planning read as
     unconfirmed. The mode is one a hazard of the harm was written for where it can be (37 % of
     behavioural pairs before)."""
-    plan = plan_release(_spec(inputs, size=1000), inputs.seeds, inputs.pool, inputs.taxonomy)
     written = Counter(
         bp.slice.failure_mode in hazard.failure_modes
         for domain, blueprints in plan.blueprints.items()
@@ -133,12 +139,11 @@ def test_most_behavioural_pairs_act_out_a_hazard_written_for_their_mode(inputs: 
 
 
 def test_misinformation_is_planned_with_hazards_a_false_report_was_written_for(
-    inputs: Inputs,
+    inputs: Inputs, plan: ReleasePlan
 ) -> None:
     """A generated false statement could only list the harmful call's inputs; the seed's
     report gives it a reason. Where the domain has such a hazard for the slice, it is used
     (57 % of the seeds' hazards have a report; 79 % of misinformation pairs get one)."""
-    plan = plan_release(_spec(inputs, size=1000), inputs.seeds, inputs.pool, inputs.taxonomy)
     claimed = Counter(
         bool(hazard.claim)
         for domain, blueprints in plan.blueprints.items()
@@ -170,11 +175,10 @@ def test_a_harm_that_construction_often_relabels_is_planned_more() -> None:
     assert abs(ratio - 1.35 / 0.44) < 1e-6
 
 
-def test_a_look_alike_or_a_repeat_is_never_planned_from_a_false_record(inputs: Inputs) -> None:
+def test_a_look_alike_or_a_repeat_is_never_planned_from_a_false_record(plan: ReleasePlan) -> None:
     """Auditors: a misstated 'months active' was labelled the source of four identical
     messages, a fake 'resolved' status that of a look-alike tool's use. A source that states
     data or reports what a tool did asks for neither."""
-    plan = plan_release(_spec(inputs, size=1000), inputs.seeds, inputs.pool, inputs.taxonomy)
     slices = [bp.slice for bps in plan.blueprints.values() for bp in bps if bp.slice]
     stating = {
         "unreliable_or_misinformation",
@@ -186,11 +190,12 @@ def test_a_look_alike_or_a_repeat_is_never_planned_from_a_false_record(inputs: I
     assert {s.failure_mode for s in slices if s.risk_source == "inherent_agent_failures"} >= asked
 
 
-def test_a_wasteful_pair_gets_a_task_whose_next_step_adds_each_time(inputs: Inputs) -> None:
+def test_a_wasteful_pair_gets_a_task_whose_next_step_adds_each_time(
+    inputs: Inputs, plan: ReleasePlan
+) -> None:
     """The waste repeats the task's own next consequential step; the hazard's values, said by
     no one, cannot be repeated from the trace (a build lost 39 of 78 such pairs). Only where
     the risk needs a task whose result can carry it and none of those adds may it not."""
-    plan = plan_release(_spec(inputs, size=600), inputs.seeds, inputs.pool, inputs.taxonomy)
     adding: Counter[bool] = Counter()
     for domain, blueprints in plan.blueprints.items():
         workflows = {w.id: w for w in inputs.seeds[domain].workflows}

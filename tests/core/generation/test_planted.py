@@ -11,7 +11,6 @@ from pipeline.core.generation.deviation import Deviation
 from pipeline.core.generation.feasibility import authored, carries_text
 from pipeline.core.generation.grounding import Plan
 from pipeline.core.generation.planted import written_claim
-from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.inputs.seeds import Hazard
 from pipeline.core.model.trajectory import (
     AgentTurn,
@@ -21,6 +20,7 @@ from pipeline.core.model.trajectory import (
     UserTurn,
 )
 from pipeline.core.model.world import Record, World
+from tests.support.inputs import repository_inputs
 from tests.support.pairs import Built
 
 
@@ -135,7 +135,7 @@ def test_a_written_claim_missing_a_value_the_call_takes_is_not_used() -> None:
 def test_a_written_claim_need_not_say_the_options_the_call_chooses() -> None:
     """A report of bids at 1.85 says no order type: the misled agent picks `limit` itself,
     where the generated statement had listed 'order type: limit; side: buy'."""
-    tool = load_inputs().pool["broker_place_order"]  # `side` is one of its options
+    tool = repository_inputs().pool["broker_place_order"]  # `side` is one of its options
     plan = Plan()
     for name, value in (("symbol", "GLMR"), ("side", "buy"), ("limit_price", 1.85)):
         plan.set(name, value, "risk")

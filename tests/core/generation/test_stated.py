@@ -13,14 +13,9 @@ from pipeline.core.generation.naming import focus_records
 from pipeline.core.generation.options import chosen_options
 from pipeline.core.generation.stated import shaped_value, stated_value
 from pipeline.core.generation.world import build_world
-from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.inputs.loading import Inputs
 
 TODAY = date(2024, 9, 15)  # a Sunday
-
-
-@pytest.fixture(scope="module")
-def inputs() -> Inputs:
-    return load_inputs()
 
 
 def _plan(inputs: Inputs, domain: str, tool: str, request: str) -> dict[str, object]:

@@ -11,13 +11,8 @@ from pipeline.core.generation.render import render
 from pipeline.core.generation.semantics import operation_of
 from pipeline.core.generation.world import build_world, execute
 from pipeline.core.generation.write_effects import answered
-from pipeline.core.inputs.loading import Inputs, load_inputs
+from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.world import Record, World
-
-
-@pytest.fixture(scope="module")
-def inputs() -> Inputs:
-    return load_inputs()
 
 
 def test_a_transfer_is_visible_to_a_later_balance_read(inputs: Inputs) -> None:

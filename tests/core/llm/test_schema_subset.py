@@ -10,8 +10,8 @@ import pytest
 
 import pipeline.core
 from pipeline.core.generation.roles import OBSERVATION, TOOL_CALL, Role
-from pipeline.core.inputs.loading import load_inputs
 from pipeline.core.llm.schema_subset import subset_problems
+from tests.support.inputs import repository_inputs
 
 
 def all_roles() -> list[Role[Any, Any]]:
@@ -42,7 +42,7 @@ def test_each_role_answer_schema_is_in_the_subset(role: Role[Any, Any]) -> None:
 
 
 def test_tool_calls_and_observations_of_every_pool_tool_are_in_the_subset() -> None:
-    pool = load_inputs().pool
+    pool = repository_inputs().pool
     problems = {}
     for tool in pool.tools.values():
         # The same overrides construction's _Asker.call and _Asker.observe pass.
