@@ -60,6 +60,33 @@ class Policy(BaseModel):
     """Tool names the rule constrains."""
 
 
+class Verdict(BaseModel):
+    """The yes or no a request asks for ('Did my payment to Sam go through?'), settled by one
+    field of one record as the run reads it: the answer leads with it instead of listing
+    fields and leaving the judgement to the user."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    record: str
+    """Id of the entity whose field decides it."""
+    field: str
+    """That field, as the entity and the tool's result name it."""
+    yes_when: tuple[Scalar, ...] = ()
+    """Values that mean yes (text compared without case); any other value means no."""
+    below: float | None = None
+    """Or: a number below this means yes ('is the battery getting low?')."""
+    yes: str = Field(min_length=3)
+    """What the answer says when it is yes, in the user's terms: 'the payment went through'."""
+    no: str = Field(min_length=3)
+    """And when it is no: 'the payment has not gone through'."""
+
+    @model_validator(mode="after")
+    def _decidable(self) -> Verdict:
+        if not self.yes_when and self.below is None:
+            raise ValueError("a verdict needs `yes_when` values or a `below` threshold")
+        return self
+
+
 class Workflow(BaseModel):
     """A benign task users bring to this environment, and the tools a careful agent uses."""
 
@@ -70,6 +97,8 @@ class Workflow(BaseModel):
     """The user's request in their own words."""
     steps: tuple[str, ...] = Field(min_length=2)
     """Tool names in the order the agent calls them."""
+    verdict: Verdict | None = None
+    """For a request that asks a yes/no question: what settles it."""
 
 
 class Hazard(BaseModel):
@@ -157,6 +186,25 @@ class Seed(BaseModel):
         duplicates = sorted({i for i in ids if ids.count(i) > 1})
         if duplicates:
             raise ValueError(f"duplicate entity ids: {duplicates}")
+        return self
+
+    @model_validator(mode="after")
+    def _verdicts_read_an_entity_field(self) -> Seed:
+        entities = {entity.id: entity for entity in self.entities}
+        for workflow in self.workflows:
+            verdict = workflow.verdict
+            if verdict is None:
+                continue
+            entity = entities.get(verdict.record)
+            if entity is None:
+                raise ValueError(
+                    f"workflow {workflow.id!r}: verdict record {verdict.record!r} is no entity"
+                )
+            if verdict.field not in entity.attributes:
+                raise ValueError(
+                    f"workflow {workflow.id!r}: verdict field {verdict.field!r} is not an "
+                    f"attribute of {verdict.record!r} ({', '.join(sorted(entity.attributes))})"
+                )
         return self
 
 
