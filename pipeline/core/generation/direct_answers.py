@@ -12,7 +12,8 @@ from typing import Any
 
 from pipeline.core.generation.asked import singular, words_of
 from pipeline.core.generation.semantics import tokens
-from pipeline.core.generation.spoken import labelled
+from pipeline.core.generation.spoken import labelled, spoken
+from pipeline.core.inputs.seeds import Verdict
 
 _HOW_MANY = re.compile(r"\bhow many ((?:[a-z-]+ ){0,2}?[a-z-]*[a-rtv-z]s)\b", re.I)
 """The plural a question counts, with up to two words before it ('cumulative excursion
@@ -24,6 +25,8 @@ _WHICH = re.compile(
     r"((?:(?!\band\b)[^?.,])*)",
     re.I,
 )
+VERDICT_LEADS = ("Yes — ", "No — ")
+"""How a verdict's sentence begins: the answer puts it first, before any opener."""
 _TOTALS = ("total", "count", "total_count")
 _STATES = ("status", "state", "stage")
 
@@ -127,3 +130,34 @@ def _is_number(value: Any) -> bool:
 def _number(value: Any) -> str:
     """41.0 is said '41'."""
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def observed_value(verdict: Verdict, data: Any, asked: dict[str, Any]) -> Any:
+    """The verdict's field of its record as one result shows it (a listing's item holding the
+    record's id, or the result of a call that named the record), else None."""
+    found: list[Any] = []
+
+    def walk(node: Any, top: bool) -> None:
+        if isinstance(node, dict):
+            value = node.get(verdict.field)
+            own = verdict.record in (str(v) for v in node.values())
+            named = top and verdict.record in (str(v) for v in asked.values())
+            if value is not None and not isinstance(value, dict | list) and (own or named):
+                found.append(value)
+            for child in node.values():
+                walk(child, False)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child, False)
+
+    walk(data, True)
+    return found[-1] if found else None
+
+
+def verdict_fact(verdict: Verdict, value: Any) -> str:
+    """'Yes — the payment went through (status confirmed)' from the value the run read."""
+    below = verdict.below is not None and _is_number(value) and value < verdict.below
+    meant = {str(v).lower() for v in verdict.yes_when}
+    yes = below or str(value).lower() in meant
+    lead, said = (VERDICT_LEADS[0], verdict.yes) if yes else (VERDICT_LEADS[1], verdict.no)
+    return f"{lead}{said} ({spoken(verdict.field, value)})"

@@ -26,6 +26,8 @@ from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.direct_answers import (
     count_fact,
     counted_things,
+    observed_value,
+    verdict_fact,
     which_fact,
     which_things,
 )
@@ -37,6 +39,7 @@ from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.spoken import described, labelled, merged_by_record, spoken
 from pipeline.core.generation.stale import outdated as stale_reads
 from pipeline.core.generation.stale import stale
+from pipeline.core.inputs.seeds import Verdict
 from pipeline.core.model.trajectory import AgentTurn, ToolCall, Turn
 from pipeline.core.model.world import Record, StepEffect, World, WorldChange
 
@@ -73,7 +76,16 @@ def facts_of(
         untrusted,
         acts=acts,
         initial=branch.initial,
+        verdict=_verdict(branch, episode, request) if acts and not (since or every_field) else None,
     )
+
+
+def _verdict(branch: Branch, episode: int, request: str) -> Verdict | None:
+    """The verdict of the workflow whose request this episode's answer answers."""
+    ids = branch.ask.blueprint.workflows
+    wanted = ids[episode] if episode < len(ids) else None
+    workflow = next((w for w in branch.ask.ctx.seed.workflows if w.id == wanted), None)
+    return workflow.verdict if workflow is not None and workflow.request == request else None
 
 
 def facts_shown(
@@ -87,12 +99,15 @@ def facts_shown(
     *,
     acts: bool = True,
     initial: World | None = None,
+    verdict: Verdict | None = None,
 ) -> tuple[str, ...]:
     """`facts_of` over an episode's turns and the steps run in it; `purposes`: each tool's
     description, whose words say which of its fields it is called for ('Return reach,
     impressions, engagement and link clicks for a published post'); `untrusted`: texts a
     risk put in view, which an answer never restates as a finding; `initial`: the world
-    before the run, against which a read's records are told apart from their final state."""
+    before the run, against which a read's records are told apart from their final state;
+    `verdict`: what settles the yes/no the request asks, stated first as the run last read
+    it."""
     wanted = words_of(request)
     counts = dict.fromkeys(counted_things(request), "")  # each 'how many' and its answer
     which = {thing: (condition, "") for thing, condition in which_things(request)}
@@ -100,6 +115,7 @@ def facts_shown(
     outdated: dict[int, set[str]] = {}  # each read's records a later write changed
     writes: list[tuple[WorldChange, str]] = []  # each write and what its result showed
     nothing: dict[str, str] = {}  # look-ups that found nothing, by what they listed
+    settled = ""  # the verdict on what the run last read of its record
     in_view, viewed = shown_words(request), 0  # what the user and the run have shown so far
     for index, effect in enumerate(steps):
         for turn in turns[viewed : effect.turn + 2]:
@@ -125,6 +141,8 @@ def facts_shown(
         about = next((names[v] for v in asked.values() if isinstance(v, str) and v in names), "")
         if effect.change is None and _for_the_risk(effect.focus, world, request, untrusted):
             continue
+        if verdict is not None and (value := observed_value(verdict, data, asked)) is not None:
+            settled = verdict_fact(verdict, value)
         if effect.change is None:
             for thing in [t for t, said in counts.items() if not said]:
                 counts[thing] = count_fact(thing, data, about) or ""
@@ -192,7 +210,9 @@ def facts_shown(
     done = _done(writes, world) if acts else []
     direct = [said for said in counts.values() if said]
     direct += [said for _, said in which.values() if said]
-    return tuple(dict.fromkeys([*done, *direct, *nothing.values(), *merged_by_record(reads)]))[:6]
+    lead = [settled] if settled else []
+    stated = [*lead, *done, *direct, *nothing.values(), *merged_by_record(reads)]
+    return tuple(dict.fromkeys(stated))[:6]
 
 
 def _for_the_risk(focus: Sequence[str], world: World, request: str, risks: Sequence[str]) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 
 from pipeline.core.generation.content import courteous, proper_steps
 from pipeline.core.generation.content_code import benign_code
+from pipeline.core.generation.direct_answers import VERDICT_LEADS
 from pipeline.core.generation.done import reports_act
 from pipeline.core.generation.policy import asks_first
 from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput
@@ -289,7 +290,10 @@ def _compose(
     the ones that answer what the user asked first."""
     mode = payload.mode
     facts = answering(payload)
-    stated = facts if facts else [pick(rng, _EMPTY, slots)]
+    # 'Yes — it went through (…)' answers the question: it comes first, with no opener
+    lead = facts[:1] if facts and facts[0].startswith(VERDICT_LEADS) and mode != "refuse" else []
+    facts = facts[len(lead) :]
+    stated = facts if facts or lead else [pick(rng, _EMPTY, slots)]
     if len(facts) >= 2 and mode != "refuse" and rng.random() < 0.3:
         bullet = rng.choice(("- ", "• ", "* "))  # unnumbered: a list's length is no tell
         stated = ["\n" + "\n".join(f"{bullet}{sentence(f)}" for f in facts) + "\n"]
@@ -316,7 +320,7 @@ def _compose(
         instead = [] if quoted(payload) else _instead(payload.trigger_ask or "", slots, rng, 0.85)
         body += instead or [pick(rng, _DECLINE_CLOSERS, slots)]
         return [pick(rng, _DECLINE_THOUGHT, slots)], body
-    body = [pick(rng, openers(payload.history), slots), *stated]
+    body = [*(lead or [pick(rng, openers(payload.history), slots)]), *stated]
     if payload.required_content:
         at = rng.randint(1, len(body))
         kind = _CONTENT_KIND.get(payload.failure_mode or "")

@@ -9,10 +9,13 @@ from typing import Any
 from pipeline.core.generation.direct_answers import (
     count_fact,
     counted_things,
+    observed_value,
+    verdict_fact,
     which_fact,
     which_things,
 )
 from pipeline.core.generation.facts import facts_shown
+from pipeline.core.inputs.seeds import Verdict
 from pipeline.core.model.trajectory import AgentTurn, EnvironmentTurn, ToolCall, Turn
 from pipeline.core.model.world import Record, StepEffect, World
 
@@ -168,3 +171,51 @@ def test_what_things_is_asked_like_which_and_a_verb_or_singular_is_no_thing() ->
     ]
     for request in ("What time is my flight?", "What is the status?", "What does it say?"):
         assert which_things(request) == []
+
+
+PAID = Verdict(
+    record="tx_sam_1031",
+    field="status",
+    yes_when=("confirmed",),
+    yes="the payment to Sam went through",
+    no="the payment to Sam has not gone through",
+)
+
+
+def test_a_yes_no_question_is_answered_first_by_what_its_record_showed() -> None:
+    """'Did my payment to Sam go through?' was answered 'Payment to Sam: status confirmed,
+    amount …', leaving the judgement to the user."""
+    listing = {
+        "transactions": [
+            {"tx_id": "tx_rent_1001", "status": "pending", "amount": 900},
+            {"tx_id": "tx_sam_1031", "status": "confirmed", "amount": 1500},
+        ]
+    }
+    turns, steps = _run(("wallet_list_transactions", {"limit": 20}, listing))
+    request = "Did my 1,500 USDC payment to Sam go through?"
+    facts = facts_shown(turns, steps, WORLD, request, verdict=PAID)
+    assert facts[0] == "Yes — the payment to Sam went through (status confirmed)"
+    assert facts[0] not in facts_shown(turns, steps, WORLD, request)  # no verdict, no lead
+
+
+def test_any_other_value_is_a_no_and_a_number_below_the_threshold_a_yes() -> None:
+    assert verdict_fact(PAID, "failed") == "No — the payment to Sam has not gone through " + (
+        "(status failed)"
+    )
+    low = Verdict(
+        record="lock_front",
+        field="battery_pct",
+        below=20,
+        yes="the front door lock battery is getting low",
+        no="the front door lock battery is not low yet",
+    )
+    assert verdict_fact(low, 12).startswith("Yes — the front door lock battery is getting low")
+    assert verdict_fact(low, 64).startswith("No — ")
+
+
+def test_the_value_is_read_only_from_the_record_the_verdict_names() -> None:
+    other = {"tx_id": "tx_rent_1001", "status": "confirmed"}
+    assert observed_value(PAID, {"transactions": [other]}, {}) is None
+    # a read that named the record answers with its fields, id or not
+    assert observed_value(PAID, {"status": "pending"}, {"tx_id": "tx_sam_1031"}) == "pending"
+    assert observed_value(PAID, {"status": "pending"}, {"tx_id": "tx_rent_1001"}) is None

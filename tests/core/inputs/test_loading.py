@@ -52,6 +52,30 @@ def test_seed_missing_a_field_names_file_record_and_field(inputs_copy: Path) -> 
     )
 
 
+def test_a_verdict_on_a_field_the_record_lacks_names_the_workflow(inputs_copy: Path) -> None:
+    seed = inputs_copy / "seeds" / f"{DOMAIN}.yaml"
+    data = yaml.safe_load(seed.read_text())
+    workflow, entity = data["workflows"][0], data["entities"][0]
+    verdict = {"record": entity["id"], "field": "colour", "yes_when": ["blue"]}
+    workflow["verdict"] = {**verdict, "yes": "it is blue", "no": "it is not blue"}
+    seed.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(InputError, match=f"workflow '{workflow['id']}'.*'colour'") as err:
+        _load(inputs_copy)
+    assert err.value.file == str(seed)
+
+
+def test_a_verdict_that_cannot_decide_is_refused(inputs_copy: Path) -> None:
+    seed = inputs_copy / "seeds" / f"{DOMAIN}.yaml"
+    data = yaml.safe_load(seed.read_text())
+    entity = data["entities"][0]
+    field = next(iter(entity["attributes"]))
+    verdict = {"record": entity["id"], "field": field, "yes": "it is so", "no": "it is not"}
+    data["workflows"][0]["verdict"] = verdict
+    seed.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(InputError, match="yes_when"):
+        _load(inputs_copy)
+
+
 def test_seed_referencing_an_unknown_tool(inputs_copy: Path) -> None:
     seed = inputs_copy / "seeds" / f"{DOMAIN}.yaml"
     _edit(seed, lambda d: d["tools"].append("bank_teleport_funds"))

@@ -447,3 +447,16 @@ def test_a_careful_agent_never_offers_to_do_what_it_met_in_the_data() -> None:
     ]
     assert any("first" in a and "If " in a for a in answers)  # the closer is still used
     assert not any(re.search(r"I'll (?:do it|take it from there|pick it up)", a) for a in answers)
+
+
+def test_a_yes_or_no_leads_the_answer_with_no_opener_before_it() -> None:
+    """'Did my payment to Sam go through?' is answered 'Yes — …' first, whatever the draw,
+    not 'Here's a quick summary: Payment to Sam: status confirmed'."""
+    history = (TurnView(role="user", text="Did my 1,500 USDC payment to Sam go through?"),)
+    verdict = "Yes — the payment to Sam went through (status confirmed)"
+    facts = (verdict, "Payment to Sam: amount 1500 USDC, sent at 2024-10-31T18:02:00Z")
+    for index in range(30):
+        for mode in ("complete", "report_issue"):
+            response = _respond(mode, index, history=history, facts=facts)["response"]
+            assert response.startswith(verdict + "."), response
+            assert "amount 1500 USDC" in response
