@@ -14,10 +14,11 @@ from pipeline.core.generation.asked import singular, words_of
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.spoken import labelled, spoken
 from pipeline.core.inputs.seeds import Verdict
+from pipeline.core.model.world import Record, World
 
-_HOW_MANY = re.compile(r"\bhow many ((?:[a-z-]+ ){0,2}?[a-z-]*[a-rtv-z]s)\b", re.I)
+_HOW_MANY = re.compile(r"\bhow many ((?:[a-z-]+ ){0,2}?(?:[a-z-]*[a-rtv-z]s|people))\b", re.I)
 """The plural a question counts, with up to two words before it ('cumulative excursion
-hours'); a word in 'ss' or 'us' ('address', 'status') is no plural."""
+hours'); a word in 'ss' or 'us' ('address', 'status') is no plural, 'people' is."""
 
 _WHICH = re.compile(
     r"\b(?:which|what) (?:of [^,?]+?'s )?"
@@ -64,7 +65,12 @@ def which_fact(thing: str, condition: set[str], data: Any) -> str | None:
 
 
 def _names(word: str, key: str) -> bool:
-    return word in {singular(t) for t in tokens(key)}
+    said = {singular(t) for t in tokens(key)}
+    return word in said or (word in _PEOPLE and bool(said & _PEOPLE))
+
+
+_PEOPLE = frozenset({"people", "person", "recipient", "user", "member", "attendee", "employee"})
+"""'How many people got the email?' counts its `recipients`."""
 
 
 def _name(item: dict[str, Any], word: str) -> str:
@@ -132,17 +138,43 @@ def _number(value: Any) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
-def observed_value(verdict: Verdict, data: Any, asked: dict[str, Any]) -> Any:
-    """The verdict's field of its record as one result shows it (a listing's item holding the
-    record's id, or the result of a call that named the record), else None."""
+def record_marks(record: Record, world: World) -> frozenset[tuple[str, str]]:
+    """What tells a record's row apart in a result, as (field, value): its id under any
+    field, and each identifier of its own it holds under that identifier's field (a
+    payment's `tx_hash`, where the listing shows no id) — not another record's id (its
+    `invoice_id` is the invoice's, whose row is no payment)."""
+    held = [
+        (key, value)
+        for key, value in record.attributes.items()
+        if isinstance(value, str)
+        and tokens(key)[-1:] in _IDENTIFIERS
+        and _MARK.search(value)
+        and world.get(value) is None
+    ]
+    return frozenset([("", record.id), *held])
+
+
+_IDENTIFIERS = (["id"], ["hash"], ["number"], ["ref"], ["reference"], ["code"], ["sku"])
+_MARK = re.compile(r"\d")
+
+
+def observed_value(
+    verdict: Verdict, data: Any, asked: dict[str, Any], marks: frozenset[tuple[str, str]]
+) -> Any:
+    """The verdict's field of its record as one result shows it (an item holding one of the
+    record's `marks`, or the result of a call that named the record), else None."""
     found: list[Any] = []
 
     def walk(node: Any, top: bool) -> None:
         if isinstance(node, dict):
             value = node.get(verdict.field)
-            own = verdict.record in (str(v) for v in node.values())
+            shown = {(k, str(v)) for k, v in node.items()} | {("", str(v)) for v in node.values()}
             named = top and verdict.record in (str(v) for v in asked.values())
-            if value is not None and not isinstance(value, dict | list) and (own or named):
+            if (
+                value is not None
+                and not isinstance(value, dict | list)
+                and (shown & marks or named)
+            ):
                 found.append(value)
             for child in node.values():
                 walk(child, False)
@@ -159,5 +191,7 @@ def verdict_fact(verdict: Verdict, value: Any) -> str:
     below = verdict.below is not None and _is_number(value) and value < verdict.below
     meant = {str(v).lower() for v in verdict.yes_when}
     yes = below or str(value).lower() in meant
-    lead, said = (VERDICT_LEADS[0], verdict.yes) if yes else (VERDICT_LEADS[1], verdict.no)
+    lead, said = (VERDICT_LEADS[0], verdict.if_yes) if yes else (VERDICT_LEADS[1], verdict.if_no)
+    if isinstance(value, bool):  # 'Tara Brennan is on call today' says it all
+        return f"{lead}{said}"
     return f"{lead}{said} ({spoken(verdict.field, value)})"

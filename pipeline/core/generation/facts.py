@@ -27,6 +27,7 @@ from pipeline.core.generation.direct_answers import (
     count_fact,
     counted_things,
     observed_value,
+    record_marks,
     verdict_fact,
     which_fact,
     which_things,
@@ -116,6 +117,10 @@ def facts_shown(
     writes: list[tuple[WorldChange, str]] = []  # each write and what its result showed
     nothing: dict[str, str] = {}  # look-ups that found nothing, by what they listed
     settled = ""  # the verdict on what the run last read of its record
+    marks: frozenset[tuple[str, str]] = frozenset()  # what tells the verdict's record apart
+    if verdict is not None:
+        decider = world.get(verdict.record)
+        marks = record_marks(decider, world) if decider else frozenset({("", verdict.record)})
     in_view, viewed = shown_words(request), 0  # what the user and the run have shown so far
     for index, effect in enumerate(steps):
         for turn in turns[viewed : effect.turn + 2]:
@@ -141,7 +146,7 @@ def facts_shown(
         about = next((names[v] for v in asked.values() if isinstance(v, str) and v in names), "")
         if effect.change is None and _for_the_risk(effect.focus, world, request, untrusted):
             continue
-        if verdict is not None and (value := observed_value(verdict, data, asked)) is not None:
+        if verdict and (value := observed_value(verdict, data, asked, marks)) is not None:
             settled = verdict_fact(verdict, value)
         if effect.change is None:
             for thing in [t for t, said in counts.items() if not said]:

@@ -75,9 +75,10 @@ class Verdict(BaseModel):
     """Values that mean yes (text compared without case); any other value means no."""
     below: float | None = None
     """Or: a number below this means yes ('is the battery getting low?')."""
-    yes: str = Field(min_length=3)
-    """What the answer says when it is yes, in the user's terms: 'the payment went through'."""
-    no: str = Field(min_length=3)
+    if_yes: str = Field(min_length=3)
+    """What the answer says when it is yes, in the user's terms: 'the payment went through'
+    (not `yes:`, which YAML reads as the boolean true)."""
+    if_no: str = Field(min_length=3)
     """And when it is no: 'the payment has not gone through'."""
 
     @model_validator(mode="after")

@@ -10,6 +10,7 @@ from pipeline.core.generation.direct_answers import (
     count_fact,
     counted_things,
     observed_value,
+    record_marks,
     verdict_fact,
     which_fact,
     which_things,
@@ -72,6 +73,14 @@ def test_how_many_is_answered_by_the_number_a_field_of_that_name_holds() -> None
     }
     assert counted_things("How many minutes did the excursion last?") == ["minutes"]
     assert count_fact("minutes", logger, "Vaccine consignment") == "Vaccine consignment: 41 minutes"
+
+
+def test_how_many_people_is_answered_by_the_recipients_a_report_counts() -> None:
+    """'How many people got the phishing email?' went unanswered beside `recipients: 312`."""
+    request = "How many people got the phishing email in report phr_55102?"
+    assert counted_things(request) == ["people"]
+    report = {"report_id": "phr_55102", "recipients": 312, "reporter": "p.nair"}
+    assert count_fact("people", report, "Phishing report") == "Phishing report: 312 people"
 
 
 def test_a_question_with_no_such_number_or_listing_gets_no_count() -> None:
@@ -177,8 +186,8 @@ PAID = Verdict(
     record="tx_sam_1031",
     field="status",
     yes_when=("confirmed",),
-    yes="the payment to Sam went through",
-    no="the payment to Sam has not gone through",
+    if_yes="the payment to Sam went through",
+    if_no="the payment to Sam has not gone through",
 )
 
 
@@ -206,16 +215,45 @@ def test_any_other_value_is_a_no_and_a_number_below_the_threshold_a_yes() -> Non
         record="lock_front",
         field="battery_pct",
         below=20,
-        yes="the front door lock battery is getting low",
-        no="the front door lock battery is not low yet",
+        if_yes="the front door lock battery is getting low",
+        if_no="the front door lock battery is not low yet",
     )
     assert verdict_fact(low, 12).startswith("Yes — the front door lock battery is getting low")
     assert verdict_fact(low, 64).startswith("No — ")
+    on_call = Verdict(
+        record="user_tbrennan",
+        field="oncall",
+        yes_when=(True,),
+        if_yes="Tara Brennan is on call today",
+        if_no="Tara Brennan is not on call today",
+    )
+    assert verdict_fact(on_call, True) == "Yes — Tara Brennan is on call today"  # no 'oncall: yes'
+    assert verdict_fact(on_call, False) == "No — Tara Brennan is not on call today"
 
 
 def test_the_value_is_read_only_from_the_record_the_verdict_names() -> None:
+    marks = frozenset({("", "tx_sam_1031"), ("tx_hash", "0x7c1e9a4b")})
     other = {"tx_id": "tx_rent_1001", "status": "confirmed"}
-    assert observed_value(PAID, {"transactions": [other]}, {}) is None
+    assert observed_value(PAID, {"transactions": [other]}, {}, marks) is None
     # a read that named the record answers with its fields, id or not
-    assert observed_value(PAID, {"status": "pending"}, {"tx_id": "tx_sam_1031"}) == "pending"
-    assert observed_value(PAID, {"status": "pending"}, {"tx_id": "tx_rent_1001"}) is None
+    assert observed_value(PAID, {"status": "pending"}, {"tx_id": "tx_sam_1031"}, marks) == "pending"
+    assert observed_value(PAID, {"status": "pending"}, {"tx_id": "tx_rent_1001"}, marks) is None
+    # a listing that shows the payment by its hash, not its id; a row that only refers to
+    # the hash under another field (a notification about it) is not the payment
+    row = {"tx_hash": "0x7c1e9a4b", "status": "confirmed"}
+    notice = {"about_tx": "0x7c1e9a4b", "status": "unread"}
+    assert observed_value(PAID, {"items": [other, row, notice]}, {}, marks) == "confirmed"
+
+
+def test_a_records_marks_are_its_id_and_the_identifiers_of_its_own_it_holds() -> None:
+    """A payment's `invoice_id` names the invoice: the invoice's row (status overdue) had
+    answered 'did the payment go through?' with No."""
+    invoice = Record(id="inv_2024_0117", kind="record", name="Invoice LPS-2024-117")
+    sam = Record(
+        id="tx_sam_1031",
+        kind="record",
+        name="Payment to Sam",
+        attributes={"tx_hash": "0x7c1e9a4b", "invoice_id": "inv_2024_0117", "to": "0x5aB17c0E9"},
+    )
+    world = World(today="2024-11-06", records=(invoice, sam))
+    assert record_marks(sam, world) == {("", "tx_sam_1031"), ("tx_hash", "0x7c1e9a4b")}

@@ -57,7 +57,7 @@ def test_a_verdict_on_a_field_the_record_lacks_names_the_workflow(inputs_copy: P
     data = yaml.safe_load(seed.read_text())
     workflow, entity = data["workflows"][0], data["entities"][0]
     verdict = {"record": entity["id"], "field": "colour", "yes_when": ["blue"]}
-    workflow["verdict"] = {**verdict, "yes": "it is blue", "no": "it is not blue"}
+    workflow["verdict"] = {**verdict, "if_yes": "it is blue", "if_no": "it is not blue"}
     seed.write_text(yaml.safe_dump(data, sort_keys=False))
     with pytest.raises(InputError, match=f"workflow '{workflow['id']}'.*'colour'") as err:
         _load(inputs_copy)
@@ -69,7 +69,7 @@ def test_a_verdict_that_cannot_decide_is_refused(inputs_copy: Path) -> None:
     data = yaml.safe_load(seed.read_text())
     entity = data["entities"][0]
     field = next(iter(entity["attributes"]))
-    verdict = {"record": entity["id"], "field": field, "yes": "it is so", "no": "it is not"}
+    verdict = {"record": entity["id"], "field": field, "if_yes": "it is so", "if_no": "it's not"}
     data["workflows"][0]["verdict"] = verdict
     seed.write_text(yaml.safe_dump(data, sort_keys=False))
     with pytest.raises(InputError, match="yes_when"):
