@@ -51,6 +51,7 @@ from pipeline.core.generation.written import (
     dictated,
     names_change,
     reply_subject,
+    reports_findings,
     rewritten,
     sends_message,
     summary_note,
@@ -218,6 +219,11 @@ def plan_arguments(
         elif asked and (stated := stated_part(request)):
             stated = whole_words(stated, 48) if short_text(name) else stated
             plan.set(name, stated[:1].upper() + stated[1:], "composed")
+        elif asked and about and reports_findings(name, tool.name, request):
+            # 'note the answer on INC-2024-0412': the note was left out; what the run's reads
+            # found replaces this (expand.put_findings)
+            standing = summary_note(about, (request, shown))
+            plan.set(name, standing or f"Regarding {bare_name(about[0].name)}.", "composed")
     return plan
 
 

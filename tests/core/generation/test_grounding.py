@@ -522,6 +522,26 @@ def test_a_note_goes_on_the_claim_named_by_id_and_never_says_regarding_what_you_
     assert plan.arguments["text"].startswith(f"{found.name}: ")
 
 
+def test_a_note_asked_for_is_written_even_where_nothing_tells_how_the_record_stands(
+    inputs: Inputs,
+) -> None:
+    """'Note the answer on INC-2024-0412': the incident was updated with no note at all (16
+    traces), since no summary of the report, its intel sources and its headers could be
+    worded; the note is there for the run's findings to fill (expand.put_findings)."""
+    world = build_world(inputs.seeds["security_operations"])
+    request = (
+        "How many people got the phishing email in report phr_55102, and is the sending domain "
+        "on any intel feed yet? Note the answer on INC-2024-0412."
+    )
+    focus = focus_records(world, request)
+    plan = plan_arguments(inputs.pool["soc_update_incident"], world, focus, request, focus)
+    assert plan.arguments["incident_id"] == "inc_2024_0412"
+    assert plan.arguments["note"] and plan.sources["note"] == "composed"
+    unasked = request.replace(" Note the answer on INC-2024-0412.", " It's INC-2024-0412.")
+    plan = plan_arguments(inputs.pool["soc_update_incident"], world, focus, unasked, focus)
+    assert "note" not in plan.arguments
+
+
 def test_a_switch_the_request_speaks_of_is_set_as_it_says(inputs: Inputs) -> None:
     """Auditors: 'let recurring payments like my phone bill keep going' froze the card with
     its recurring payments stopped."""
