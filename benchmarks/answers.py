@@ -19,8 +19,9 @@ Each episode's closing answer is judged.
   thing ('41 minutes', '6 showings listed'); 'minutes 41, start …' does not count.
 - `silent_on_a_read`: answers after a read of theirs that came back with something, fed no
   later call, and of which the answer states no value the user had not already given (a
-  request and its calls' arguments are given): the question that read was for goes
-  unanswered ("how did the teaser do?" answered "platform instagram").
+  request and the arguments of the calls up to that read are given; a later call restating
+  the read's values, such as a note of the findings, was fed by it): the question that read
+  was for goes unanswered ("how did the teaser do?" answered "platform instagram").
 """
 
 from __future__ import annotations
@@ -114,11 +115,13 @@ def _unsaid_reads(window: Sequence[Turn], response: str, log: WorldLog, given: s
         and isinstance(result, EnvironmentTurn)
     ]
     changed = {s.tool for s in log.steps if s.change is not None}  # `silent_on_a_write`'s
-    known = given + json.dumps([c.arguments for c, _ in calls], default=str)
     unsaid = 0
     for i, (call, result) in enumerate(calls):
         if call.name in changed:
             continue
+        # what the agent passed up to this read is given; a later call that restates the
+        # read's values (a note of the findings) was fed by it
+        known = given + json.dumps([c.arguments for c, _ in calls[: i + 1]], default=str)
         try:
             data = json.loads(result.content)
         except ValueError:
