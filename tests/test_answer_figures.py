@@ -18,7 +18,11 @@ LOG = WorldLog(
     records=(),
     steps=(StepEffect(episode=0, turn=2, tool="soc_update_incident", change=UPDATE),),
 )
-INTEL = {"indicator": "stbrigid-payroll.example.net", "verdict": "malicious", "source": "OpenPhish"}
+INTEL: dict[str, object] = {
+    "indicator": "stbrigid-payroll.example.net",
+    "verdict": "malicious",
+    "source": "OpenPhish",
+}
 Call = tuple[str, dict[str, str], dict[str, object]]
 
 
