@@ -90,15 +90,29 @@ def spoken_parts(key: str, value: Any) -> tuple[str, str]:
     return label, f"{figure}{unit}" if unit == "%" else f"{figure} {unit}"
 
 
+def labelled_parts(fact: str) -> tuple[str, str, str]:
+    """A fact split at the ': ' after its record's name, never inside a quoted part of the
+    name ("Reported message 'Payroll: confirm your bank details': 312 people" had merged with
+    another fact under "Reported message 'Payroll")."""
+    at = fact.find(": ")
+    while at != -1 and _OPENING.sub("", fact[:at]).count("'") < _OPENING.subn("", fact[:at])[1]:
+        at = fact.find(": ", at + 2)
+    return (fact[:at], ": ", fact[at + 2 :]) if at != -1 else (fact, "", "")
+
+
+_OPENING = re.compile(r"(?<!\S)'")
+"""A quote that opens a quoted part: after a space or at the start (not O'Brien's)."""
+
+
 def merged_by_record(facts: list[str]) -> list[str]:
     """One sentence per record: what two reads showed of Amara Diallo is said under her name
     once ('Amara Diallo: licence class C1, …' twice read as two people to auditors)."""
     merged: dict[str, list[str]] = {}
     for fact in facts:
-        label, sep, body = fact.partition(": ")
-        key = label if sep and len(label) <= 60 else fact
-        parts = merged.setdefault(key, [])
-        parts += [p for p in (body.split(", ") if sep else [fact]) if p not in parts]
+        label, sep, body = labelled_parts(fact)
+        named = sep and len(label) <= 60  # a longer head is no name: the fact stays whole
+        parts = merged.setdefault(label if named else fact, [])
+        parts += [p for p in (body.split(", ") if named else [fact]) if p not in parts]
     return [
         f"{key}: {', '.join(parts)}" if parts != [key] else key for key, parts in merged.items()
     ]
