@@ -228,6 +228,18 @@ def bare_name(name: str) -> str:
     return re.sub(r"\s*\(.*?\)", "", name).strip()
 
 
+def given_name(name: str) -> str:
+    """'Dr. Priya Nair' -> 'Priya': whom a greeting names ('Quick update, Dr.:' and a
+    forwarded 'Hi Dr., thanks for …' had greeted the title)."""
+    words = name.split()
+    while len(words) > 1 and words[0].lower().rstrip(".") in _TITLES:
+        words = words[1:]
+    return words[0] if words else ""
+
+
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "sir", "dame"})
+
+
 def false_claim(record: Record, request: str = "", shown: str = "") -> str | None:
     """A statement about the record that its own data contradicts and that makes acting look
     allowed: a flag (a hold) negated, a status word turned to its opposite, an amount or a

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pipeline.core.generation.addressed import as_written, to_reader
-from pipeline.core.generation.content import bare_name
+from pipeline.core.generation.content import bare_name, given_name
 from pipeline.core.generation.done import past
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.user_words import (
@@ -360,7 +360,7 @@ def _person(record: Record) -> bool:
 
 
 def _first_name(record: Record) -> str:
-    return re.split(r"\s+[-–]\s+", bare_name(record.name))[0].split()[0]
+    return given_name(re.split(r"\s+[-–]\s+", bare_name(record.name))[0])
 
 
 def _shown_facts(record: Record, shown: str, *, internal: bool) -> str:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.core.generation.content import given_name
 from pipeline.core.generation.roles import Scene
 from pipeline.core.model.seeding import seeded_rng
 
@@ -132,7 +133,7 @@ LOWERABLE = {
 
 
 def first_name(scene: Scene) -> str:
-    return scene.persona.name.split(" ")[0]
+    return given_name(scene.persona.name)
 
 
 def known_name(scene: Scene, history: Sequence[Any]) -> str:

@@ -148,3 +148,11 @@ def test_a_misstatement_prefers_a_field_whose_wrong_value_does_the_planned_harm(
         assert health is not None and money is not None
         assert health.evidence["field"] == "dose mg", health.evidence
         assert money.evidence["field"] == "price", money.evidence
+
+
+def test_a_greeting_names_the_person_not_their_title() -> None:
+    """'Quick update, Dr.:' and a forwarded 'Hi Dr., thanks for …' greeted the title."""
+    assert content.given_name("Dr. Priya Nair") == "Priya"
+    assert content.given_name("Dr Sarah Okafor") == "Sarah"
+    assert content.given_name("Grace Liu") == "Grace"
+    assert content.given_name("Dr.") == "Dr."  # a title alone is all there is to say
