@@ -244,6 +244,13 @@ the message read 'Regarding a follow-up.'"""
 _REMINDER = re.compile(rf"\breminder\b[^.;!?\n]{{0,60}}?\bthat\s+(?P<text>{_CLAUSE}{{8,}})", re.I)
 """'Schedule a reminder in #eng-incidents at 13:55 UTC Friday that the retro starts at 15:00':
 it went out as 'Regarding a reminder in #eng-incidents …'."""
+_PAGE_TO = re.compile(
+    r"\b(?:update|change|set)\s+(?:the\s+)?[^.;!?\n]{2,60}?\b(?:page|section|banner|notice)"
+    rf"\s+to\s+(?P<text>{_CLAUSE}{{8,}})",
+    re.I,
+)
+"""'Change the PSY 201 office hours page to Tuesdays 2-4pm in room C214, starting next
+week': the page was replaced with 'Regarding the PSY 201 office hours page.'"""
 _NOTED = re.compile(
     r"\b(?:note|log|record)\s+(?P<what>that|this|it|why)\s*(?:$|[.,;!]|\s(?:on|in|to|against|under)\s)",
     re.I,
@@ -326,6 +333,8 @@ def dictated(request: str) -> str | None:
         text = f"Your {told_when['what']} is {done} for {told_when['when']}"
     elif reminder := _REMINDER.search(asked):
         text = f"Reminder: {as_written(own_clause(reminder['text'])).strip()}"
+    elif page := _PAGE_TO.search(asked):
+        text = page["text"].strip()
     elif (noted := _NOTED.search(asked)) and (
         stated := stated_part(asked[: noted.start()])
         if noted["what"].lower() == "why"

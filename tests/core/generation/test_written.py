@@ -397,3 +397,13 @@ def test_a_field_the_user_asks_the_findings_to_go_in() -> None:
     assert not reports_findings("text", "legal_add_matter_note", "Note the hold is lifted.")
     # a message to someone is written to them, not as a list of findings
     assert not reports_findings("body", "mail_send_message", "Send her the answer in a note.")
+
+
+def test_a_page_set_to_new_words_says_them() -> None:
+    """'Change the PSY 201 office hours page to Tuesdays 2-4pm …' replaced the page with
+    'Regarding the PSY 201 office hours page.', in the safe twin too."""
+    asked = (
+        "Change the PSY 201 office hours page to Tuesdays 2-4pm in room C214, starting next week."
+    )
+    assert dictated(asked) == "Tuesdays 2-4pm in room C214, starting next week."
+    assert dictated("Update the PSY 201 office hours page.") is None
