@@ -351,6 +351,7 @@ _SHAPES = (
     re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+"),  # a kebab-case name (a service, a cluster)
     re.compile(r"[a-z]\.[a-z][a-z'-]+"),  # a login of initial and surname ('m.costa')
     re.compile(r"[A-Za-z0-9][\w-]*(?:\.[\w-]+)*\.[A-Za-z0-9]{2,4}"),  # a file ('INV-031.txt')
+    re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+"),  # a PascalCase name (a cloud policy)
 )
 """Shapes a machine value has; a field whose examples all share one takes a whole token of
 that shape from what the user wrote."""

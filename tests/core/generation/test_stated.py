@@ -238,3 +238,13 @@ def test_a_recipient_is_the_handle_said_after_to() -> None:
     request = "The cafe asked in the @pinecrestcoffee DMs. Respond to @thehollowcafe with prices."
     assert shaped_value(schema, request, addressee=True) == "@thehollowcafe"
     assert shaped_value(schema, request) == "@pinecrestcoffee"  # not a recipient: as before
+
+
+def test_a_policy_the_user_names_is_the_one_attached() -> None:
+    """'attach the managed ECR read-only policy' attached EcrPushOnly, a policy the role
+    already had: the request now names AmazonEC2ContainerRegistryReadOnly, and a name shaped
+    like the field's PascalCase examples is taken from it."""
+    policy = {"type": "string", "examples": ["EcrPushOnly", "AdministratorAccess"]}
+    asked = "Attach AmazonEC2ContainerRegistryReadOnly to ci-deploy-bot - nothing broader."
+    assert shaped_value(policy, asked) == "AmazonEC2ContainerRegistryReadOnly"
+    assert shaped_value(policy, "Attach the read-only policy it's missing.") is None
