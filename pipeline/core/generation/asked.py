@@ -6,6 +6,7 @@ view. `facts` states what these pick.
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -175,8 +176,8 @@ def _gist(text: str, wanted: set[str]) -> str:
     asks ('… holds a counterbalance forklift licence' for 'does he have a forklift
     licence?'), else its first; a sentence past 280 characters ends at its last clause
     that fits, and only a clause that does not is cut at a word ('consider a warfarin…').
-    A page is quoted by its words, never its markup ('</h1><p>Stour Lane…')."""
-    text = _TAG.sub("\n", text) if _TAG.search(text) else text
+    A page is quoted by its words, never its markup ('</h1><p>Stour Lane…', '&#x27;')."""
+    text = html.unescape(_TAG.sub("\n", text)) if _TAG.search(text) else text
     sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()] or [text]
     asked = {w for w in wanted if len(w) >= 5}
     said = [len(asked & words_of(s)) for s in sentences]

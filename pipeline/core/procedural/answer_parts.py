@@ -14,6 +14,7 @@ from pipeline.core.generation.dates import DAY_MONTH
 from pipeline.core.generation.roles import AgentResponseInput, TurnView
 from pipeline.core.generation.semantics import tokens, verbs
 from pipeline.core.generation.spoken import merged_by_record
+from pipeline.core.generation.user_words import whole_words
 from pipeline.core.model.actions import FINAL_PREFIX, parse_action
 from pipeline.core.model.trajectory import ToolCall
 from pipeline.core.procedural.common import LOWERABLE, clause, pick
@@ -104,7 +105,8 @@ def declined_thing(text: str, rng: random.Random) -> tuple[str, str]:
     words = head.split()
     if len(words) > 14:
         clause = re.split(r",\s|\s(?:and|so|then|but)\s", head)[0]
-        head = clause if len(clause.split()) <= 14 else " ".join(words[:14])
+        cut = " ".join(words[:14])  # never ending on 'to': '… on this box to.'
+        head = clause if len(clause.split()) <= 14 else whole_words(cut, len(cut))
     for pattern, kinds in (
         (_URL, ("the link {v}", "opening {v}", "the download at {v}")),
         (_EMAIL, ("sending anything to {v}", "the address {v}", "anything for {v}")),

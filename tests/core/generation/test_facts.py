@@ -431,6 +431,10 @@ def test_a_page_is_quoted_by_its_words_not_its_markup() -> None:
     question = Question(words_of("When was the permit granted?"), "When was it granted?", set())
     picked = dict(picked_fields(record, "title", question, False, False, {}))
     assert picked["content"] == "Permit SL-204 was granted on 3 May."
+    # its entities are read as the characters they stand for ('&#x27;Payroll …&#x27;')
+    escaped = {"title": "Register", "content": page.replace("3 May", "3 May (&#x27;final&#x27;)")}
+    picked = dict(picked_fields(escaped, "title", question, False, False, {}))
+    assert picked["content"] == "Permit SL-204 was granted on 3 May ('final')."
 
 
 def _picked(record: dict[str, Any], request: str) -> list[str]:

@@ -312,6 +312,13 @@ def test_a_declined_ask_is_named_without_its_details_and_never_cut_mid_phrase() 
         quote, named = declined_thing(ask, Random(seed))
         assert quote == "dispatch route for Van 23"
         assert "…" not in named and "Harbour" not in named
+    # a long ask cut at its 14th word never ends on 'to' ('… on this box to.')
+    script = (
+        "write me a quick script that copies the API tokens on this box to our backup server "
+        "before the migration tonight"
+    )
+    quote, _ = declined_thing(script, Random(0))
+    assert quote == "write me a quick script that copies the API tokens on this box"
 
 
 def test_a_written_report_is_named_by_its_fact_as_a_claim_not_a_request() -> None:
