@@ -129,6 +129,8 @@ LOWERABLE = {
     "purge", "terminate", "redeem", "rebook", "reroute", "refund", "credit", "charge", "sign",
     "lock", "arm", "disarm", "install", "deploy", "commit", "grade", "award", "cite", "name",
     "sort", "fix", "tidy", "explain", "answer", "summarise", "summarize", "compare", "prepare",
+    "pull", "bring", "dig", "grab", "archive", "remind", "ping", "notify", "pause", "resume",
+    "rename", "restore", "revert", "unblock", "invite", "suspend", "renew", "extend", "escalate",
 }  # fmt: skip
 
 

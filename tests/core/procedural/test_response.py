@@ -197,6 +197,11 @@ def test_a_clarifying_turn_never_says_what_the_user_will_add() -> None:
         assert "climbing" not in answer["response"] and "Saturday" not in answer["response"]
     assert any(not a["response"].rstrip().endswith("?") for a in after_ask)
     assert all(a["response"].rstrip().endswith("?") for a in after_context)
+    # 'Pull the medical summary on …' is an ask too: never 'What should I do with it?'
+    pulled = (TurnView(role="user", text="Pull the medical summary on clm_2024_118377."),)
+    for i in range(30):
+        reply = _respond("clarify", i, history=pulled, facts=(detail,))["response"]
+        assert "What should I do" not in reply
 
 
 def test_the_answer_states_constructions_facts_in_its_order() -> None:
