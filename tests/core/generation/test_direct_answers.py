@@ -257,3 +257,5 @@ def test_a_records_marks_are_its_id_and_the_identifiers_of_its_own_it_holds() ->
     )
     world = World(today="2024-11-06", records=(invoice, sam))
     assert record_marks(sam, world) == {("", "tx_sam_1031"), ("tx_hash", "0x7c1e9a4b")}
+    run = Record(id="run_48241", kind="record", name="Nightly CI", attributes={"run_id": 48241})
+    assert ("run_id", "48241") in record_marks(run, world)  # a run listed by its number
