@@ -12,7 +12,7 @@ from typing import Any
 
 from pipeline.core.generation.asked import singular, words_of
 from pipeline.core.generation.semantics import tokens
-from pipeline.core.generation.spoken import labelled, spoken
+from pipeline.core.generation.spoken import labelled, spoken, spoken_parts
 from pipeline.core.inputs.seeds import Verdict
 from pipeline.core.model.world import Record, World
 
@@ -24,6 +24,10 @@ _WHICH = re.compile(
     r"\b(?:which|what) (?:of [^,?]+?'s )?"
     r"((?:[a-z-]+ ){0,2}?(?!(?:does|goes|this)\b)[a-z-]{2,}[a-rtv-z]s)\b"
     r"((?:(?!\band\b)[^?.,])*)",
+    re.I,
+)
+_HOW_MUCH_LEFT = re.compile(
+    r"\bhow much\b[^?.]*?\b(?P<word>still open|outstanding|left|remaining|still owed|unpaid)\b",
     re.I,
 )
 VERDICT_LEADS = ("Yes — ", "No — ")
@@ -196,3 +200,32 @@ def verdict_fact(verdict: Verdict, value: Any) -> str:
     if isinstance(value, bool):  # 'Tara Brennan is on call today' says it all
         return f"{lead}{said}"
     return f"{lead}{said} ({spoken(verdict.field, value)})"
+
+
+def left_asked(request: str) -> str | None:
+    """The words a 'how much … is still open?' question asks with ('still open'), or None."""
+    asked = _HOW_MUCH_LEFT.search(request)
+    return asked["word"].lower() if asked else None
+
+
+def left_fact(word: str, data: Any, about: str) -> str | None:
+    """'Invoice LPS-2024-117: 1,280.00 EUR still open': the amount a result says is left (its
+    balance or amount due), else its total less what was paid; None without either. The
+    answer had given 'total 2480.0, amount paid 1200.0' and left the sum to the user."""
+    if not isinstance(data, dict):
+        return None
+    currency = f" {data['currency']}" if isinstance(data.get("currency"), str) else ""
+    held = next(
+        (spoken_parts(k, v)[1] for k, v in data.items() if _is_number(v) and _LEFT & {*tokens(k)}),
+        None,
+    )  # 'remaining_gb' keeps its unit: '12 GB'
+    paid = next((v for k, v in data.items() if _is_number(v) and "paid" in tokens(k)), None)
+    total = data.get("total")
+    if held is None and _is_number(total) and paid is not None:
+        held = f"{total - paid:,.2f}{currency}"  # what is left of it, which the answer had not said
+    elif held is not None and currency and not held[-1].isalpha():
+        held = f"{float(held):,.2f}{currency}"
+    return _said(f"{held} {word}", about) if held is not None else None
+
+
+_LEFT = frozenset({"balance", "outstanding", "remaining", "due"})

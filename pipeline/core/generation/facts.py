@@ -26,6 +26,8 @@ from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.direct_answers import (
     count_fact,
     counted_things,
+    left_asked,
+    left_fact,
     observed_value,
     record_marks,
     verdict_fact,
@@ -112,6 +114,7 @@ def facts_shown(
     wanted = words_of(request)
     counts = dict.fromkeys(counted_things(request), "")  # each 'how many' and its answer
     which = {thing: (condition, "") for thing, condition in which_things(request)}
+    left_word, left = left_asked(request), ""  # 'how much … is still open?' and its answer
     facts: list[tuple[int, str, str]] = []  # (step, its record's label or '', the sentence)
     outdated: dict[int, set[str]] = {}  # each read's records a later write changed
     writes: list[tuple[WorldChange, str]] = []  # each write and what its result showed
@@ -151,6 +154,8 @@ def facts_shown(
         if effect.change is None:
             for thing in [t for t, said in counts.items() if not said]:
                 counts[thing] = count_fact(thing, data, about) or ""
+            if left_word and not left:
+                left = left_fact(left_word, data, about) or ""
             for thing, (condition, said) in which.items():
                 which[thing] = (condition, said or which_fact(thing, condition, data) or "")
         empty = empty_listing(data, asked) if effect.change is None else None
@@ -214,6 +219,7 @@ def facts_shown(
     reads = _answering(current, wanted, named, after_write=bool(writes), answered=answered)
     done = _done(writes, world) if acts else []
     direct = [said for said in counts.values() if said]
+    direct += [left] if left else []
     direct += [said for _, said in which.values() if said]
     lead = [settled] if settled else []
     stated = [*lead, *done, *direct, *nothing.values(), *merged_by_record(reads)]

@@ -9,6 +9,8 @@ from typing import Any
 from pipeline.core.generation.direct_answers import (
     count_fact,
     counted_things,
+    left_asked,
+    left_fact,
     observed_value,
     record_marks,
     verdict_fact,
@@ -259,3 +261,18 @@ def test_a_records_marks_are_its_id_and_the_identifiers_of_its_own_it_holds() ->
     assert record_marks(sam, world) == {("", "tx_sam_1031"), ("tx_hash", "0x7c1e9a4b")}
     run = Record(id="run_48241", kind="record", name="Nightly CI", attributes={"run_id": 48241})
     assert ("run_id", "48241") in record_marks(run, world)  # a run listed by its number
+
+
+def test_how_much_is_still_open_is_answered_by_the_amount_left() -> None:
+    """'How much of invoice LPS-2024-117 is still open after it?' was answered 'total 2480.0,
+    amount paid 1200.0', leaving the sum to the user."""
+    word = left_asked("Did it go through? And how much of invoice LPS-2024-117 is still open?")
+    assert word == "still open"
+    invoice = {"number": "LPS-2024-117", "total": 2480.0, "amount_paid": 1200.0, "currency": "EUR"}
+    assert left_fact(word, invoice, "Invoice LPS-2024-117") == (
+        "Invoice LPS-2024-117: 1,280.00 EUR still open"
+    )
+    customer = {"name": "Harbor Cafe Ltd", "balance_due": 1280.0, "currency": "EUR"}
+    assert left_fact(word, customer, "") == "1,280.00 EUR still open"
+    assert left_fact(word, {"number": "LPS-2024-117", "due_date": "2024-05-08"}, "") is None
+    assert left_asked("How much was the invoice?") is None
