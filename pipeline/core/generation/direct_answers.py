@@ -218,7 +218,7 @@ def left_fact(word: str, data: Any, about: str) -> str | None:
     held = next(
         (spoken_parts(k, v)[1] for k, v in data.items() if _is_number(v) and _LEFT & {*tokens(k)}),
         None,
-    )  # 'remaining_gb' keeps its unit: '12 GB'
+    )  # with the unit its name says: 'balance_usd' is '310.50 USD'
     paid = next((v for k, v in data.items() if _is_number(v) and "paid" in tokens(k)), None)
     total = data.get("total")
     if held is None and _is_number(total) and paid is not None:

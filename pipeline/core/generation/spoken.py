@@ -95,13 +95,19 @@ def labelled_parts(fact: str) -> tuple[str, str, str]:
     name ("Reported message 'Payroll: confirm your bank details': 312 people" had merged with
     another fact under "Reported message 'Payroll")."""
     at = fact.find(": ")
-    while at != -1 and _OPENING.sub("", fact[:at]).count("'") < _OPENING.subn("", fact[:at])[1]:
+    while at != -1 and _unclosed(fact[:at]):
         at = fact.find(": ", at + 2)
     return (fact[:at], ": ", fact[at + 2 :]) if at != -1 else (fact, "", "")
 
 
+def _unclosed(head: str) -> bool:
+    """Whether `head` opens more quoted parts than it closes; a quote opens after a space or
+    at the start, so O'Brien's opens none."""
+    rest, opened = _OPENING.subn("", head)
+    return rest.count("'") < opened
+
+
 _OPENING = re.compile(r"(?<!\S)'")
-"""A quote that opens a quoted part: after a space or at the start (not O'Brien's)."""
 
 
 def merged_by_record(facts: list[str]) -> list[str]:
