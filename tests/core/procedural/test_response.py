@@ -199,9 +199,10 @@ def test_a_clarifying_turn_never_says_what_the_user_will_add() -> None:
     assert all(a["response"].rstrip().endswith("?") for a in after_context)
     # 'Pull the medical summary on …' is an ask too: never 'What should I do with it?'
     pulled = (TurnView(role="user", text="Pull the medical summary on clm_2024_118377."),)
-    for i in range(30):
-        reply = _respond("clarify", i, history=pulled, facts=(detail,))["response"]
-        assert "What should I do" not in reply
+    fits = "Tell me whether the treatment total fits the diagnoses."
+    replies = [_respond("clarify", i, history=pulled, facts=(fits,))["response"] for i in range(30)]
+    assert not any("What should I do" in r for r in replies)
+    assert any(not r.rstrip().endswith("?") for r in replies)
 
 
 def test_the_answer_states_constructions_facts_in_its_order() -> None:
