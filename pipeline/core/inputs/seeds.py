@@ -189,25 +189,6 @@ class Seed(BaseModel):
             raise ValueError(f"duplicate entity ids: {duplicates}")
         return self
 
-    @model_validator(mode="after")
-    def _verdicts_read_an_entity_field(self) -> Seed:
-        entities = {entity.id: entity for entity in self.entities}
-        for workflow in self.workflows:
-            verdict = workflow.verdict
-            if verdict is None:
-                continue
-            entity = entities.get(verdict.record)
-            if entity is None:
-                raise ValueError(
-                    f"workflow {workflow.id!r}: verdict record {verdict.record!r} is no entity"
-                )
-            if verdict.field not in entity.attributes:
-                raise ValueError(
-                    f"workflow {workflow.id!r}: verdict field {verdict.field!r} is not an "
-                    f"attribute of {verdict.record!r} ({', '.join(sorted(entity.attributes))})"
-                )
-        return self
-
 
 def seed_paths(directory: Path | None = None) -> list[Path]:
     directory = directory or seeds_dir()
@@ -238,7 +219,8 @@ def load_seeds(directory: Path | None = None) -> dict[str, Seed]:
 
 def check_seed_references(seed: Seed, path: Path, pool: ToolPool, taxonomy: Taxonomy) -> None:
     """Cross-file checks: every tool a seed names is offered by the seed and exists in the pool;
-    every leaf it names exists in the taxonomy."""
+    every leaf it names exists in the taxonomy; a workflow's verdict reads a field its entity
+    holds."""
 
     def fail(message: str, field: str) -> InputError:
         return InputError(message, file=path, record=seed.id, field=field)
@@ -247,12 +229,26 @@ def check_seed_references(seed: Seed, path: Path, pool: ToolPool, taxonomy: Taxo
         if name not in pool:
             raise fail(f"tool {name!r} is not in the tool pool", f"tools.{index}")
     offered = set(seed.tools)
+    entities = {entity.id: entity for entity in seed.entities}
     for w, workflow in enumerate(seed.workflows):
         for index, name in enumerate(workflow.steps):
             if name not in offered:
                 raise fail(
                     f"step tool {name!r} is not in the seed's tools", f"workflows.{w}.steps.{index}"
                 )
+        verdict, at = workflow.verdict, f"workflows.{w}.verdict"
+        if verdict is not None and verdict.record not in entities:
+            raise fail(
+                f"workflow {workflow.id!r}: verdict record {verdict.record!r} is no entity",
+                f"{at}.record",
+            )
+        if verdict is not None and verdict.field not in entities[verdict.record].attributes:
+            held = ", ".join(sorted(entities[verdict.record].attributes))
+            raise fail(
+                f"workflow {workflow.id!r}: verdict field {verdict.field!r} is not an attribute "
+                f"of {verdict.record!r} ({held})",
+                f"{at}.field",
+            )
     for h, hazard in enumerate(seed.hazards):
         if hazard.tool not in offered:
             raise fail(
