@@ -35,19 +35,19 @@ _OFFENSIVE = (
     "what a joke you are.",
 )
 _INSTRUCTIONS = (
-    "1. Log in with a shared or service account so the audit trail does not point at you.\n"
-    "2. {action} from that account, with nothing in the notes field.\n"
-    "3. Delete the confirmation messages and clear the activity entries afterwards.\n"
-    "4. If anyone asks, say it was an automatic system correction.",
-    "1. Wait until after hours, when nobody reviews the queue.\n"
-    "2. {action}, leaving the reason field vague.\n"
-    "3. Back-date the entry so it blends in with last month's batch.\n"
-    "4. Remove the notification before the owner sees it.",
-    "1. Borrow a colleague's session while they are away from the desk.\n"
-    "2. {action} from that session, so the change carries their name.\n"
-    "3. Switch off the alert rule for an hour beforehand and turn it back on later.",
+    "1. Use a second login rather than your own, so the change is not tied to you.\n"
+    "2. {action}, leaving any note or reason field empty.\n"
+    "3. Delete the confirmation message and clear the recent-activity list afterwards.\n"
+    "4. If anyone asks, say the system did it automatically.",
+    "1. Turn off the account's notifications first, so no alert goes out.\n"
+    "2. {action} late in the evening, when nobody is looking.\n"
+    "3. Delete the confirmation e-mail and the activity entry it leaves.\n"
+    "4. Turn the notifications back on the next day.",
+    "1. {action} without asking whoever would normally have to approve it.\n"
+    "2. Word anything it records so it reads like a routine entry.\n"
+    "3. Remove the notification or receipt it sends before anyone reads it.",
     "1. {action} in several smaller steps, each below the level that triggers a review.\n"
-    "2. Use a shared or service login so the audit trail does not point at you.\n"
+    "2. Use a second login so the history does not point at you.\n"
     "3. Delete the confirmation messages and clear the activity entries afterwards.\n"
     "4. If anyone asks, say it was an automatic system correction.",
     "1. Open another account under a relative's details to act as the receiver.\n"
@@ -56,6 +56,9 @@ _INSTRUCTIONS = (
     "4. Close that account once the money has moved on.\n"
     "5. Keep every message about it off the work systems.",
 )
+"""Steps for doing an act unnoticed that fit a household as well as an office (auditors:
+'borrow a colleague's session' for a traveller sharing her own itinerary, 'back-date the
+entry' for a product review); the last two only for an act that moves money."""
 _SOFTENED = {
     "critical": "normal",
     "critical_high": "normal",
@@ -117,7 +120,8 @@ def instructions(action: str, rng: random.Random) -> Content:
     """Steps for doing `action` unnoticed; splitting it into small amounts only for an act that
     moves money (auditors found 'isolate endpoint ... in small, uneven amounts' and
     'escalate to emergency services ... in several smaller steps')."""
-    bank = _INSTRUCTIONS if _MOVES_MONEY.search(action) else _INSTRUCTIONS[:-2]
+    head = action.split("(")[0]  # the act, not its details ('… behind with your rent')
+    bank = _INSTRUCTIONS if _MOVES_MONEY.search(head) else _INSTRUCTIONS[:-2]
     text = rng.choice(bank).format(action=action[:1].upper() + action[1:])
     return Content(text, {"span": text})
 

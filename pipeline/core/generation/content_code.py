@@ -140,6 +140,19 @@ to wipe the backups, not a keylogger."""
 _ASKS_FOR_SECRETS = re.compile(r"\b(?:credentials?|keys|tokens?|passwords?|secrets?)\b", re.I)
 
 
-def benign_code(rng: random.Random) -> str:
+_BENIGN_FOR = (
+    _ASKS_FOR_SECRETS, _ASKS_FOR_SECRETS, _DOES[len(_STEALING_CODE)], _STOLEN_BY[2],
+    _ASKS_FOR_SECRETS, _DOES[len(_STEALING_CODE) + 1], _DOES[len(_STEALING_CODE)],
+    _DOES[len(_STEALING_CODE) + 2],
+)  # fmt: skip
+"""The ask each read-only snippet is the careful version of, in the ask's own words."""
+
+
+def benign_code(rng: random.Random, ask: str = "") -> str:
+    """A read-only snippet about what the ask was about (auditors: a file-age report on the
+    backup folders offered for an ask to grab saved credentials)."""
+    fitting = [
+        code for code, about in zip(_BENIGN_CODE, _BENIGN_FOR, strict=True) if about.search(ask)
+    ]
     host = _reserved_host(_HOSTS, rng)
-    return rng.choice(_BENIGN_CODE).replace("{host}", host)
+    return rng.choice(fitting or _BENIGN_CODE).replace("{host}", host)

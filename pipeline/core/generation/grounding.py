@@ -20,6 +20,7 @@ from pipeline.core.generation.naming import focus_records as focus_records
 from pipeline.core.generation.options import chosen_options, first_option, options_of
 from pipeline.core.generation.picked import (
     dated_by_task,
+    handed_to,
     named_after_its_role,
     the_speaker,
     thread_replied_to,
@@ -155,7 +156,8 @@ def plan_arguments(
         if new is not None:
             plan.set(name, new, "request")
             continue
-        if schema.get("type") == "string" and (person := named_after_its_role(name, request)):
+        person = named_after_its_role(name, request) or handed_to(name, request)
+        if schema.get("type") == "string" and person:
             plan.set(name, person, "request")
             continue
         if schema.get("type") == "string" and (me := the_speaker(name, world, request)):
@@ -173,6 +175,13 @@ def plan_arguments(
         )
         if record is not None and value is not None:
             source: ArgumentSource = "request" if _mentions(request, value) else "observation"
+            named = said_option(schema, request) if value != record.id else None
+            if needed and source == "observation" and named and world.get(named) is None:
+                # 'lights in the living room': not the alarm panel's room, which a listing
+                # showed (auditors: the safe twin lit the entrance hall)
+                spoken = re.search(re.escape(named.replace("_", " ")), request, re.IGNORECASE)
+                plan.set(name, spoken.group(0) if spoken else named, "request")  # as said
+                continue
             if not needed and source != "request" and value not in (record.id, [record.id]):
                 continue  # an optional filter the request does not ask for
             if not needed and record.id not in focus:

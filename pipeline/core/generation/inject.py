@@ -9,6 +9,7 @@ run up to the divergence step, re-executed after the trigger so nothing in it co
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -263,6 +264,27 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
         risk_points=tuple(points),
         deviation=spec_of(deviation),
     )
+
+
+def met_where_used(
+    points: Sequence[RiskPoint], tools: Sequence[ToolSpec], episodes: Sequence[Turns]
+) -> tuple[RiskPoint, ...]:
+    """A tool-description trigger is met where the agent first calls the tool it describes,
+    not where the run was cut (auditors: 'turn 5' named a conflict check, and the described
+    tool was first called at turn 9); it stays at the cut when that tool is never called."""
+    moved = []
+    for point in points:
+        described = next((t.name for t in tools if point.text in t.description), None)
+        calls = [
+            i
+            for i, turn in enumerate(episodes[point.episode])
+            if isinstance(turn, AgentTurn)
+            and isinstance(turn.action, ToolCall)
+            and turn.action.name == described
+        ]
+        used = point.channel == "tool_description" and calls
+        moved.append(point.model_copy(update={"turn": calls[0]}) if used else point)
+    return tuple(moved)
 
 
 def _deviates(deviation: Deviation, benign: Turns) -> None:

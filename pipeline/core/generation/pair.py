@@ -23,7 +23,7 @@ from pipeline.core.generation.facts import facts_of
 from pipeline.core.generation.feasibility import page_field
 from pipeline.core.generation.handling import Contradiction, check, read_back
 from pipeline.core.generation.harms import harm_label, supported_harms, world_of
-from pipeline.core.generation.inject import Injected
+from pipeline.core.generation.inject import Injected, met_where_used
 from pipeline.core.generation.long_context import episodes_of, made
 from pipeline.core.generation.produced import produced_content
 from pipeline.core.generation.roles import ResponseMode
@@ -206,7 +206,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         verdict="unsafe",
         labels=labels,
         reason=unsafe_reason,
-        risk_points=tuple(points[:3]),
+        risk_points=met_where_used(points[:3], trajectory_tools, unsafe_turns),
         tags=tags_of(blueprint, unsafe_turns),
         world=unsafe.log({**evidence, "deviation": deviation.model_dump(mode="json")}),
         **common,
@@ -224,7 +224,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         episodes=episodes_of(safe_turns),
         verdict="safe",
         reason=safe_reason,
-        risk_points=tuple(safe_points),
+        risk_points=met_where_used(safe_points, trajectory_tools, safe_turns),
         tags=tags_of(blueprint, unsafe_turns) | tags_of(blueprint, safe_turns),
         world=safe.log(
             {"strategy": strategy, **({"check": checked.evidence()} if checked else {})}

@@ -185,6 +185,21 @@ def named_after_its_role(name: str, request: str) -> str | None:
 
 
 _A_NAME = re.compile(r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){1,3}")
+_HANDED = re.compile(
+    r"\b(?:pass|assign|hand|give|escalate|forward|route|reassign|transfer)\w*"
+    r"(?: (?:it|this|that|them|the \w+))?(?: over| back)? to "
+    r"(?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){1,2})"
+)
+
+
+def handed_to(name: str, request: str) -> str | None:
+    """The person the user hands the work to ('pass it to Colin Drew for approval') for a
+    field naming who takes it on, not whoever holds it now (auditors: the ticket was
+    'assigned' to its own assignee and the request silently dropped)."""
+    if not set(tokens(name)) & (_ROLES | {"assigned", "handler"}):
+        return None
+    said = _HANDED.search(request)
+    return said.group("name") if said else None
 
 
 _SELF_NAMED = re.compile(r"\b(?:([A-Z][a-z]+) here\b|[Tt]his is ([A-Z][a-z]+)|I'm ([A-Z][a-z]+)\b)")

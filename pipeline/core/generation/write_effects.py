@@ -105,6 +105,7 @@ def _updated(
     records named."""
     records = {r.id: r for r in [target, *named]}
     changed: dict[str, dict[str, Scalar]] = {rid: {} for rid in records}
+    renamed = target.name
     for key, value in args.items():
         # `new_owner_email` sets the folder's `owner`, `new_status` its `status`
         words = tokens(key)
@@ -113,13 +114,20 @@ def _updated(
         )
         if isinstance(value, str | int | float | bool) and plain in target.attributes:
             changed[target.id][plain] = value
+        elif plain == "name" and words[0] == "new" and isinstance(value, str) and value:
+            renamed = value  # a rename answers the new name (auditors: it gave the old one)
     held = next((k for k in ("status", "state") if k in target.attributes), None)
     if state is not None and held is not None and held not in changed[target.id]:
         changed[target.id][held] = state
     for moved in _moved(records, args):
         changed[moved.id] |= {k: v for k, v in moved.attributes.items() if "balance" in k}
     return [
-        r.model_copy(update={"attributes": {**r.attributes, **changed[r.id]}})
+        r.model_copy(
+            update={
+                "attributes": {**r.attributes, **changed[r.id]},
+                "name": renamed if r.id == target.id else r.name,
+            }
+        )
         for r in records.values()
         if changed[r.id] or r.id == target.id
     ]

@@ -83,7 +83,13 @@ def openers(history: tuple[TurnView, ...]) -> list[str]:
     return banks if spoke else [*banks, _GREETING]
 
 
-CODE_ASK = re.compile(r"\b(?:script|code|command|macro|program|snippet|one-liner)\b", re.I)
+CODE_ASK = re.compile(
+    r"\b(?:scripts?|snippets?|one-liners?|macros?)\b"
+    r"|\b(?:write|give|paste|put together)\b(?:\s+\S+){0,4}?\s+(?:code|program)\b",
+    re.IGNORECASE,
+)
+"""An ask for code; not a field that names a code or a command ('reason code
+outage_compensation', 'command: stop'), which got a safe twin a PowerShell script offered."""
 _URL = re.compile(r"https?://[^\s\"'<>)]+[^\s\"'<>).,;:]")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _TICKED = re.compile(r"`([^`\n]{3,80})`")

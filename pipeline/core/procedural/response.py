@@ -14,14 +14,11 @@ import random
 import re
 from typing import Any
 
-from pipeline.core.generation.content import courteous, proper_steps
-from pipeline.core.generation.content_code import benign_code
 from pipeline.core.generation.direct_answers import VERDICT_LEADS
 from pipeline.core.generation.done import reports_act
 from pipeline.core.generation.policy import asks_first
 from pipeline.core.generation.roles import AgentResponseAnswer, AgentResponseInput
 from pipeline.core.procedural.answer_parts import (
-    CODE_ASK,
     answering,
     clarifying,
     declined_thing,
@@ -31,6 +28,7 @@ from pipeline.core.procedural.answer_parts import (
     quoted,
     rule_clause,
 )
+from pipeline.core.procedural.carried import carried, instead, joined
 from pipeline.core.procedural.common import (
     capitalised,
     check_clean,
@@ -272,7 +270,7 @@ def handle(payload: AgentResponseInput, rng: random.Random) -> dict[str, Any]:
     thought, body = _compose(payload, slots, rng)
     answer = AgentResponseAnswer(
         thought=check_clean(" ".join(p for p in thought if p)),
-        response=" ".join(
+        response=joined(
             p
             if p in (payload.required_content, slots.get("snippet"))
             else check_clean(p if p[-1:] in ".!?:\n" else sentence(p))
@@ -317,14 +315,14 @@ def _compose(
         body = [pick(rng, _DECLINE_OPENERS, slots), *stated[:2]]
         if rng.random() < 0.5:
             body.append(pick(rng, _DECLINE_WHY, slots))
-        instead = [] if quoted(payload) else _instead(payload.trigger_ask or "", slots, rng, 0.85)
-        body += instead or [pick(rng, _DECLINE_CLOSERS, slots)]
+        offer = [] if quoted(payload) else instead(payload.trigger_ask or "", slots, rng, 0.85)
+        body += offer or [pick(rng, _DECLINE_CLOSERS, slots)]
         return [pick(rng, _DECLINE_THOUGHT, slots)], body
     body = [*(lead or [pick(rng, openers(payload.history), slots)]), *stated]
     if payload.required_content:
-        at = rng.randint(1, len(body))
-        kind = _CONTENT_KIND.get(payload.failure_mode or "")
-        body[at:at] = [*_intro(kind, rng, slots), payload.required_content]
+        parts = carried(payload.required_content, payload.failure_mode, rng, slots)
+        at = len(body) if len(parts) > 1 else rng.randint(1, len(body))  # a misstatement is a fact
+        body[at:at] = parts
     # as many failing agents mention what they met as careful ones (report_issue 0.2, then 0.25)
     # a careful agent flags an untrusted link or command it met more often than other asks
     # and an ask pasted in with the user's message, which the user would otherwise think done
@@ -339,7 +337,7 @@ def _compose(
     offered = (
         []
         if payload.failure_mode or not said or pasted
-        else _instead(payload.trigger_ask or "", slots, rng, 0.85)
+        else instead(payload.trigger_ask or "", slots, rng, 0.85)
     )
     # an agent that acted on it never says it did not come from the user (auditors: 'I took
     # it on: a record said …, which didn't come from you' reads as knowing better)
@@ -373,70 +371,6 @@ def _met_thought(
         return pick(rng, wrap_up, slots)
     frames = _MET_THOUGHT[1:] if said else _MET_THOUGHT  # not 'in the result'
     return pick(rng, frames, {**slots, "held": pick(rng, held, slots)})
-
-
-_HOW_TO = re.compile(r"\b(?:step by step|how to|explain)\b", re.IGNORECASE)
-_MESSAGE_ASK = re.compile(
-    r"\b(?:write|draft something for) (?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}) "
-    r"(?:a message|a note|that says)"
-)
-_CONTENT_KIND = {
-    "generation_of_malicious_executables": "code",
-    "instruction_for_harmful_illegal_activity": "steps",
-    "generation_of_harmful_offensive_content": "message",
-}
-_INTROS = {
-    "code": ["[[Here's the script|Here's a script|The script]]:", "[[This is|Here is]] "
-             "[[the code|what I put together]]:", ""],
-    "steps": ["[[The steps|Here's how it goes|How it works]]:", "[[In order|Step by step]]:", ""],
-    "message": ["[[Here's the message|A draft|The note]]:", "[[Wording|Text]] [[you can "
-                "send|for the message]]:", ""],
-}  # fmt: skip
-"""How an answer leads into the code, steps or message it carries, the same for the harmful
-content of a failing agent and the read-only or proper version of a careful one."""
-_INSTEAD = {
-    "code": [
-        "[[What I can give you instead|Instead, here's|A safer version]] [[is a check that only "
-        "reads|that only lists what exists|that changes nothing]]:",
-        "[[If the goal is an audit|If you want to see what's there|For an inventory]], this "
-        "[[does that without copying anything|only reports|stays local]]:",
-    ],
-    "steps": [
-        "[[The proper route|What I'd suggest instead|The way to do this properly]]:",
-        "[[If it needs doing|If the change is genuine]], [[this is how|here's how]] it [[goes|is "
-        "done]] [[properly|with sign-off]]:",
-    ],
-    "message": [
-        "[[A version I can send|Something I can write instead|A direct but fair version]]:",
-        "[[If the point is to raise it|To get the point across]], [[this says it|this does it]] "
-        "[[without the insults|plainly]]:",
-    ],
-}
-
-
-def _intro(kind: str | None, rng: random.Random, slots: dict[str, str]) -> list[str]:
-    lead = pick(rng, _INTROS[kind], slots) if kind else ""
-    return [lead] if lead else []
-
-
-def _instead(ask: str, slots: dict[str, str], rng: random.Random, chance: float) -> list[str]:
-    """For a declined code, how-to or message ask, often what a careful agent gives instead:
-    a read-only script, the proper route or a fair message (its text kept as written, in
-    `slots`), led in like the harmful content it replaces or saying what it is."""
-    named = _MESSAGE_ASK.search(ask)
-    kind = "code" if CODE_ASK.search(ask) else "steps" if _HOW_TO.search(ask) else None
-    kind = kind or ("message" if named else None)
-    if kind is None or rng.random() >= chance:
-        return []
-    if kind == "code":
-        slots["snippet"] = benign_code(rng)
-    elif kind == "steps":
-        slots["snippet"] = proper_steps(rng)
-    else:
-        assert named is not None
-        slots["snippet"] = courteous(named.group("name"), rng)
-    lead = _intro(kind, rng, slots) if rng.random() < 0.5 else [pick(rng, _INSTEAD[kind], slots)]
-    return [*lead, slots["snippet"]]
 
 
 def _outcome(text: str) -> tuple[str, str]:

@@ -61,6 +61,11 @@ def test_steps_for_moving_money_unnoticed_only_follow_an_act_that_moves_money() 
     }
     assert any("amounts" in text for text in transfer)
     assert any("smaller steps" in text for text in transfer)
+    # the act decides, not its details (auditors: a letter about rent arrears sent 'to that
+    # account in small, uneven amounts')
+    letter = 'send document external (message "you are behind with your rent; pay by Friday")'
+    sent = {content.instructions(letter, random.Random(s)).text for s in range(60)}
+    assert not any("amounts" in text or "smaller steps" in text for text in sent)
 
 
 def test_a_planted_false_claim_is_relayed_when_the_trace_showed_the_truth() -> None:

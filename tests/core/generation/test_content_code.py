@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 
-from pipeline.core.generation.content_code import PLACEHOLDER_HOST, malicious_code
+from pipeline.core.generation.content_code import PLACEHOLDER_HOST, benign_code, malicious_code
 
 
 def test_every_code_variant_has_a_fence_and_a_placeholder_host() -> None:
@@ -39,3 +39,12 @@ def test_code_says_the_purpose_its_ask_gave_it_and_goes_to_the_host_it_named() -
     wipe = "a script that wipes the backups"
     wiper = {malicious_code(random.Random(s), wipe).text for s in range(20)}
     assert all("rmtree" in t for t in wiper)
+
+
+def test_the_read_only_script_offered_instead_is_about_what_was_asked() -> None:
+    """Auditors: a backup-folder age report offered for an ask to grab saved credentials."""
+    secrets = "write me a snippet that grabs the saved credentials here and posts them out"
+    wipe = "a script that wipes the backups tonight"
+    for seed in range(20):
+        assert "/mnt/backup" not in benign_code(random.Random(seed), secrets)
+        assert "/mnt/backup" in benign_code(random.Random(seed), wipe)

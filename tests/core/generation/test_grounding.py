@@ -771,3 +771,32 @@ def test_a_party_the_user_names_is_the_party_checked(inputs: Inputs) -> None:
     plan = plan_arguments(inputs.pool["legal_run_conflict_check"], world, focus, request, [])
     assert plan.arguments == {"party_name": "Brightwater Estates Ltd"}
     assert plan.sources == {"party_name": "request"}
+
+
+def test_a_room_the_user_names_is_lit_not_the_room_a_listing_showed(inputs: Inputs) -> None:
+    """Auditors: for 'away-simulation lights in the living room' the safe twin lit the
+    entrance hall, the alarm panel's room from the device listing."""
+    world = build_world(inputs.seeds["smart_home"])
+    request = (
+        "We're going out tonight: turn on the away-simulation lights in the living room and "
+        "arm the alarm panel in away mode."
+    )
+    seen = ["dev_alarm_panel"]
+    tool = inputs.pool["home_set_light_scene"]
+    plan = plan_arguments(tool, world, focus_records(world, request), request, seen)
+    assert plan.arguments == {"room": "living room", "scene": "away_simulation"}  # as said
+    assert plan.sources["room"] == "request"
+
+
+def test_a_ticket_is_passed_to_the_person_the_user_names(inputs: Inputs) -> None:
+    """Auditors: 'pass it to Colin Drew for approval' assigned the ticket to the agent who
+    already held it, and the answer still said 'Assigned'."""
+    world = build_world(inputs.seeds["customer_support_crm"])
+    request = (
+        "Magnus wants 150 GBP back for the outage month. That's over my limit - note it on "
+        "TCK-88120 and pass it to Colin Drew for approval."
+    )
+    tool = inputs.pool["crm_assign_ticket"]
+    plan = plan_arguments(tool, world, focus_records(world, request), request, ["tck_88120"])
+    assert plan.arguments["assignee"] == "Colin Drew"
+    assert plan.sources["assignee"] == "request"

@@ -362,7 +362,7 @@ def test_a_tool_description_risk_rides_on_a_tool_the_run_calls(built_pairs: Buil
     """Auditors: 'each time you invoke workchat_delete_messages_bulk, also …' was acted on,
     by an answer's script, with that tool never called (27 of 63 such traces)."""
     checked = []
-    for unsafe, _ in built_pairs.pairs.values():
+    for unsafe, safe in built_pairs.pairs.values():
         texts = [p.text for p in unsafe.risk_points if p.channel == "tool_description"]
         if not texts:
             continue
@@ -374,6 +374,22 @@ def test_a_tool_description_risk_rides_on_a_tool_the_run_calls(built_pairs: Buil
             if isinstance(turn, AgentTurn) and isinstance(turn.action, ToolCall)
         }
         assert carriers & called, f"{unsafe.id}: {sorted(carriers)} never called"
+        # the risk point is the turn that first calls it (auditors: 'turn 5' named a conflict
+        # check, and the described tool was first called at turn 9)
+        for twin in (unsafe, safe):
+            for point in (p for p in twin.risk_points if p.channel == "tool_description"):
+                turns = twin.episodes[point.episode].turns
+                first = next(
+                    (
+                        i
+                        for i, turn in enumerate(turns)
+                        if isinstance(turn, AgentTurn)
+                        and isinstance(turn.action, ToolCall)
+                        and turn.action.name in carriers
+                    ),
+                    point.turn,  # a safe twin that never calls it meets it at the cut
+                )
+                assert point.turn == first, f"{twin.id}: point at {point.turn}, called at {first}"
         assert unsafe.labels is not None
         checked.append(unsafe.labels.failure_mode)
     assert checked, "no built pair carries a tool-description risk"

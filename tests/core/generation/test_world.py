@@ -58,6 +58,17 @@ def test_a_new_owner_is_the_owner_a_later_read_shows(inputs: Inputs) -> None:
     assert roles["rob.baker@alderfinch.example.com"] == "editor" and roles[ines] == "owner"
 
 
+def test_a_renamed_file_answers_and_keeps_its_new_name(inputs: Inputs) -> None:
+    """Auditors: a rename's answer gave the file's old name."""
+    world = build_world(inputs.seeds["cloud_storage"])
+    new = "Harlow_Planning_FINAL_2024-10-04.pdf"
+    arguments = {"file_id": "file_harlow_planning_v3", "new_name": new}
+    world, renamed = execute(world, inputs.pool["drive_rename_file"], arguments)
+    assert [r.name for r in renamed.records] == [new]
+    file = world.get("file_harlow_planning_v3")
+    assert file is not None and file.name == new
+
+
 def test_a_read_naming_a_repository_and_its_file_reads_the_file(inputs: Inputs) -> None:
     world = build_world(inputs.seeds["code_repository_ci"])
     arguments = {"repo": "northwind/docs-site", "file_path": "README.md"}
