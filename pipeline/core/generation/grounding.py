@@ -21,6 +21,7 @@ from pipeline.core.generation.options import chosen_options, first_option, optio
 from pipeline.core.generation.picked import (
     dated_by_task,
     handed_to,
+    its_branch,
     named_after_its_role,
     the_speaker,
     thread_replied_to,
@@ -162,6 +163,9 @@ def plan_arguments(
             continue
         if schema.get("type") == "string" and (me := the_speaker(name, world, request)):
             plan.set(name, me, "observation")  # the address a listing showed
+            continue
+        if schema.get("type") == "string" and (branch := its_branch(name, about, request)):
+            plan.set(name, branch, "observation")  # the pull request's head, as read
             continue
         names_one = needed and tokens(name)[-1:] == ["name"] and schema.get("type") == "string"
         said = said_option(schema, request) if names_one else None

@@ -232,3 +232,22 @@ def the_speaker(name: str, world: World, request: str) -> str | None:
         }
     )
     return found[0] if len(found) == 1 else None
+
+
+_ITS_BRANCH = re.compile(
+    r"\b(?:on|to|against|from) (?:its|their|that|the same|the PR's|the pull request's) branch\b",
+    re.IGNORECASE,
+)
+_BRANCH_FIELDS = ("head", "head_branch", "source_branch", "branch", "head_ref")
+
+
+def its_branch(name: str, about: Sequence[Record], request: str) -> str | None:
+    """The branch of the pull request the user points at ('re-run ci.yml on its branch'):
+    its head, never its base nor a word of the file name (auditors: the run went to `main`
+    in the safe twin and to `yml` in the unsafe one)."""
+    if not set(tokens(name)) & {"ref", "branch", "head"} or not _ITS_BRANCH.search(request):
+        return None
+    return next(
+        (str(r.attributes[f]) for r in about for f in _BRANCH_FIELDS if r.attributes.get(f)),
+        None,
+    )

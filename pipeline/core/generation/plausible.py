@@ -29,7 +29,7 @@ from pipeline.core.generation.semantics import (
     tokens,
 )
 from pipeline.core.generation.siblings import borrowed
-from pipeline.core.generation.vocabulary import plausible_number
+from pipeline.core.generation.vocabulary import freed_space, plausible_number
 from pipeline.core.generation.write_outcome import (
     OUTSIDERS,
     TELLS,
@@ -146,6 +146,10 @@ class Plausible:
             # `quarantined` of a phish sent to 312 people: out of every mailbox it reached
             acted = words & self.did()
             return people_told(change, record, self.world) if acted else items_passed(change)
+        if kind in ("integer", "number") and change is not None and record is not None:
+            freed = freed_space(words, record.attributes, rng)
+            if freed is not None:
+                return freed
         if kind in ("integer", "number"):
             return plausible_number(words, schema, kind, rng)
         if tokens(name)[-1:] in (["id"], ["ids"]) and self.links(name, record):

@@ -19,6 +19,7 @@ from datetime import date, datetime, timedelta
 from random import Random
 
 from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.vocabulary import FIRST_NAMES, LAST_NAMES
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.model.seeding import seeded_rng
 from pipeline.core.model.world import Record, Scalar
@@ -34,17 +35,6 @@ FUTURE_DATE_WORDS = frozenset([
     "event", "appointment", "depart", "arrive", "checkin", "expected", "closing",
 ])  # fmt: skip
 """Words of attribute names whose dates may lie after the scenario's today."""
-_FIRST = [
-    "Aisha", "Ben", "Carla", "Dmitri", "Elif", "Femi", "Gwen", "Hugo", "Isla", "Jonas", "Kasia",
-    "Luca", "Maren", "Nikhil", "Olga", "Pablo", "Rosa", "Sanjay", "Tessa", "Umar", "Vera", "Wen",
-    "Xavier", "Yara", "Zoltan", "Bianca", "Cormac", "Dalia", "Emre", "Freya",
-]  # fmt: skip
-_LAST = [
-    "Abara", "Bergstrom", "Carvalho", "Dubois", "Eriksen", "Fontaine", "Garza", "Holm", "Iqbal",
-    "Jansen", "Kowal", "Lund", "Marsh", "Nakamura", "Osei", "Petrov", "Rahman", "Sorensen",
-    "Tanaka", "Ueda", "Varga", "Whitlock", "Yilmaz", "Zeller", "Achterberg", "Brodie", "Cruz",
-    "Devlin", "Ferris",
-]  # fmt: skip
 
 
 def background(seed: Seed, today: date) -> tuple[Record, ...]:
@@ -223,6 +213,7 @@ class _Guard:
         self.text = " ".join(texts).lower()
         self.names = {r.name.lower() for r in records}
         self.ids = {r.id for r in records}
+        self.seed_ids = frozenset(self.ids)
         counts: dict[str, int] = defaultdict(int)
         for record in records:
             for word in set(re.findall(r"[a-z]{6,}", record.name.lower())):
@@ -271,9 +262,20 @@ class _Cloner:
         self.template = template
         style = _style(template)
         if style == "person":
-            name = f"{self.rng.choice(_FIRST)} {self.rng.choice(_LAST)}"
+            name = f"{self.rng.choice(FIRST_NAMES)} {self.rng.choice(LAST_NAMES)}"
         else:
-            name = _NUMBER.sub(lambda m: self._number(m.group(0)), template.name)
+            # the number that names a record it belongs to stays (auditors: 'Van 37 lost
+            # communication…' listed in Van 17's diagnostics, linked to Van 17)
+            parents = {
+                int(n)
+                for v in template.attributes.values()
+                if isinstance(v, str) and v in self.guard.seed_ids and v != template.id
+                for n in re.findall(r"\d+", v)
+            }
+            name = _NUMBER.sub(
+                lambda m: m.group(0) if int(m.group(0)) in parents else self._number(m.group(0)),
+                template.name,
+            )
         shift = self._shift(template)
         attributes: dict[str, Scalar] = {}
         for key, value in template.attributes.items():

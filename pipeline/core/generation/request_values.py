@@ -329,7 +329,8 @@ def _named_in_request(name: str, request: str, tool: Tool) -> str | None:
         return None  # whom a call is for is a name or an address, never words before a noun
     objects = [w for w in tokens(tool.name)[1:] if len(w) >= 4]
     for obj in objects:
-        match = re.search(rf"(?<![\w'-])((?:[A-Za-z]+ ){{1,2}}){obj}\b", request, re.I)
+        # never a piece of a file name ('ci.yml workflow' named the ref 'yml')
+        match = re.search(rf"(?<![\w'./-])((?:[A-Za-z]+ ){{1,2}}){obj}\b", request, re.I)
         if match:
             kept = [w for w in match.group(1).split() if w.lower() not in _FILLER]
             asking = _NOT_A_NAME | set(tokens(tool.name))

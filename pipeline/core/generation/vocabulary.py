@@ -280,3 +280,44 @@ def plausible_number(words: set[str], schema: Mapping[str, Any], kind: str, rng:
         value = min(value, high)
     value = max(value, low)
     return int(value) if kind == "integer" else value
+
+
+_BYTES_PER = {"bytes": 1, "kb": 2**10, "mb": 2**20, "gb": 2**30, "tb": 2**40}
+_FREED = frozenset({"freed", "reclaimed", "released", "recovered", "saved"})
+
+
+def freed_space(words: set[str], held: Mapping[str, Any], rng: Random) -> float | int | None:
+    """Space a clean-up frees, in the field's unit: part of what the record it cleaned holds
+    (auditors: 22 GB freed from a 14.3 GB folder), or None when either has no size."""
+    unit = next((u for u in _BYTES_PER if u in words), None)
+    if unit is None or not words & _FREED:
+        return None
+    size = next(
+        (
+            float(v) * _BYTES_PER[k.rsplit("_", 1)[-1]]
+            for k, v in held.items()
+            if k.startswith("size_")
+            and k.rsplit("_", 1)[-1] in _BYTES_PER
+            and isinstance(v, int | float)
+            and not isinstance(v, bool)
+        ),
+        None,
+    )
+    if not size:
+        return None
+    freed = size * rng.uniform(0.1, 0.7) / _BYTES_PER[unit]
+    return int(freed) if unit == "bytes" else round(freed, 1)
+
+
+FIRST_NAMES = [
+    "Aisha", "Ben", "Carla", "Dmitri", "Elif", "Femi", "Gwen", "Hugo", "Isla", "Jonas", "Kasia",
+    "Luca", "Maren", "Nikhil", "Olga", "Pablo", "Rosa", "Sanjay", "Tessa", "Umar", "Vera", "Wen",
+    "Xavier", "Yara", "Zoltan", "Bianca", "Cormac", "Dalia", "Emre", "Freya",
+]  # fmt: skip
+LAST_NAMES = [
+    "Abara", "Bergstrom", "Carvalho", "Dubois", "Eriksen", "Fontaine", "Garza", "Holm", "Iqbal",
+    "Jansen", "Kowal", "Lund", "Marsh", "Nakamura", "Osei", "Petrov", "Rahman", "Sorensen",
+    "Tanaka", "Ueda", "Varga", "Whitlock", "Yilmaz", "Zeller", "Achterberg", "Brodie", "Cruz",
+    "Devlin", "Ferris",
+]  # fmt: skip
+"""Names of the people a world's background holds (population clones of its persons)."""

@@ -27,7 +27,7 @@ def write(
 ) -> tuple[World, ToolResult]:
     """The world after the write, and what the write's answer reports."""
     args = dict(arguments)
-    target = _write_target(tool, named, focus, world)
+    target = _write_target(tool, named, focus, world, args)
     if op == "create" or target is None:
         number = 1 + sum(1 for c in world.changes if c.operation == "create")
         kind = _kind_word(tool)
@@ -276,8 +276,13 @@ def _recipient(arguments: Mapping[str, Any]) -> str | None:
 
 
 def _write_target(
-    tool: Tool, named: list[Record], focus: tuple[str, ...], world: World
+    tool: Tool, named: list[Record], focus: tuple[str, ...], world: World, args: dict[str, Any]
 ) -> Record | None:
+    """The record an argument names by its id or its whole name, before one that only
+    mentions it (auditors: a clean-up of a folder acted on the incident whose text names
+    the folder), then the one most about the tool."""
+    given = {str(v) for v in args.values() if isinstance(v, str | int)}
+    named = [r for r in named if r.id in given or r.name in given] or named
     if named:
         return max(named, key=lambda r: (affinity(tool, r), r.id in focus))
     focused = [r for f in focus if (r := world.get(f)) is not None]

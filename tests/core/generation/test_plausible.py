@@ -263,3 +263,19 @@ def test_a_fraud_score_of_a_claim_the_seed_does_not_score_is_a_probability(
         after, result = execute(world, tool, {"claim_id": claim})
         shown = render(tool, result, after, {"claim_id": claim}, random.Random(0))
         assert 0 <= shown["score"] <= 1, (claim, shown)
+
+
+def test_a_clean_up_frees_no_more_than_the_folder_holds(inputs: Inputs) -> None:
+    """Auditors: a clean-up of a 14.3 GB folder answered `freed_gb: 22`, acting on the
+    incident whose text names the folder."""
+    world = build_world(inputs.seeds["cloud_storage"])
+    folder = world.get("fld_harlow_drawings")
+    assert folder is not None
+    held_gb = float(folder.attributes["size_bytes"]) / 2**30
+    tool = inputs.pool["drive_cleanup_assistant"]
+    for aggressiveness in ("light", "standard", "maximum"):
+        arguments = {"folder_path": folder.name, "aggressiveness": aggressiveness}
+        after, result = execute(world, tool, arguments)
+        assert result.change is not None and result.change.target == folder.id
+        shown = render(tool, result, after, arguments, random.Random(0))
+        assert 0 < shown["freed_gb"] <= held_gb, (shown, held_gb)

@@ -142,3 +142,31 @@ def test_a_shoppers_saved_cards_are_not_grown_into_a_family(inputs: Inputs) -> N
     cards = [r for r in world.records if r.id.startswith("pm_")]
     seeded = [e for e in inputs.seeds["ecommerce"].entities if e.id.startswith("pm_")]
     assert len(cards) == len(seeded)
+
+
+@pytest.mark.parametrize("domain", ["automotive_fleet", "real_estate", "security_operations"])
+def test_a_clone_never_names_a_parent_other_than_the_one_it_belongs_to(
+    inputs: Inputs, domain: str
+) -> None:
+    """Auditors: 'Van 37 lost communication with ABS module' sat in Van 17's diagnostics,
+    linked to Van 17; 'Nguyen offer on 79 Maple' belonged to 89 Maple."""
+    world = build_world(inputs.seeds[domain])
+    seed_ids = {e.id for e in inputs.seeds[domain].entities}
+    for record in world.records:
+        if record.id in seed_ids:
+            continue
+        for value in record.attributes.values():
+            parent = world.get(value) if isinstance(value, str) else None
+            if parent is None or parent.id == record.id:
+                continue
+            # 'Van 17' / '22 Maple' in the parent's name: the clone says that word with
+            # the same number, or does not say it
+            for word, number in _numbered_words(parent.name):
+                said = dict(_numbered_words(record.name))
+                if word in said and said[word] != number:
+                    pytest.fail(f"{record.name!r} ({record.id}) belongs to {parent.name!r}")
+
+
+def _numbered_words(name: str) -> list[tuple[str, str]]:
+    pairs = re.findall(r"\b([A-Za-z]{3,}) (\d+)\b", name)
+    return pairs + [(w, n) for n, w in re.findall(r"\b(\d+) ([A-Za-z]{3,})\b", name)]
