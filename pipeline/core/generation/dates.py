@@ -28,7 +28,7 @@ _TO = r"\s*[-–]\s*(\d{1,2})|(?<=\d) (?:to|until|till) (\d{1,2})"
 DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:{_TO})? ({_NAMES})\b\.?", re.I)
 _BETWEEN = re.compile(rf"\bbetween (\d{{1,2}}) and (\d{{1,2}}) ({_NAMES})\b", re.I)
 """'between 1 and 30 June': one span, never the 30th alone."""
-_MONTH_DAY = re.compile(rf"\b({_NAMES})\.? (\d{{1,2}})(?:\s*[-–]\s*(\d{{1,2}}))?\b(?!:)", re.I)
+MONTH_DAY = re.compile(rf"\b({_NAMES})\.? (\d{{1,2}})(?:\s*[-–]\s*(\d{{1,2}}))?\b(?!:)", re.I)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _RELATIVE = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
 _SESSION = re.compile(r"today is (20\d\d-[01]\d-[0-3]\d)")
@@ -78,7 +78,7 @@ def spoken_days(text: str, today: date) -> list[tuple[int, date, date]]:
             continue  # the end of a span already read ('and 30 June')
         last = m.group(2) or m.group(3)
         found += _span(m.start(), today, _MONTH[m.group(4).lower()], m.group(1), last)
-    for m in _MONTH_DAY.finditer(text):
+    for m in MONTH_DAY.finditer(text):
         found += _span(m.start(), today, _MONTH[m.group(1).lower()], m.group(2), m.group(3))
     lowered = text.lower()
     for word, shift in _RELATIVE.items():

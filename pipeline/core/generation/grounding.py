@@ -23,6 +23,7 @@ from pipeline.core.generation.picked import (
     handed_to,
     its_branch,
     named_after_its_role,
+    the_day_before,
     the_speaker,
     thread_replied_to,
 )
@@ -145,6 +146,9 @@ def plan_arguments(
             plan.set(name, part, "request")
             continue
         today, window = date.fromisoformat(world.today), operation_of(tool) in ("list", "read")
+        if (before := the_day_before(schema, request, about, today)) is not None:
+            plan.set(name, before, "composed")  # from the record's day and the user's words
+            continue
         stated = stated_value(name, schema, request, today, window=window)
         if stated is not None:
             plan.set(name, stated, "request")

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from datetime import date, timedelta
 from typing import Any
 
+from pipeline.core.generation.dates import clock_times, spoken_days
 from pipeline.core.generation.filters import DAY
 from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.request_values import ADDRESSEE, composed_field, said_after_name
@@ -251,3 +253,34 @@ def its_branch(name: str, about: Sequence[Record], request: str) -> str | None:
         (str(r.attributes[f]) for r in about for f in _BRANCH_FIELDS if r.attributes.get(f)),
         None,
     )
+
+
+_BEFORE = re.compile(r"\bthe (evening|night|morning|day) before\b", re.IGNORECASE)
+_HOUR_OF = {"evening": 18, "night": 20, "morning": 8, "day": 9}
+
+
+def the_day_before(
+    schema: Mapping[str, Any], request: str, about: Sequence[Record], today: date
+) -> str | None:
+    """'Remind me the evening before at 18:00': the day before the coming event a record
+    of the task names ('Tuesday 17 December at 9:30'), at the time said or the part of day's
+    usual hour (auditors: the reminder was due at midnight of the session's today)."""
+    said = _BEFORE.search(request)
+    if said is None or schema.get("format") not in ("date", "date-time"):
+        return None
+    days = [
+        day
+        for record in about
+        for value in record.attributes.values()
+        if isinstance(value, str)
+        for _, day, _ in spoken_days(value, today)
+        if day > today
+    ]
+    if not days:
+        return None
+    day = min(days) - timedelta(days=1)
+    if schema.get("format") == "date":
+        return day.isoformat()
+    times = clock_times(request[said.start() :])
+    hour, minute = times[0][1:] if times else (_HOUR_OF[said.group(1).lower()], 0)
+    return f"{day.isoformat()}T{hour:02d}:{minute:02d}:00Z"

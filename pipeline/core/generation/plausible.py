@@ -19,6 +19,7 @@ from typing import Any
 
 from pipeline.core.generation.assessed import ASSESSMENT_WORDS, assessed
 from pipeline.core.generation.field_meanings import filled, held_elsewhere, names_record, party_name
+from pipeline.core.generation.filters import DAY
 from pipeline.core.generation.places import names_room, place_of
 from pipeline.core.generation.population import FUTURE_DATE_WORDS
 from pipeline.core.generation.semantics import (
@@ -122,6 +123,12 @@ class Plausible:
             return named[0] if named else options[rng.randrange(len(options))]
         if held_only and record is not None:
             return self.said(name, words, kind, record, rng)
+        if change is not None and schema.get("format") in ("date", "date-time"):
+            # a reminder due at 18:00 answers `next_due` 18:00, not a time of its own
+            topic = words - {"at", "on", "date", "time", "next", "new"}
+            given = [v for k, v in change.arguments.items() if topic & set(tokens(k))]
+            if given and isinstance(given[0], str) and DAY.match(given[0]):
+                return given[0]
         sibling = borrowed(self.world, name, kind, record)
         if sibling is not None and _bounded(sibling, schema) is not MISSING:
             return sibling

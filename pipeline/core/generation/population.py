@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta
 from random import Random
 
+from pipeline.core.generation.dates import DAY_MONTH, MONTH_DAY
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.vocabulary import FIRST_NAMES, LAST_NAMES
 from pipeline.core.inputs.seeds import Seed
@@ -190,7 +191,8 @@ def _prefix(record_id: str) -> str:
 
 def _style(record: Record) -> str | None:
     """How a clone's name can differ: a person's name, or a number in it; else not cloned."""
-    if _DATE.search(record.name) or re.search(r"\d+[._]\d+[._]\d+", record.name):
+    dated = (_DATE, DAY_MONTH, MONTH_DAY, re.compile(r"\d+[._]\d+[._]\d+"))  # '28 Aug'
+    if any(pattern.search(record.name) for pattern in dated):
         return None
     if record.kind == "account" and set(record.attributes) & _HELD_BY:
         return None  # a shopper has two saved cards, not thirty 'Visa Debit ending …'

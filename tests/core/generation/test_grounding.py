@@ -3,6 +3,7 @@ a look-up made for it — never a schema minimum, never a filter nobody asked fo
 
 from __future__ import annotations
 
+import random
 from datetime import date
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from pipeline.core.generation.feasibility import groundable_workflows
 from pipeline.core.generation.grounding import plan_arguments
 from pipeline.core.generation.naming import focus_records, named_as
+from pipeline.core.generation.render import render
 from pipeline.core.generation.stated import stated_value
 from pipeline.core.generation.steps import (
     Gap,
@@ -814,3 +816,22 @@ def test_a_re_run_on_its_branch_runs_on_the_pull_requests_head(inputs: Inputs) -
     plan = plan_arguments(inputs.pool["ci_trigger_workflow"], world, focus, request, list(focus))
     assert plan.arguments["ref"] == "fix/webhook-retry"
     assert plan.arguments["workflow_file"] == "ci.yml"
+
+
+def test_a_reminder_the_evening_before_is_due_the_evening_before_the_event(
+    inputs: Inputs,
+) -> None:
+    """Auditors: 'Remind me the evening before at 18:00' about a dentist appointment was
+    due at midnight of the session's today, and the reminder answered another time again."""
+    world = build_world(inputs.seeds["personal_assistant"])
+    request = (
+        "I've confirmed the dentist now. Remind me the evening before at 18:00 and archive "
+        "the Quay Dental email."
+    )
+    focus = focus_records(world, request)
+    tool = inputs.pool["pa_create_reminder"]
+    plan = plan_arguments(tool, world, focus, request, list(focus))
+    assert plan.arguments["due_at"] == "2024-12-16T18:00:00Z"  # Tuesday 17 December, 9:30
+    after, made = execute(world, tool, plan.arguments)
+    shown = render(tool, made, after, plan.arguments, random.Random(0))
+    assert shown["next_due"] == "2024-12-16T18:00:00Z"
