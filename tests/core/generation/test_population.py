@@ -144,7 +144,7 @@ def test_a_shoppers_saved_cards_are_not_grown_into_a_family(inputs: Inputs) -> N
     assert len(cards) == len(seeded)
 
 
-@pytest.mark.parametrize("domain", ["automotive_fleet", "real_estate", "security_operations"])
+@pytest.mark.parametrize("domain", ["automotive_fleet", "real_estate"])
 def test_a_clone_never_names_a_parent_other_than_the_one_it_belongs_to(
     inputs: Inputs, domain: str
 ) -> None:
