@@ -35,6 +35,7 @@ _SESSION = re.compile(r"today is (20\d\d-[01]\d-[0-3]\d)")
 _AHEAD = re.compile(r"\b(this|next|coming) (week|few days|7 days)\b|\bupcoming\b", re.I)
 _PAST_DAY = re.compile(r"\b(since|last|was|were|did|went|happened|ago)\s+(\w+\s+)?$")
 """Words before a weekday that put it behind today ('in the workshop since Friday')."""
+DAY_BEFORE = re.compile(r"\bthe (evening|night|morning|day) before\b", re.IGNORECASE)
 _BEHIND = re.compile(r"\b(last|past|previous) (week|few days|7 days)\b|\brecent(ly)?\b", re.I)
 
 
@@ -139,6 +140,8 @@ def spoken_date(value: str, haystack: str) -> bool:
     today = session_today(haystack) or date(day.year, 7, 1)
     days = {d for _, first, last in spoken_days(haystack, today) for d in (first, last)}
     days |= set(spoken_window(haystack, today) or ())
+    if DAY_BEFORE.search(haystack):  # 'remind me the evening before' a day said
+        days |= {d - timedelta(days=1) for d in days}
     if day not in days:
         return False
     if not match.group(2):

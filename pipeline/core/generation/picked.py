@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from pipeline.core.generation.dates import clock_times, spoken_days
+from pipeline.core.generation.dates import DAY_BEFORE, clock_times, spoken_days
 from pipeline.core.generation.filters import DAY
 from pipeline.core.generation.naming import named_as
 from pipeline.core.generation.request_values import ADDRESSEE, composed_field, said_after_name
@@ -255,7 +255,6 @@ def its_branch(name: str, about: Sequence[Record], request: str) -> str | None:
     )
 
 
-_BEFORE = re.compile(r"\bthe (evening|night|morning|day) before\b", re.IGNORECASE)
 _HOUR_OF = {"evening": 18, "night": 20, "morning": 8, "day": 9}
 
 
@@ -265,7 +264,7 @@ def the_day_before(
     """'Remind me the evening before at 18:00': the day before the coming event a record
     of the task names ('Tuesday 17 December at 9:30'), at the time said or the part of day's
     usual hour (auditors: the reminder was due at midnight of the session's today)."""
-    said = _BEFORE.search(request)
+    said = DAY_BEFORE.search(request)
     if said is None or schema.get("format") not in ("date", "date-time"):
         return None
     days = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from pipeline.core.generation.dates import clock_times, spoken_days
+from pipeline.core.generation.dates import clock_times, spoken_date, spoken_days
 
 MONDAY = date(2024, 12, 2)
 
@@ -52,3 +52,15 @@ def test_a_range_said_in_words_is_one_span_from_its_first_day() -> None:
     june = (date(2024, 6, 1), date(2024, 6, 30))
     assert [d[1:] for d in spoken_days("between 1 and 30 June over 200 EUR", today)] == [june]
     assert [d[1:] for d in spoken_days("from 1 to 30 June", today)] == [june]
+
+
+def test_the_evening_before_a_day_said_is_said_too() -> None:
+    """A reminder 'the evening before at 18:00' an appointment on Tuesday 17 December is
+    given, not made up; the day itself or another hour is not what was said."""
+    said = (
+        "Session: today is 2024-12-15. Your new appointment is: Tuesday 17 December at 9:30. "
+        "Remind me the evening before at 18:00."
+    )
+    assert spoken_date("2024-12-16T18:00:00Z", said)
+    assert not spoken_date("2024-12-16T18:00:00Z", said.replace("the evening before", "then"))
+    assert not spoken_date("2024-12-16T07:00:00Z", said)
