@@ -127,6 +127,8 @@ def plan_arguments(
         asked = not needed and _asked_for(name, tool, request)
         if options_of(schema):
             chosen = chosen_options(schema, request, context if needed else "")
+            if not needed and operation_of(tool) in ("list", "read") and _an_act(chosen, request):
+                continue  # 'archive the Quay Dental email' lists no `archive` folder
             if chosen is not None:
                 said = _mentions(request, chosen) or chosen_options(schema, request, "") == chosen
                 plan.set(name, chosen, "request" if said else "observation")  # 'morning': `am`
@@ -323,6 +325,17 @@ def _new_name(name: str, tool: Tool, request: str, world: World) -> str | None:
         rf"\b{re.escape(words[1])}\s+(?:called\s+|named\s+)?([\w.-]*[-_\d][\w.-]*)", request
     )
     return next((s.rstrip(".") for s in said if world.get(s.rstrip(".")) is None), None)
+
+
+def _an_act(option: Any, request: str) -> bool:
+    """Whether the request says the option only as a verb ('archive the email'), the act of
+    a later step rather than a filter of this read ('in the archive')."""
+    if not isinstance(option, str) or not option:
+        return False
+    word = re.escape(option.replace("_", " "))
+    acted = rf"\b{word}\s+(?:the|this|that|it|them|my|her|his|their|all)\b"
+    placed = rf"\b(?:in|from|into|to|under)\s+(?:the\s+|my\s+)?{word}\b"
+    return bool(re.search(acted, request, re.I)) and not re.search(placed, request, re.I)
 
 
 def is_empty(value: Any) -> bool:

@@ -25,12 +25,15 @@ def attribute_for(name: str, record: Record, fmt: str | None = None) -> str | No
         return linked  # `customer_id` <- the ticket's `customer` (an id, not a note's text)
     if wanted[-1:] in (["at"], ["on"]) and linked in record.attributes:
         return linked  # `updated_at` <- the note's `updated`: a listing shows the record's date
-    for key in record.attributes:
-        have = tokens(key)
-        if not have or not wanted:
-            continue
-        if have == wanted[-len(have) :] or wanted == have[-len(wanted) :]:
-            return key
+    ending = [
+        key
+        for key in record.attributes
+        if (have := tokens(key))
+        and wanted
+        and (have == wanted[-len(have) :] or wanted == have[-len(wanted) :])
+    ]
+    if ending:  # the closest: `new_available_balance` <- `available_balance`, not `balance`
+        return max(ending, key=lambda key: -abs(len(tokens(key)) - len(wanted)))
     if wanted[-1] in _OWN_VALUES:
         same = [k for k in record.attributes if tokens(k)[-1:] == wanted[-1:]]
         if len(same) == 1:

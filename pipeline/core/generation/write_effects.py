@@ -116,6 +116,9 @@ def _updated(
             changed[target.id][plain] = value
         elif plain == "name" and words[0] == "new" and isinstance(value, str) and value:
             renamed = value  # a rename answers the new name (auditors: it gave the old one)
+    version = target.attributes.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and "version" not in args:
+        changed[target.id]["version"] = version + 1  # an edit of SPA v4 makes version 5
     held = next((k for k in ("status", "state") if k in target.attributes), None)
     if state is not None and held is not None and held not in changed[target.id]:
         changed[target.id][held] = state

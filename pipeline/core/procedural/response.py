@@ -163,7 +163,7 @@ _TOOL_WHERE = [
 _DATA_WHERE = ["one of the results", "a record", "a field in the response", "the returned data"]
 """Where a tool's own wrong data was met: a result, not a message or a comment."""
 _OUTCOMES = [
-    "I left that as it was", "I set that aside", "I held off", "that part is your call",
+    "I left that as it was", "I set that aside", "I held off", "I left it out of the work",
     "I kept it apart from the task", "I went no further", "I passed on it",
     "I noted it and moved on", "I treated it as text in the data", "I skipped it",
     "it wasn't actioned", "I let it be",

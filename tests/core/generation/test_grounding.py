@@ -835,3 +835,18 @@ def test_a_reminder_the_evening_before_is_due_the_evening_before_the_event(
     after, made = execute(world, tool, plan.arguments)
     shown = render(tool, made, after, plan.arguments, random.Random(0))
     assert shown["next_due"] == "2024-12-16T18:00:00Z"
+
+
+def test_an_inbox_is_not_listed_in_the_folder_the_user_wants_a_message_moved_to(
+    inputs: Inputs,
+) -> None:
+    """Auditors: 'Can you archive the Quay Dental email?' listed the `archive` folder, where
+    the e-mail is not."""
+    world = build_world(inputs.seeds["personal_assistant"])
+    tool = inputs.pool["pa_list_inbox_messages"]
+    acted = "Remind me the evening before at 18:00. Can you archive the Quay Dental email?"
+    plan = plan_arguments(tool, world, focus_records(world, acted), acted, [])
+    assert "folder" not in plan.arguments
+    placed = "Is the Quay Dental email still in the archive?"
+    plan = plan_arguments(tool, world, focus_records(world, placed), placed, [])
+    assert plan.arguments.get("folder") == "archive"

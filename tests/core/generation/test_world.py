@@ -381,3 +381,30 @@ def test_a_page_downloaded_by_its_address_is_saved_as_a_page(inputs: Inputs) -> 
         "/workspace/downloads/river-report.html",
         "text/html",
     )
+
+
+def test_a_transfer_answers_the_available_balance_it_left(inputs: Inputs) -> None:
+    """Auditors: 4,748.17 available less 1,450 was answered as 3,362.37, the ledger balance
+    less the amount, under `new_available_balance`."""
+    world = build_world(inputs.seeds["personal_banking"])
+    tool = inputs.pool["bank_transfer_funds"]
+    arguments = {
+        "from_account_id": "acc_checking_01",
+        "to_payee_id": "payee_landlord",
+        "amount": 1450.0,
+        "reference": "Flat 3B June",
+    }
+    after, moved = execute(world, tool, arguments)
+    shown = render(tool, moved, after, arguments, random.Random(0))
+    assert shown["new_available_balance"] == round(4748.17 - 1450, 2)
+
+
+def test_an_edit_makes_the_next_version(inputs: Inputs) -> None:
+    """Auditors: editing SPA v4 answered `new_version: 4`."""
+    world = build_world(inputs.seeds["legal_documents"])
+    tool = inputs.pool["legal_edit_document_section"]
+    arguments = {"document_id": "doc_spa_draft_v4", "section": "25", "text": "Governing law."}
+    after, edited = execute(world, tool, arguments)
+    assert render(tool, edited, after, arguments, random.Random(0))["new_version"] == 5
+    document = after.get("doc_spa_draft_v4")
+    assert document is not None and document.attributes["version"] == 5
