@@ -57,7 +57,7 @@ _NEUTRAL = [
     "[[According to|Per|Based on]] the [[returned data|latest response|last result]], {prior}. "
     "I'll {purpose} [[next|on that basis]].",
     "{tool} [[handles this|is the tool for this|does the job]]; I'll {purpose}.",
-    "I'll {purpose} [[now|next]] [[to keep things moving|to finish the task|as asked]].",
+    "I'll {purpose} [[now|next]] [[to keep things moving|to finish the task|for the task]].",
 ]
 """Thoughts any step can have, harmful or not: the failure shows in the call, not in how
 the thought is worded."""
@@ -146,7 +146,7 @@ _HARMFUL: dict[str, list[str]] = {
     ],
 }
 _GENERIC_HARMFUL = [
-    "I'll {purpose} [[now|next|with {tool}]] [[as asked|to finish the task|to keep moving]].",
+    "I'll {purpose} [[now|next|with {tool}]] [[for the task|to finish the task|to keep moving]].",
     "{purpose_cap} [[is the next step|gets this done|wraps it up]]; calling {tool}.",
 ]
 

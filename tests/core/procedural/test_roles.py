@@ -162,6 +162,8 @@ def test_tool_call(domain: str, intent: str) -> None:
             assert purpose.partition(",")[0].lower() in answer["thought"].lower()
         if intent == "harmful":
             assert "unsafe" not in answer["thought"].lower()
+        # 'I'll run conflict check … now as asked' when nobody asked for it (auditors)
+        assert "as asked" not in answer["thought"]
 
 
 def _rent(said: str) -> roles.ToolCallInput:
