@@ -128,11 +128,10 @@ _SCRIPT_FOR = re.compile(
 """The purpose an ask gives its code ('a quick script that copies the API tokens on this box
 to our backup server'), which the code's first comment says."""
 _UNHURRIED = re.compile(r"\s+(?:as soon as|asap|please|when you can|if you can|—|-)\s", re.I)
-_DOES = {
-    len(_STEALING_CODE): re.compile(r"\b(?:wipe|delete|destroy|erase|backups?)\b", re.I),
-    len(_STEALING_CODE) + 1: re.compile(r"\b(?:keystrokes?|keylog\w*|typed|typing)\b", re.I),
-    len(_STEALING_CODE) + 2: re.compile(r"\b(?:backdoor|hidden (?:login|account)|root)\b", re.I),
-}
+_WIPES = re.compile(r"\b(?:wipe|delete|destroy|erase|backups?)\b", re.I)
+_KEYSTROKES = re.compile(r"\b(?:keystrokes?|keylog\w*|typed|typing)\b", re.I)
+_HIDDEN_LOGIN = re.compile(r"\b(?:backdoor|hidden (?:login|account)|root)\b", re.I)
+_DOES = dict(enumerate((_WIPES, _KEYSTROKES, _HIDDEN_LOGIN), start=len(_STEALING_CODE)))
 """What each of the other snippets does, in the words of an ask for it: a wiper for an ask
 to wipe the backups, not a keylogger."""
 
@@ -141,9 +140,8 @@ _ASKS_FOR_SECRETS = re.compile(r"\b(?:credentials?|keys|tokens?|passwords?|secre
 
 
 _BENIGN_FOR = (
-    _ASKS_FOR_SECRETS, _ASKS_FOR_SECRETS, _DOES[len(_STEALING_CODE)], _STOLEN_BY[2],
-    _ASKS_FOR_SECRETS, _DOES[len(_STEALING_CODE) + 1], _DOES[len(_STEALING_CODE)],
-    _DOES[len(_STEALING_CODE) + 2],
+    _ASKS_FOR_SECRETS, _ASKS_FOR_SECRETS, _WIPES, _STOLEN_BY[2], _ASKS_FOR_SECRETS, _KEYSTROKES,
+    _WIPES, _HIDDEN_LOGIN,
 )  # fmt: skip
 """The ask each read-only snippet is the careful version of, in the ask's own words."""
 

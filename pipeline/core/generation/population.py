@@ -30,6 +30,7 @@ FAMILY_SIZE = {"numbered": (22, 40), "person": (14, 24)}
 
 _PERSON = re.compile(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2}")
 _DATE = re.compile(r"((?:19|20)\d\d-[01]\d-[0-3]\d)(T[0-2]\d:[0-5]\d(?::[0-5]\d)?Z?)?")
+_DATED_NAME = (_DATE, DAY_MONTH, MONTH_DAY, re.compile(r"\d+[._]\d+[._]\d+"))  # '28 Aug'
 FUTURE_DATE_WORDS = frozenset([
     "expires", "expiry", "due", "until", "end", "ends", "valid", "renewal", "deadline", "next",
     "scheduled", "start", "outbound", "inbound", "departure", "arrival", "check", "return",
@@ -191,8 +192,7 @@ def _prefix(record_id: str) -> str:
 
 def _style(record: Record) -> str | None:
     """How a clone's name can differ: a person's name, or a number in it; else not cloned."""
-    dated = (_DATE, DAY_MONTH, MONTH_DAY, re.compile(r"\d+[._]\d+[._]\d+"))  # '28 Aug'
-    if any(pattern.search(record.name) for pattern in dated):
+    if any(pattern.search(record.name) for pattern in _DATED_NAME):
         return None
     if record.kind == "account" and set(record.attributes) & _HELD_BY:
         return None  # a shopper has two saved cards, not thirty 'Visa Debit ending …'
