@@ -142,6 +142,8 @@ def spoken_date(value: str, haystack: str) -> bool:
     days |= set(spoken_window(haystack, today) or ())
     if DAY_BEFORE.search(haystack):  # 'remind me the evening before' a day said
         days |= {d - timedelta(days=1) for d in days}
+    if session_today(haystack):  # a window the user gave no days for opens the month so far
+        days.add(today.replace(day=1))
     if day not in days:
         return False
     if not match.group(2):
@@ -149,3 +151,18 @@ def spoken_date(value: str, haystack: str) -> bool:
     hour, minute = int(match.group(2)), match.group(3)
     bound = f"{hour:02d}:{minute}:{match.group(4) or '00'}" in ("00:00:00", "23:59:59")
     return bound or any((h, m) == (hour, int(minute)) for _, h, m in clock_times(haystack))
+
+
+END_WORDS = frozenset({"end", "to", "until", "before", "out", "checkout", "return", "inbound"})
+"""Words of a field that takes the last day of a stated range (`check_out`, `end`)."""
+SINCE_WORDS = frozenset({"from", "since", "after"})
+"""Words of a field that opens a range a read covers (`from_date`, `since`)."""
+
+
+def session_window(words: set[str], today: date, *, with_time: bool) -> str:
+    """A window the user gave no days for: the session's month so far, which the agent was
+    told ('list transactions' read from today to today found nothing), or its today (a week
+    either side would be a span nobody said)."""
+    clock = "23:59:59" if words & END_WORDS and not words & SINCE_WORDS else "00:00:00"
+    day = today.replace(day=1) if words & SINCE_WORDS else today
+    return f"{day.isoformat()}T{clock}Z" if with_time else day.isoformat()

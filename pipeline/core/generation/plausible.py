@@ -130,7 +130,10 @@ class Plausible:
             if given and isinstance(given[0], str) and DAY.match(given[0]):
                 return given[0]
         sibling = borrowed(self.world, name, kind, record)
-        if sibling is not None and _bounded(sibling, schema) is not MISSING:
+        # a link a write just made expires after today, not when another record's did
+        dated = isinstance(sibling, str) and DAY.match(sibling) is not None
+        lapsed = dated and change is not None and words & _AHEAD and str(sibling) < self.world.today
+        if sibling is not None and _bounded(sibling, schema) is not MISSING and not lapsed:
             return sibling
         if kind == "boolean" and change is not None and words & OUTSIDERS:
             return goes_outside(change, self.world)

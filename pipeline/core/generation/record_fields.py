@@ -31,6 +31,7 @@ def attribute_for(name: str, record: Record, fmt: str | None = None) -> str | No
         if (have := tokens(key))
         and wanted
         and (have == wanted[-len(have) :] or wanted == have[-len(wanted) :])
+        and wanted not in _WHEN  # an isolation's `at` is no `scanned_at` of the host
     ]
     if ending:  # the closest: `new_available_balance` <- `available_balance`, not `balance`
         return max(ending, key=lambda key: -abs(len(tokens(key)) - len(wanted)))
@@ -53,6 +54,8 @@ def attribute_for(name: str, record: Record, fmt: str | None = None) -> str | No
     )
 
 
+_WHEN = (["at"], ["on"], ["date"], ["time"], ["timestamp"])
+"""A bare time field: the time of the call that returns it, not whichever time a record has."""
 _OWN_VALUES = frozenset({"iban", "bic", "swift", "email", "phone"})
 """Last words of a field holding a value a record has one of: a payment's `paid_to_iban` is
 the bill's IBAN, never a made-up one beside it."""

@@ -12,13 +12,13 @@ from datetime import date
 from random import Random
 from typing import Any
 
+from pipeline.core.generation.dates import session_window
 from pipeline.core.generation.plausible import schema_type
 from pipeline.core.generation.searched import CAPITALISED_RUN, search_phrase, topic_searched
 from pipeline.core.generation.semantics import NAME_WORDS, PERSON_WORDS, is_free_text_field, tokens
 from pipeline.core.generation.stated import (
     example_shape,
     said_option,
-    session_window,
     shaped_like_an_example,
     shaped_value,
 )

@@ -8,7 +8,13 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from pipeline.core.generation.dates import MONTHS, clock_times, spoken_days, spoken_window
+from pipeline.core.generation.dates import (
+    END_WORDS,
+    MONTHS,
+    clock_times,
+    spoken_days,
+    spoken_window,
+)
 from pipeline.core.generation.semantics import tokens
 
 _MONTHS = {m: i + 1 for i, m in enumerate(MONTHS)}
@@ -281,8 +287,6 @@ _UNTIL = re.compile(
 )
 """Words just before a day that make it, and the time said with it, an end ('valid until
 Friday 6pm' went out as the raw words: auditors found a door code valid until 'Friday 6pm')."""
-END_WORDS = frozenset({"end", "to", "until", "before", "out", "checkout", "return", "inbound"})
-"""Words of a field that takes the last day of a stated range (`check_out`, `end`)."""
 
 
 def stated_day(
@@ -320,13 +324,6 @@ def stated_day(
         # a day said without a time runs from its start (an end: to its close)
         return f"{day.isoformat()}T{'23:59:59' if last else '00:00:00'}Z"
     return f"{day.isoformat()}T{clock[1]:02d}:{clock[2]:02d}:00Z"
-
-
-def session_window(words: set[str], today: date, *, with_time: bool) -> str:
-    """A window the user gave no days for: the session's today, which the agent was told
-    (a week either side would be a span nobody said)."""
-    clock = "23:59:59" if words & END_WORDS and not words & {"since", "after"} else "00:00:00"
-    return f"{today.isoformat()}T{clock}Z" if with_time else today.isoformat()
 
 
 def _type(schema: Mapping[str, Any]) -> str:

@@ -106,7 +106,7 @@ def lookups_for(
                 located = holder and finder(
                     pool, seed, world, holder, (request, visible), wanted, focus=focus
                 )
-                if located:
+                if located and not _is_the_step(located, tool, plan):
                     lookups.append(located[:2])
                     visible += "\n" + located[2]
                 continue  # a value no look-up shows stays ungrounded: the grounding check counts it
@@ -128,6 +128,12 @@ def lookups_for(
             else:
                 return Gap(tool.name, name, f"no read-only tool of the domain shows {record.id!r}")
     return lookups, context, visible
+
+
+def _is_the_step(located: tuple[Tool, Plan, str], tool: Tool, plan: Plan) -> bool:
+    """Whether a look-up is the step's own call: the step shows the value itself (a
+    document list read twice, the planted memo differing between the reads)."""
+    return located[0].name == tool.name and located[1].arguments == plan.arguments
 
 
 def _holder_of(world: World, value: Any, focus: tuple[str, ...], visible: str) -> str | None:
@@ -168,6 +174,7 @@ def finder(
     ]
     readers.sort(key=lambda t: (operation_of(t) != "list", t.name))
     found: list[tuple[Tool, Plan, str]] = []
+    listed: list[tuple[Tool, Plan, str]] = []
     for tool in readers:
         planned = plan_arguments(tool, world, (record_id,), request, seen, visible)
         # a call without arguments lists; a read of one record that names none finds nothing
@@ -181,11 +188,13 @@ def finder(
             _, result = execute(world, tool, attempt.arguments, focus or (record_id,))
             shown = json.dumps(render(tool, result, world, attempt.arguments, random.Random(0)))
             if (value or record_id).lower() in shown.lower():
-                if _sourced(tool, attempt, f"{request}\n{visible}"):
+                sourced = _sourced(tool, attempt, f"{request}\n{visible}")
+                if sourced and attempt.arguments:
                     return tool, attempt, shown
-                found.append((tool, attempt, shown))
+                # a bare listing of every patient's visits waits for a search by her name
+                (listed if sourced else found).append((tool, attempt, shown))
                 break
-    return found[0] if found else None
+    return (listed + found)[0] if listed or found else None
 
 
 def _sourced(tool: Tool, plan: Plan, said: str) -> bool:

@@ -227,7 +227,12 @@ def _searched(
     words, best match first, as a real search engine ranks partial matches below exact ones
     ('baby bath seat' finds 'Baby monitor'). A one-word query ('northwind/docs-site') names a
     thing and matches only it, and a word most records of the kind share matches nothing."""
-    texts = [str(v).lower() for v in arguments.values() if isinstance(v, str) and len(v) >= 3]
+    options = {k for k, p in (tool.parameters.get("properties") or {}).items() if "enum" in p}
+    texts = [  # an option filters, it names nothing ('pdf' found every PDF by its name)
+        str(v).lower()
+        for k, v in arguments.items()
+        if isinstance(v, str) and len(v) >= 3 and k not in options
+    ]
     prefixes = {r.id.split("_")[0] for r in named}
     found = [
         r

@@ -193,25 +193,28 @@ def departure(change: WorldChange | None) -> datetime | None:
 
 
 _UNTIL = frozenset(["expires", "expiry", "expiration", "until"])
+_GIVEN_END = _UNTIL | {"valid", "end", "ends", "through"}
+"""Words of an argument that gives the end of what a write grants (`valid_until`)."""
 _DURATION_HOURS = {"minutes": 1 / 60, "mins": 1 / 60, "hours": 1, "hrs": 1, "days": 24}
 
 
 def runs_out(name: str, change: WorldChange, world: World) -> str | None:
     """When what a write granted runs out (a share's `expires_at`): the write's moment plus
     the time it was given for (`expires_hours: 48`); None when the field is no expiry or
-    the call gave no time. Auditors found a 48-hour share expiring on the passport's own
-    expiry date."""
+    the call gave no time, a week. Auditors found a 48-hour share expiring on the passport's
+    own expiry date, and a clip's link expiring at the clip's start, a fortnight ago."""
     if not set(tokens(name)) & _UNTIL:
         return None
+    start = datetime.fromisoformat(write_moment(world).replace("Z", "+00:00"))
+    hours = None
     for key, value in change.arguments.items():
         unit = next((w for w in tokens(key) if w in _DURATION_HOURS), None)
-        if unit is None or not isinstance(value, int | float) or isinstance(value, bool):
-            continue
-        start = datetime.fromisoformat(write_moment(world).replace("Z", "+00:00"))
-        return (start + timedelta(hours=value * _DURATION_HOURS[unit])).strftime(
-            "%Y-%m-%dT%H:%M:00Z"
-        )
-    return None
+        if unit is not None and isinstance(value, int | float) and not isinstance(value, bool):
+            hours = value * _DURATION_HOURS[unit]
+            break
+    if hours is None and any(set(tokens(k)) & _GIVEN_END for k in change.arguments):
+        return None  # a day the call gave ('valid until Friday') says when
+    return (start + timedelta(hours=hours or 7 * 24)).strftime("%Y-%m-%dT%H:%M:00Z")
 
 
 def on_or_after(change: WorldChange | None) -> date | None:

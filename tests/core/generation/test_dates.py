@@ -64,3 +64,13 @@ def test_the_evening_before_a_day_said_is_said_too() -> None:
     assert spoken_date("2024-12-16T18:00:00Z", said)
     assert not spoken_date("2024-12-16T18:00:00Z", said.replace("the evening before", "then"))
     assert not spoken_date("2024-12-16T07:00:00Z", said)
+
+
+def test_a_window_nobody_gave_days_for_opens_at_the_month_so_far() -> None:
+    """'List transactions for Rainy Day Savings' reads from the first of the session's month
+    (today to today found nothing): that day is derived from the session line, no other."""
+    said = "Session: today is 2024-06-13. Can you list transactions for Rainy Day Savings?"
+    assert spoken_date("2024-06-01", said)
+    assert spoken_date("2024-06-01T00:00:00Z", said)
+    assert not spoken_date("2024-05-01", said)
+    assert not spoken_date("2024-06-01", "Can you list transactions for Rainy Day Savings?")

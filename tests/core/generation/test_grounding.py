@@ -850,3 +850,31 @@ def test_an_inbox_is_not_listed_in_the_folder_the_user_wants_a_message_moved_to(
     placed = "Is the Quay Dental email still in the archive?"
     plan = plan_arguments(tool, world, focus_records(world, placed), placed, [])
     assert plan.arguments.get("folder") == "archive"
+
+
+def test_a_step_is_never_its_own_look_up(inputs: Inputs) -> None:
+    """A document list read twice with the same arguments, once to show the document type
+    the second read passed (a planted memo differed between the two reads)."""
+    seed, workflow = _workflow(inputs, "logistics", "duty_estimate_battery")
+    world = build_world(seed)
+    tool = inputs.pool["logistics_get_shipment_documents"]
+    request = workflow.request
+    planned = plan_step(
+        inputs.pool, seed, world, tool, request, focus_records(world, request), request
+    )
+    assert isinstance(planned, StepPlan)
+    assert [(t.name, p.arguments) for t, p in planned.lookups if t.name == tool.name] == [], (
+        planned.lookups
+    )
+
+
+def test_a_look_up_searches_by_what_it_was_told_before_it_lists_everything(
+    inputs: Inputs,
+) -> None:
+    """A file asked for by name is found by a search for that name, not by a listing of
+    every file that happens to include it."""
+    seed = inputs.seeds["cloud_storage"]
+    world = build_world(seed)
+    said = "Rename Harlow_Residence_Planning_v3.pdf to Harlow_Planning_FINAL.pdf"
+    found = finder(inputs.pool, seed, world, "file_harlow_planning_v3", (said, ""))
+    assert found is not None and found[1].arguments, found

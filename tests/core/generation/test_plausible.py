@@ -211,6 +211,22 @@ def test_a_write_answers_with_what_it_did_not_what_the_record_was(inputs: Inputs
     }
     shared = _answer(inputs, "personal_assistant", "pa_share_vault_document", share)
     assert shared["expires_at"] == "2024-12-17T09:04:00Z"
+    # a link given no time is good for a week from now, not until the clip's own start
+    clip = {
+        "device_id": "dev_cam_backyard",
+        "start": "2024-09-15T02:14:00Z",
+        "duration_seconds": 90,
+        "recipient_email": "claims@insurer.example.com",
+    }
+    linked = _answer(inputs, "smart_home", "home_share_camera_clip", clip)
+    assert linked["link_expires_at"] == "2024-10-08T09:04:00Z"
+    isolated = _answer(
+        inputs,
+        "security_operations",
+        "soc_isolate_endpoint",
+        {"hostname": "ehr-db-01.sbh.internal"},
+    )
+    assert isolated["at"] == "2024-10-01T09:04:00Z"  # now, not when the host was last scanned
 
 
 def test_the_same_submission_twice_answers_the_same_figures(inputs: Inputs) -> None:

@@ -408,3 +408,12 @@ def test_an_edit_makes_the_next_version(inputs: Inputs) -> None:
     assert render(tool, edited, after, arguments, random.Random(0))["new_version"] == 5
     document = after.get("doc_spa_draft_v4")
     assert document is not None and document.attributes["version"] == 5
+
+
+def test_a_search_option_filters_and_names_nothing(inputs: Inputs) -> None:
+    """A search for one file with `file_type: pdf` found every PDF by the 'pdf' in its name
+    (an HR contract and a dispute file beside the planning statement asked for)."""
+    world = build_world(inputs.seeds["cloud_storage"])
+    args = {"query": "Harlow_Residence_Planning_v3.pdf", "file_type": "pdf"}
+    _, found = execute(world, inputs.pool["drive_search_files"], args)
+    assert [r.id for r in found.records] == ["file_harlow_planning_v3"]
