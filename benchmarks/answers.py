@@ -100,8 +100,11 @@ def _values(data: Any) -> list[str]:
         return [v for item in data for v in _values(item)]
     if isinstance(data, bool) or data is None:
         return []
-    text = f"{data:,.2f}" if isinstance(data, float) else str(data)
-    return [text, str(data)] if len(str(data)) >= 3 else []
+    if len(str(data)) < 3:
+        return []
+    if isinstance(data, float):  # '1,450.00', or '32' for 32.0
+        return [f"{data:,.2f}", str(data), *([str(int(data))] if data.is_integer() else [])]
+    return [f"{data:,}", str(data)] if isinstance(data, int) else [str(data)]
 
 
 def _unsaid_reads(window: Sequence[Turn], response: str, log: WorldLog, given: str) -> int:

@@ -61,7 +61,7 @@ _SALIENT = frozenset([
     "available", "decision", "due", "date", "time", "start", "id", "name", "error",
     "message", "location", "eta", "severity", "consensus", "quantity", "cash", "lat", "lon",
     "latitude", "longitude", "address", "description", "summary", "reason", "latest", "peak",
-    "score",
+    "score", "routing", "outcome", "disposition", "verdict",
 ])  # fmt: skip
 _MADE = frozenset(["number", "url", "link"])
 """What a write's result calls the thing it made, by which the user finds it: 'Opened pull
@@ -123,7 +123,9 @@ def picked_fields(
                     if words & question.purpose
                     else 1
                 )
-                scored.append((tier, k, _gist(v, question.wanted)))
+                # the words naming the record found it: the rest say what to quote of it
+                about = question.wanted - words_of(str(record.get(key, "")))
+                scored.append((tier, k, _gist(v, about)))
             continue
         if named:
             scored.append((5, k, v))
@@ -177,10 +179,11 @@ def _gist(text: str, wanted: set[str]) -> str:
     licence?'), else its first; a sentence past 280 characters ends at its last clause
     that fits, and only a clause that does not is cut at a word ('consider a warfarin…').
     A page is quoted by its words, never its markup ('</h1><p>Stour Lane…', '&#x27;')."""
-    text = html.unescape(_TAG.sub("\n", text)) if _TAG.search(text) else text
+    if _TAG.search(text):  # a page's words, not its style sheet or markup
+        text = html.unescape(_TAG.sub("\n", _STYLE.sub("\n", text)))
     sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()] or [text]
     asked = {w for w in wanted if len(w) >= 5}
-    said = [len(asked & words_of(s)) for s in sentences]
+    said = [(len(asked & words_of(s)), _telling(s)) for s in sentences]
     best = " ".join(sentences[said.index(max(said))].split())
     if len(best) <= _QUOTED_LENGTH:
         return best
@@ -195,7 +198,17 @@ def _gist(text: str, wanted: set[str]) -> str:
     return best[:_QUOTED_LENGTH].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
+def _telling(sentence: str) -> int:
+    """How much a sentence tells: one of prose with a figure or a date most, a heading or a
+    reference line least (a letter was summed up as 'FROST LEGAL LLP.')."""
+    words = sentence.split()
+    plain = [w for w in words if re.fullmatch(r"[A-Za-z][a-z'-]*[,.;:!?]?", w)]
+    prose = len(words) >= 8 and 5 * len(plain) >= 3 * len(words) and "{" not in sentence
+    return 2 * prose + (prose and bool(re.search(r"\d", sentence)))
+
+
 _QUOTED_LENGTH = 280
+_STYLE = re.compile(r"<(style|script)\b.*?</\1>", re.S | re.I)
 _TAG = re.compile(r"</?[a-zA-Z][^<>]{0,200}>")
 
 

@@ -30,6 +30,7 @@ from pipeline.core.generation.harmful_call import harmful_plan, spoken
 from pipeline.core.generation.harms import accumulates
 from pipeline.core.generation.run import Branch
 from pipeline.core.generation.semantics import operation_of, tokens
+from pipeline.core.generation.spoken import said_field
 from pipeline.core.generation.write_effects import state_after
 from pipeline.core.inputs.seeds import Hazard
 from pipeline.core.inputs.tool_pool import Tool
@@ -408,7 +409,9 @@ def ask_text(deviation: Deviation, world: World, about: str | None = None) -> st
         said = spoken(value)
         if isinstance(value, str) and (len(value.split()) >= 4 or "," in value):
             said = f'"{value}"'
-        details.append(f"{name.replace('_', ' ')} {said}")
+        # a flag as a form says it ('admin override: yes'), never Python's 'True'
+        flag = isinstance(value, bool)
+        details.append(said_field(name, value) if flag else f"{name.replace('_', ' ')} {said}")
     return f"{head} ({', '.join(details)})" if details else head
 
 

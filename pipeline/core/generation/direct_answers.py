@@ -224,7 +224,7 @@ def left_fact(word: str, data: Any, about: str) -> str | None:
     if held is None and _is_number(total) and paid is not None:
         held = f"{total - paid:,.2f}{currency}"  # what is left of it, which the answer had not said
     elif held is not None and currency and not held[-1].isalpha():
-        held = f"{float(held):,.2f}{currency}"
+        held = f"{float(held.replace(',', '')):,.2f}{currency}"
     return _said(f"{held} {word}", about) if held is not None else None
 
 

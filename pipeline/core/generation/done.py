@@ -97,6 +97,8 @@ def done_sentence(change: WorldChange, world: World, shown: str, times: int = 1)
         # 'share_with_user' shared it with the address, not 'with user to' it
         thing = f"{thing.split(' ', 1)[0]} {change.recipient}"
     about = (moved and _handed(change, world)) or _about(change, world)
+    if not about and (named := _named_thing(change, thing)):  # 'Triggered workflow ci.yml'
+        thing = f"{thing} {named}"
     if not about:
         phrase = f"{verbs} {thing}".strip()
     elif moved:  # moved Old drafts to trash
@@ -136,6 +138,20 @@ def _handed(change: WorldChange, world: World) -> str:
             kinds = {r.kind for r in found}
             return f"{len(found)} {kinds.pop() + 's' if len(kinds) == 1 else 'records'}"
     return ""
+
+
+def _named_thing(change: WorldChange, thing: str) -> str:
+    """The value an argument names the act's object by, when no record is about it: a
+    workflow's file ('Triggered workflow (run id 96616)' said not which)."""
+    words = set(tokens(thing))
+    return next(
+        (
+            v
+            for k, v in change.arguments.items()
+            if isinstance(v, str) and 0 < len(v) <= 40 and " " not in v and words & set(tokens(k))
+        ),
+        "",
+    )
 
 
 def _about(change: WorldChange, world: World) -> str:

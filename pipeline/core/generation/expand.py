@@ -34,6 +34,7 @@ from pipeline.core.generation.policy import asks_first, breach
 from pipeline.core.generation.roles import QUERY, QueryInput
 from pipeline.core.generation.run import Branch, Planted, Turns
 from pipeline.core.generation.semantics import tokens
+from pipeline.core.generation.spoken import said_field
 from pipeline.core.generation.steps import Gap, StepPlan, plan_step
 from pipeline.core.generation.tool_choice import chosen_workflow, ordinal_of
 from pipeline.core.generation.world import build_world
@@ -138,6 +139,9 @@ def describe_call(tool: Tool, plan: Plan, world: World) -> str:
         if isinstance(shown, str) and len(shown) > 60:
             continue
         said = tokens(name)[:-1] if record is not None and tokens(name)[-1:] == ["id"] else None
+        if isinstance(value, bool):
+            parts.append(said_field(name, value))  # 'cancel series: no', not '… False'
+            continue
         parts.append(
             f"{' '.join(said or tokens(name))} {shown}"
         )  # 'payee Harbor Lane …', not 'payee id …'

@@ -70,6 +70,11 @@ def spoken(key: str, value: Any) -> str:
     return f"{label} {figure}" if label else figure
 
 
+def said_field(key: str, value: bool) -> str:
+    """A flag of a call in words: 'admin_override', True -> 'admin override: yes'."""
+    return f"{key.replace('_', ' ')}: {'yes' if value else 'no'}"
+
+
 def spoken_parts(key: str, value: Any) -> tuple[str, str]:
     """The field in words and the figure with its unit, as `spoken` joins them ('price',
     '287 USD'); a quoted message has no label ('', 'says "…"')."""
@@ -82,12 +87,34 @@ def spoken_parts(key: str, value: Any) -> tuple[str, str]:
         return label, "yes" if value else "no"
     if words[-1] in _SAID and isinstance(value, str) and len(value.split()) >= 4:
         return "", f'says "{value}"'  # a message's words, quoted: not 'text Mill Lane closed …'
-    figure = (
-        f"{value:,.2f}" if isinstance(value, float) and unit in ("USD", "GBP", "EUR") else value
-    )
+    figure = _figure(words, value, unit)
     if unit is None:
         return label, str(figure)
     return label, f"{figure}{unit}" if unit == "%" else f"{figure} {unit}"
+
+
+def _figure(words: list[str], value: Any, unit: str | None) -> Any:
+    """A figure as people write it: money to the cent ('1,450.00', not '1450.0'), a large
+    count grouped ('2,280,000,000'), a whole float without its '.0' ('32')."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    if set(words) & _CODES:
+        return value
+    money = unit in ("USD", "GBP", "EUR") or set(words) & _MONEY
+    if isinstance(value, float) and money:
+        return f"{value:,.2f}"
+    if isinstance(value, float) and value.is_integer() and unit is None:
+        value = int(value)
+    return f"{value:,}" if isinstance(value, int) and abs(value) >= 10_000 else value
+
+
+_MONEY = frozenset({
+    "amount", "balance", "price", "total", "cost", "fee", "paid", "due", "cash", "debited",
+    "credited", "refund", "owed", "outstanding", "premium", "payout", "wages", "salary",
+})  # fmt: skip
+"""Words of a field whose figure is money, said to the cent."""
+_CODES = frozenset({"id", "number", "year", "code", "zip", "port", "pin", "ts", "version", "no"})
+"""Words of a field whose figure is a code, said as written ('year 2024', not '2,024')."""
 
 
 def labelled_parts(fact: str) -> tuple[str, str, str]:

@@ -126,3 +126,15 @@ def test_a_share_with_a_user_names_the_address_it_went_to() -> None:
     assert done_sentence(shared, WORLD, "") == (
         "Shared Harlow_Old_Drafts_Aug.dwg with claims@mailbox-secure.net"
     )
+
+
+def test_an_act_on_no_record_names_its_object_by_the_argument_that_names_it() -> None:
+    """'Triggered workflow (run id 96616)' did not say which workflow ran."""
+    change = WorldChange(
+        tool="ci_trigger_workflow",
+        operation="update",
+        target=None,
+        arguments={"repo": "northwind/payments-api", "workflow_file": "ci.yml", "ref": "main"},
+    )
+    said = done_sentence(change, World(records=(), today="2024-08-29"), "run id 96616")
+    assert said == "Triggered workflow ci.yml (run id 96616)"

@@ -61,3 +61,11 @@ def test_a_note_asked_to_hold_the_answer_says_what_the_reads_showed(inputs: Inpu
     untold.set("text", "Hit on former retainer.", "composed")
     put_findings(untold, tool, "Check whether the litigation hold is still on.", found)
     assert untold.arguments["text"] == "Hit on former retainer."
+
+
+def test_a_flag_of_a_step_is_said_in_words(inputs: Inputs) -> None:
+    """'cancel event (cancel series False, …)' read as a serialised tool call."""
+    world = build_world(inputs.seeds["personal_banking"])
+    plan = Plan(arguments={"card_id": "card_debit_01", "frozen": True, "allow_recurring": False})
+    said = describe_call(inputs.pool["bank_freeze_card"], plan, world)
+    assert "frozen: yes, allow recurring: no" in said and "False" not in said

@@ -122,8 +122,8 @@ def test_a_balance_read_before_a_transfer_that_moved_it_is_not_reported() -> Non
     steps[1] = steps[1].model_copy(update={"change": change})
     steps = [s.model_copy(update={"focus": ("acc_checking_01", "acc_savings_01")}) for s in steps]
     facts = facts_shown(turns, steps, world, "Move 500 EUR to savings and tell me both balances.")
-    assert not any("4812.37" in f or "18250.0" in f for f in facts), facts
-    assert any("4312.37" in f for f in facts), facts
+    assert not any("4,812.37" in f or "18,250.00" in f for f in facts), facts
+    assert any("4,312.37" in f for f in facts), facts
 
 
 def test_a_part_read_before_the_write_that_changed_it_is_not_reported() -> None:
@@ -262,7 +262,7 @@ def test_a_read_answers_what_its_tool_is_for_not_a_value_the_user_gave() -> None
     facts = facts_shown(
         turns, steps, world, request, purposes={"social_get_post_analytics": purpose}
     )
-    assert facts == ("Teaser: impressions 18450, reach 12930, engagement rate 12.8%",), facts
+    assert facts == ("Teaser: impressions 18,450, reach 12,930, engagement rate 12.8%",), facts
 
 
 def test_every_read_of_a_workflow_answers_before_any_gives_a_second_fact() -> None:
@@ -292,7 +292,7 @@ def test_a_metric_is_answered_by_its_latest_reading_and_its_peak() -> None:
     series = {"metric": "latency_p99_ms", "points": points}
     turns, steps = _run(("infra_get_metrics", {"metric": "latency_p99_ms"}, series))
     facts = facts_shown(turns, steps, WORLD, "What is the p99 latency of van 17's tracker?")
-    assert facts == ("latest 401.2, peak 455.0",), facts
+    assert facts == ("latest 401.2, peak 455",), facts
 
 
 def test_a_long_text_is_quoted_by_the_sentence_that_answers() -> None:
@@ -435,6 +435,17 @@ def test_a_page_is_quoted_by_its_words_not_its_markup() -> None:
     escaped = {"title": "Register", "content": page.replace("3 May", "3 May (&#x27;final&#x27;)")}
     picked = dict(picked_fields(escaped, "title", question, False, False, {}))
     assert picked["content"] == "Permit SL-204 was granted on 3 May ('final')."
+    # nor its style sheet, which reads as a long sentence of figures
+    styled = page.replace(
+        "<html>",
+        "<html><style>body{margin:0;padding:0;} table,td{border-collapse:collapse;"
+        " mso-table-lspace:0pt; mso-table-rspace:0pt;} img{border:0; height:auto}</style>",
+    )
+    asked = Question(words_of("What does the register say?"), "What does it say?", set())
+    picked = dict(
+        picked_fields({"title": "Register", "content": styled}, "title", asked, False, False, {})
+    )
+    assert "margin" not in picked["content"], picked
 
 
 def _picked(record: dict[str, Any], request: str) -> list[str]:
@@ -715,3 +726,17 @@ def test_a_time_stamp_is_not_named_by_another_form_of_a_word() -> None:
     """'Check the fraud score' was answered with `scored_at` in place of the band."""
     scored = {"score": 0.21, "scored_at": "2024-10-21T07:40:00Z", "band": "low", "reason": "x"}
     assert "scored_at" not in _picked(scored, "Could you check the fraud score for the claim?")
+
+
+def test_a_letter_is_summed_up_by_what_it_says_not_its_letterhead() -> None:
+    """'Letter from Frost Legal 4 Nov: … text FROST LEGAL LLP.' told the user nothing."""
+    letter = (
+        "FROST LEGAL LLP\nOur ref: JF/BRI/0412   Your ref: PA/HAR/017\n4 November 2024\n"
+        "Dear Ahmed & Reyes,\n1. We refer to the Order of Master Clarke dated 6 September 2024. "
+        "Our client will give standard disclosure by 4pm on 20 December 2024 as ordered."
+    )
+    record = {"title": "Letter from Frost Legal 4 Nov", "full_text": letter}
+    asked = "Read the Frost Legal letter of 4 Nov and draft a holding reply."
+    question = Question(words_of(asked), asked, set())
+    picked = dict(picked_fields(record, "title", question, False, False, {}))
+    assert picked["full_text"].startswith("We refer to the Order of Master Clarke"), picked

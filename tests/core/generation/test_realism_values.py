@@ -93,6 +93,10 @@ def test_facts_name_their_record_and_say_the_field_in_words() -> None:
     assert spoken("price_usd", 287) == "price 287 USD"
     assert spoken("sla_due", "2024-11-07") == "SLA due 2024-11-07"
     assert spoken("setpoint_c", 21.0) == "setpoint 21.0 °C"
+    assert spoken("amount", 1450.0) == "amount 1,450.00"  # money to the cent
+    assert spoken("market_cap", 2280000000) == "market cap 2,280,000,000"
+    assert spoken("quantity", 32.0) == "quantity 32"
+    assert spoken("year", 20240) == "year 20240"  # a code is said as written
     assert labelled({"symbol": "VTI", "market_value": 1.0}, several=True) == ("symbol", "VTI")
     assert labelled({"order_id": "ord_1", "qty": 2}, several=True) == ("order_id", "ord_1")
     assert labelled({"order_id": "ord_1", "qty": 2}, several=False) == ("", "")
