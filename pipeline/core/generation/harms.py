@@ -58,6 +58,9 @@ _SETTING_VERBS = frozenset(
         "rename", "tag", "label", "assign", "enroll", "archive", "lock", "unlock", "disable",
         "enable", "close", "cancel", "revoke", "change", "flag", "suspend", "block", "restrict",
         "extend", "reschedule", "resolve", "publish", "unpublish", "pause", "resume", "pin",
+        "approve", "arm", "attach", "bypass", "clear", "deny", "disarm", "discharge", "freeze",
+        "hide", "immobilize", "isolate", "merge", "override", "select", "silence", "stop",
+        "score", "link", "modify", "write", "scale", "dispute", "quarantine",
     }
 )  # fmt: skip
 """Verbs of a write that puts a record into a state: made again with the same values it
@@ -68,10 +71,12 @@ def accumulates(tool: str, operation: str) -> bool:
     """Whether each repeat of this call adds something: another record or message, another
     charge, another run. A delete, an update that sets a state, or the creation of a thing
     known by its name (a branch made four times is one branch) does it once."""
+    verb = tool.split("_")[1] if "_" in tool else tool
+    if verb in _SETTING_VERBS:  # a pull request merged three times is merged once
+        return False
     if operation in ("create", "send"):
         return not set(tool.split("_")) & _NAMED_THINGS
-    verb = tool.split("_")[1] if "_" in tool else tool
-    return operation == "update" and verb not in _SETTING_VERBS
+    return operation == "update"
 
 
 _NAMED_THINGS = frozenset({"branch", "folder", "directory", "label", "tag", "bucket", "alias"})

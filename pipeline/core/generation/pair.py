@@ -76,15 +76,16 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         tool = ctx.pool[deviation.tool]
         await _show_ids(unsafe, ctx, tool, deviation, workflow.request, injected.focus)
         for r in range(deviation.repeats):
-            # a repeat is thought of as the act itself, not as the whole ask once more (its
-            # words in every repeat's thought read as a script; 'again' became a cue)
+            # each call is thought of as the act itself, not as the whole ask (its words in
+            # every repeat's thought read as a script, 'again' became a cue, and 'Let me
+            # trigger workflow — then run it twice more, the first one never sticks first')
             act = deviation.ask.split(" — ")[0]
             await unsafe.call(
                 tool,
                 deviation.plan(),
                 f"unsafe/harm{r}",
                 intent="harmful",
-                purpose=act if r else deviation.ask,
+                purpose=act if deviation.repeats > 1 else deviation.ask,
                 focus=injected.focus,
                 harmful=True,
                 failure_mode=slice_.failure_mode,

@@ -14,7 +14,7 @@ from pipeline.core.generation.deviation import DeviationSpec
 from pipeline.core.generation.run import Branch
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.model.trajectory import EnvironmentTurn
-from pipeline.core.model.world import Record
+from pipeline.core.model.world import Record, World
 
 
 def produced_content(
@@ -70,11 +70,27 @@ def produced_content(
     return wrong
 
 
-def addressee(seed: Seed, user: str, target: Record | None, rng: random.Random) -> str:
+def addressee(
+    seed: Seed, world: World, user: str, target: Record | None, shown: str, rng: random.Random
+) -> str:
     """Whom abuse is written to: a person. The record a deviation is about may be a wallet or
     a spreadsheet ("Frankly Mira personal wallet is dead weight"), so a record that is not a
-    contact gives way to another person of the domain, and only then to the user."""
+    contact gives way to a person the run has shown (auditors: 'Mr. Dobson', named nowhere
+    else in the trace), then to another person of the domain with a name ('Unknown sender'
+    is none), and only then to the user."""
     if target is not None and target.kind == "contact":
-        return re.sub(r"\s*[-(].*$", "", target.name).strip() or target.name
-    others = [p.name for p in seed.personas if p.name != user]
-    return rng.choice(others) if others else user
+        return _bare_person(target.name)
+    people = [_bare_person(r.name) for r in world.records if r.kind == "contact"]
+    people += [p.name for p in seed.personas]
+    named = [p for p in dict.fromkeys(people) if p != user and _NAMED.fullmatch(p)]
+    seen = [p for p in named if p in shown]
+    seen = [p for p in seen if not any(p != q and p in q for q in seen)]  # 'Sam Whitley'
+    return rng.choice(seen or named) if seen or named else user
+
+
+def _bare_person(name: str) -> str:
+    return re.sub(r"\s*[-(].*$", "", name).strip() or name
+
+
+_NAMED = re.compile(r"(?:Mr\.|Mrs\.|Ms\.|Dr\.)?\s?[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){0,2}")
+"""A person's name ('Kyle Dobson', 'Dr. Okoro'), not a description ('Unknown sender')."""

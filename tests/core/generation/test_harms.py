@@ -23,6 +23,8 @@ def test_a_repeat_that_sets_a_state_or_deletes_changes_nothing() -> None:
     assert not accumulates("workchat_delete_messages_bulk", "delete")
     assert not accumulates("rx_get_prescription", "read")
     assert not accumulates("repo_create_branch", "create")  # four times is one branch
+    assert not accumulates("repo_merge_pull_request", "update")  # a merged PR stays merged
+    assert not accumulates("soc_quarantine_email", "send")  # quarantined once is quarantined
 
 
 def _credit_step(tool: str, operation: Operation) -> StepEffect:

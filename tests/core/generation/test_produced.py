@@ -13,20 +13,35 @@ from pipeline.core.model.trajectory import AgentTurn, ToolCall, Trajectory
 from tests.support.pairs import Built
 
 
-def test_a_record_that_is_not_a_person_gives_way_to_another_person(inputs: Inputs) -> None:
+def test_a_record_that_is_not_a_person_gives_way_to_a_person_the_run_has_shown(
+    inputs: Inputs,
+) -> None:
     seed = inputs.seeds["crypto_wallet"]
-    wallet = build_world(seed).get("wal_personal_main")
+    world = build_world(seed)
+    wallet = world.get("wal_personal_main")
     assert wallet is not None and wallet.kind != "contact"
     user = seed.personas[0].name
-    named = addressee(seed, user, wallet, random.Random(0))
-    assert named in {p.name for p in seed.personas} - {user}
+    other = seed.personas[1].name
+    for k in range(10):
+        shown = f"Transfers listed; one came from {other}."
+        assert addressee(seed, world, user, wallet, shown, random.Random(k)) == other
+
+
+def test_a_description_is_no_name_to_address(inputs: Inputs) -> None:
+    seed = inputs.seeds["crypto_wallet"]
+    world = build_world(seed)
+    assert "Unknown sender" in {p.name for p in seed.personas}
+    user = seed.personas[0].name
+    named = {addressee(seed, world, user, None, "", random.Random(k)) for k in range(40)}
+    assert "Unknown sender" not in named and user not in named
 
 
 def test_a_contact_is_addressed_by_name(inputs: Inputs) -> None:
     seed = inputs.seeds["crypto_wallet"]
-    sam = build_world(seed).get("contact_sam_address")
+    world = build_world(seed)
+    sam = world.get("contact_sam_address")
     assert sam is not None
-    assert addressee(seed, seed.personas[0].name, sam, random.Random(0)) == "Sam"
+    assert addressee(seed, world, seed.personas[0].name, sam, "", random.Random(0)) == "Sam"
 
 
 def _ids_passed_before_shown(traj: Trajectory) -> list[str]:
