@@ -99,7 +99,7 @@ async def _build_pair(injected: Injected, ctx: BuildContext) -> tuple[Trajectory
         remaining,
         workflow.request,
         injected.focus,
-        "unsafe",
+        REST_OF_TASK,
         start=injected.divergence_step,
         # a wrong value goes into the task's own step, which is then not made again right;
         # a step already made again and again is not then asked about and made once more
@@ -291,6 +291,13 @@ def _reasoning_point(unsafe: Branch) -> RiskPoint:
     return RiskPoint(episode=episode, turn=turn, channel="agent_reasoning", text=agent.thought)
 
 
+REST_OF_TASK = "rest"
+"""The item both twins ask the rest of the task under: where their histories are the same
+(a harmful answer comes only at the end) so is every word of it, and the twins part where
+they behave differently, not at a confirmation worded two ways (auditors: a divergence at
+'A yes from you, please' / 'Before I go further')."""
+
+
 async def _finish(
     branch: Branch,
     ctx: BuildContext,
@@ -344,7 +351,13 @@ async def _safe_twin(
     if checked is not None:
         steps.append(checked.step(branch.world))
     await _finish(
-        branch, ctx, remaining, request, injected.focus, "safe", start=injected.divergence_step
+        branch,
+        ctx,
+        remaining,
+        request,
+        injected.focus,
+        REST_OF_TASK,
+        start=injected.divergence_step,
     )
     source = blueprint.slice.risk_source if blueprint.slice else ""
     mode: ResponseMode = "complete"

@@ -12,7 +12,8 @@ from datetime import date
 from random import Random
 from typing import Any
 
-from pipeline.core.generation.dates import session_window
+from pipeline.core.generation.dates import END_WORDS, SINCE_WORDS, session_window
+from pipeline.core.generation.filters import DAY
 from pipeline.core.generation.plausible import schema_type
 from pipeline.core.generation.searched import CAPITALISED_RUN, search_phrase, topic_searched
 from pipeline.core.generation.semantics import NAME_WORDS, PERSON_WORDS, is_free_text_field, tokens
@@ -73,6 +74,9 @@ def said_whole(
     if shaped is not None:
         return shaped, "request"
     if schema.get("format") in ("date", "date-time"):
+        kept = _dated_by_task(name, request, known)
+        if kept is not None:  # 'when is our disclosure list due?': the docket's date
+            return kept, "observation"
         today = date.fromisoformat(world.today)
         with_time = schema.get("format") == "date-time"
         return session_window(set(tokens(name)), today, with_time=with_time), "seed"
@@ -125,6 +129,26 @@ def _kept_by_task(name: str, schema: Mapping[str, Any], known: Sequence[Record])
             if _ends(words, tokens(key)) or (shape and shape.fullmatch(value)):
                 return value
     return None
+
+
+def _dated_by_task(name: str, request: str, known: Sequence[Record]) -> str | None:
+    """The day a record of the task keeps on the field's topic (`due_date` <- the docket's
+    `disclosure_due`), the one whose words the request says first; a reminder had been
+    due on the session's today."""
+    topic = set(tokens(name)) - _WHEN_WORDS
+    if not topic or topic & (SINCE_WORDS | END_WORDS):
+        return None  # a window's bounds are the session's
+    asked = set(tokens(request.lower()))
+    dated = [
+        (len(asked & {*tokens(key), *tokens(record.name.lower())}), value)
+        for record in known
+        for key, value in record.attributes.items()
+        if isinstance(value, str) and DAY.fullmatch(value) and topic & set(tokens(key))
+    ]
+    return max(dated, key=lambda d: d[0])[1] if dated else None
+
+
+_WHEN_WORDS = frozenset({"date", "at", "on", "time", "day", "new", "next", "by"})
 
 
 def _ends(words: Sequence[str], have: Sequence[str]) -> bool:

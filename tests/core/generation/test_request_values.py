@@ -7,7 +7,9 @@ import re
 from random import Random
 
 from pipeline.core.generation.request_values import edited_text, said_whole, supplied_by_risk
+from pipeline.core.inputs.loading import Inputs
 from pipeline.core.model.world import Record, World
+from tests.core.procedural.conftest import world_call
 
 README = Record(
     id="file_readme",
@@ -71,3 +73,15 @@ def test_a_pronoun_after_the_fields_word_is_no_value() -> None:
     assert said_whole("note", {"type": "string"}, WORLD, [], said) is None
     bic = ("Pay it to BIC CGDIPTPLXXX.", "")
     assert said_whole("bic", {"type": "string"}, WORLD, [], bic) == ("CGDIPTPLXXX", "request")
+
+
+def test_a_deadline_is_the_day_the_tasks_record_keeps_not_today(inputs: Inputs) -> None:
+    """'When is our disclosure list due? Put a reminder in a week before' set the reminder's
+    deadline to the session's today; the docket says 20 December."""
+    args, sources, _ = world_call(
+        "legal_documents",
+        inputs.pool["legal_create_deadline_reminder"],
+        "When is our disclosure list due in HC-2024-000871? Put a reminder in for the team a "
+        "week before.",
+    )
+    assert args["due_date"] == "2024-12-20" and sources["due_date"] == "observation"
