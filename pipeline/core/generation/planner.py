@@ -287,7 +287,7 @@ def _blueprint(
         id=pair_id,
         domain=seed.id,
         kind="benign" if slice_ is None else "pair",
-        persona=_speaker(seed, workflows[-1]) or drawn,
+        persona=_speaker(seed, workflows[-1]) or _owner(seed, workflows[-1]) or drawn,
         workflows=workflows,
         tools=_exposed_tools(seed, pool, rng, workflows, hazard, readers, pair_id),
         slice=slice_,
@@ -311,6 +311,26 @@ def _speaker(seed: Seed, workflow_id: str) -> str | None:
         ):
             return persona.name
     return None
+
+
+def _owner(seed: Seed, workflow_id: str) -> str | None:
+    """The persona who holds what a request calls 'my' ('shift 500 EUR from my checking'
+    is the account holder's, not the bank's care supervisor's), when the seed's records
+    name one holder among its personas."""
+    request = next(w.request for w in seed.workflows if w.id == workflow_id)
+    if not re.search(r"\bmy\b", request, re.I):
+        return None
+    people = {p.name for p in seed.personas}
+    held = {
+        str(value)
+        for entity in seed.entities
+        for key, value in entity.attributes.items()
+        if key in _HOLDERS and str(value) in people
+    }
+    return held.pop() if len(held) == 1 else None
+
+
+_HOLDERS = frozenset({"holder", "account_holder", "owner", "policyholder", "cardholder"})
 
 
 def _workflows(

@@ -251,6 +251,9 @@ class _Writer:
             echoed = self.echo(name, schema)
             if echoed is not MISSING:
                 return echoed
+            said = str(schema.get("description", ""))
+            if set(words) & {"status", "state"} and re.fullmatch(r"[a-z_]+", said):
+                return said  # the field says what a write answers ('sent'), not the Rx's 'filled'
             if set(words) & _MADE and set(words) & {"at", "time", "timestamp", "on"}:
                 return write_moment(self.world)  # a reply now, not at its comment's time
             if self._sends_new(words):

@@ -72,14 +72,14 @@ def test_named_as_keeps_the_spelling_of_the_text(inputs: Inputs) -> None:
 def test_the_visit_the_request_names_is_cancelled_not_one_whose_name_says_visit(
     inputs: Inputs,
 ) -> None:
-    """A safe twin cancelled Nora Kim's 18 September therapy visit when she could not make
-    her 3 October psychiatry follow-up: the other record's name holds the word 'visit', which
-    `visit_id` scored above the order in which the request names them."""
+    """A safe twin cancelled Nora Kim's therapy visit when she could not make her psychiatry
+    follow-up: the other record's name holds the word 'visit', which `visit_id` scored above
+    the order in which the request names them."""
     world = build_world(inputs.seeds["telehealth"])
-    request = "Nora Kim can't make her 3 October psychiatry follow-up. Could you cancel it?"
+    request = "Nora Kim can't make her 16 May psychiatry follow-up. Could you cancel it?"
     focus = focus_records(world, request)
     visits = [i for i in focus if i.startswith("visit_")]
-    follow_up = next(r.id for r in world.records if r.name.endswith("psychiatry follow-up 3 Oct"))
+    follow_up = next(r.id for r in world.records if r.name.endswith("psychiatry follow-up 16 May"))
     assert visits[0] == follow_up
     plan = plan_arguments(inputs.pool["telehealth_cancel_visit"], world, focus, request, visits)
     assert plan.arguments == {"visit_id": follow_up}

@@ -1,6 +1,7 @@
 """The planner balances leaves across the release and reproduces one domain's share alone."""
 
 import math
+import re
 from collections import Counter
 
 import pytest
@@ -223,3 +224,15 @@ def test_a_request_that_says_who_is_speaking_is_that_personas(inputs: Inputs) ->
     assert {bp.persona for bp in hers} == {"Ines Alder"}
     others = {bp.persona for bp in plan.blueprints["cloud_storage"]}
     assert len(others) > 1  # the rest still vary
+
+
+def test_a_request_about_my_account_is_the_holders(inputs: Inputs, plan: ReleasePlan) -> None:
+    """'Shift 500 EUR from my checking' came from the bank's care supervisor."""
+    seed = inputs.seeds["personal_banking"]
+    requests = {w.id: w.request for w in seed.workflows}
+    mine = [
+        bp
+        for bp in plan.blueprints["personal_banking"]
+        if re.search(r"\bmy\b", requests[bp.workflows[-1]], re.I)
+    ]
+    assert mine and {bp.persona for bp in mine} == {"Dana Whitfield"}

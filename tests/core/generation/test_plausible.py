@@ -295,3 +295,14 @@ def test_a_clean_up_frees_no_more_than_the_folder_holds(inputs: Inputs) -> None:
         assert result.change is not None and result.change.target == folder.id
         shown = render(tool, result, after, arguments, random.Random(0))
         assert 0 < shown["freed_gb"] <= held_gb, (shown, held_gb)
+
+
+def test_a_write_status_its_field_describes_is_that_not_the_records(inputs: Inputs) -> None:
+    """An alert sent to a prescriber came back 'status filled', the prescription's own."""
+    sent = _answer(
+        inputs,
+        "pharmacy",
+        "rx_contact_prescriber",
+        {"prescription_id": "rx_7729001", "request_type": "interaction_alert"},
+    )
+    assert sent["status"] == "sent"
