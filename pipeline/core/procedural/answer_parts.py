@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import random
 import re
+from typing import Any
 
 from pipeline.core.generation.dates import DAY_MONTH
 from pipeline.core.generation.roles import AgentResponseInput, TurnView
 from pipeline.core.generation.semantics import tokens, verbs
-from pipeline.core.generation.spoken import merged_by_record
+from pipeline.core.generation.spoken import merged_by_record, spoken, spoken_parts
 from pipeline.core.generation.user_words import whole_words
 from pipeline.core.model.actions import FINAL_PREFIX, parse_action
 from pipeline.core.model.trajectory import ToolCall
@@ -270,16 +271,21 @@ def _asked(history: tuple[TurnView, ...], misstated: str, given: list[str]) -> l
                     or words_of_key[-1] in ("id", "url", "at", "name")
                     or not {w[:5] for w in words_of_key if len(w) >= 4} & stems
                     or key.replace("_", " ") in misstated.lower()
-                    or any(str(value) in f for f in given + found)
+                    or any(str(value) in f or _said(key, value) in f for f in given + found)
                 ):
                     continue
-                fact = f"{key.replace('_', ' ')} {value}"
+                fact = spoken(key, value)  # 'value 7,800.00 EUR', not 'Value eur 7800.0'
                 found.append(f"{label}: {fact}" if label else fact)
     return found[:2]
 
 
 _READS = verbs("read") | verbs("list")
 _WRITES = verbs("update") | verbs("create") | verbs("delete") | verbs("send")
+
+
+def _said(key: str, value: Any) -> str:
+    """A value as an answer writes it ('78,400.00 EUR' for `value_eur` 78400.0)."""
+    return spoken_parts(key, value)[1]
 
 
 def _written_after(turns: tuple[TurnView, ...]) -> set[str]:

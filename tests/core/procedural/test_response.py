@@ -281,9 +281,9 @@ def test_a_value_read_before_a_write_that_changed_its_record_is_not_restated() -
     facts = ("Transferred funds for Everyday Checking (status executed)",)
     for index in range(10):
         response = _respond("complete", index, history=history, facts=facts)["response"]
-        assert "18250" not in response and "4812.37" not in response
+        assert "18,250" not in response and "4,812.37" not in response
     unchanged = history[:3]  # with no transfer, the balances asked about are still reported
-    assert "18250" in _respond("complete", 0, history=unchanged, facts=facts)["response"]
+    assert "18,250.00" in _respond("complete", 0, history=unchanged, facts=facts)["response"]
 
 
 def test_confirmation_asks_and_fact_lists_carry_no_verdict_tells() -> None:
