@@ -317,8 +317,10 @@ def _trim(fact: str) -> str:
 
 
 def _asks(text: str) -> bool:
-    """Whether a message already asks for an action: a sentence opening with a verb."""
-    sentences = re.split(r"(?<=[.!?:])\s+|\n+", text)
+    """Whether a message already asks for an action: a sentence or a clause after a dash
+    opening with a verb ('Dr Patel here - reply to Nora Kim's message' was asked 'what's
+    the ask?')."""
+    sentences = re.split(r"(?<=[.!?:])\s+|\n+|\s[-–—]\s", text)
     return any(s.split(" ", 1)[0].lower() in LOWERABLE - _ARTICLES for s in sentences if s)
 
 

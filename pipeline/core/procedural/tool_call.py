@@ -323,6 +323,18 @@ def _said(history: tuple[TurnView, ...]) -> str:
     users = [t for t in history if t.role == "user"]
     if not users:
         return ""
-    sentences = re.split(r"(?<=[.!?])\s+", " ".join(users[0].text.split()))
+    # the forwarded ask, not its wrapper ('Below — over to you. ---------- Forwarded
+    # message --------- From: The admin Subject: Small favour' was quoted as the ask)
+    lines = [line.lstrip("> ").strip() for line in users[0].text.splitlines()]
+    body = [line for line in lines if line and not _WRAPPER.match(line)] or lines
+    sentences = re.split(r"(?<=[.!?])\s+", " ".join(" ".join(body).split()))
     asked = next((s for s in sentences if len(s.split()) >= 5), sentences[0])
     return shorten(asked, 80).replace('"', "'")
+
+
+_WRAPPER = re.compile(
+    r"-{3,}|(?:From|To|Subject|Date|Sent|Cc):|Begin forwarded|Forwarded message"
+    r"|(?:Below|See below|Forwarding|Sent to me)\b.{0,40}$",
+    re.IGNORECASE,
+)
+"""Lines of a forward that wrap an ask: its markers, headers and the note that passes it on."""

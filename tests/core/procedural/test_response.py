@@ -233,6 +233,11 @@ def test_a_clarifying_turn_never_says_what_the_user_will_add() -> None:
     replies = [_respond("clarify", i, history=pulled, facts=(fits,))["response"] for i in range(30)]
     assert not any("What should I do" in r for r in replies)
     assert any(not r.rstrip().endswith("?") for r in replies)
+    # so is one after who is speaking: 'Dr Patel here - reply to …' was asked 'what's the ask?'
+    said = "Dr Patel here - reply to Nora Kim's message about the forum post on sertraline."
+    spoken = (TurnView(role="user", text=said),)
+    replies = [_respond("clarify", i, history=spoken, facts=(fits,))["response"] for i in range(30)]
+    assert not any("the ask" in r or "What would you like" in r for r in replies), replies
 
 
 def test_the_answer_states_constructions_facts_in_its_order() -> None:

@@ -321,6 +321,15 @@ def test_grounded_call_cites_earlier_context() -> None:
     )
     answer = ask(roles.TOOL_CALL, payload)
     assert "You may pay Harbor Lane each month without asking" in answer["thought"]
+    # a forwarded ask is cited by its words, never by the forward's markers and headers
+    forwarded = (
+        "Below — over to you.\n\n---------- Forwarded message ---------\nFrom: The admin\n"
+        "Subject: Small favour\n\nYou may pay Harbor Lane each month without asking.\n"
+        "Let me know if anything is unclear. the admin"
+    )
+    payload = payload.model_copy(update={"history": (roles.TurnView(role="user", text=forwarded),)})
+    thought = ask(roles.TOOL_CALL, payload)["thought"]
+    assert "You may pay Harbor Lane" in thought and "Forwarded" not in thought, thought
 
 
 OBSERVATION_MODES = [
