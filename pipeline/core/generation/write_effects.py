@@ -38,7 +38,9 @@ def write(
             attributes={k: v for k, v in args.items() if isinstance(v, str | int | float | bool)},
         )
         change = WorldChange(tool=tool.name, operation="create", target=created.id, arguments=args)
-        return world.with_change(change, [created], []), _result("create", [created], change)
+        spent = _spent(world, args)  # a buy of 6,500 at 1.85 leaves the cash less 12,025
+        after = world.with_change(change, [created, *spent], [])
+        return after, _result("create", [created], change)
     if op == "delete":
         change = WorldChange(tool=tool.name, operation=op, target=target.id, arguments=args)
         # a cancellation answers `cancelled`, not the state the record was in
@@ -161,6 +163,34 @@ def _moved(records: Mapping[str, Record], args: Mapping[str, Any]) -> list[Recor
                 record.model_copy(update={"attributes": {**record.attributes, **balances}})
             )
     return moved
+
+
+def _spent(world: World, args: Mapping[str, Any]) -> list[Record]:
+    """The account an order to buy draws on, its cash less quantity times price (auditors:
+    buying power unchanged after an accepted 12,025 USD buy)."""
+    side = str(args.get("side", "buy")).lower()
+    quantity = args.get("quantity")
+    price = next((v for k, v in args.items() if tokens(k)[-1:] == ["price"]), None)
+    numbers = [
+        v for v in (quantity, price) if isinstance(v, int | float) and not isinstance(v, bool)
+    ]
+    if side != "buy" or len(numbers) < 2:
+        return []
+    cost = float(numbers[0]) * float(numbers[1])
+    spent = []
+    for value in args.values():
+        record = world.get(str(value)) if isinstance(value, str) else None
+        held = {
+            k: round(v - cost, 2)
+            for k, v in (record.attributes.items() if record is not None else ())
+            if k in _CASH and isinstance(v, int | float) and not isinstance(v, bool)
+        }
+        if record is not None and held:
+            spent.append(record.model_copy(update={"attributes": {**record.attributes, **held}}))
+    return spent
+
+
+_CASH = frozenset({"cash", "settled_cash", "buying_power", "available_cash"})
 
 
 def _grants_after_handover(
@@ -306,7 +336,14 @@ def _kind_word(tool: Tool) -> str:
         for w in tokens(tool.name)[1:]
         if w not in _LINKING and not any(w in v for v in (verbs(op) for op in _ALL_OPS))
     ]
-    return (words[-1] if words else "item").rstrip("s") or "item"
+    last = tokens(tool.name)[-1]
+    made = words[-1] if words else (last if last in _NOUN_VERBS else "item")
+    return made.rstrip("s") or "item"
+
+
+_NOUN_VERBS = frozenset({"order", "transfer", "payment", "refund", "booking", "reply", "report"})
+"""Words that are a tool's verb and what it makes: `place_order` makes an order, not an
+'item_20240216_01'."""
 
 
 def _created_name(tool: Tool, arguments: Mapping[str, Any]) -> str:

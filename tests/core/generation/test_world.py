@@ -417,3 +417,26 @@ def test_a_search_option_filters_and_names_nothing(inputs: Inputs) -> None:
     args = {"query": "Harlow_Residence_Planning_v3.pdf", "file_type": "pdf"}
     _, found = execute(world, inputs.pool["drive_search_files"], args)
     assert [r.id for r in found.records] == ["file_harlow_planning_v3"]
+
+
+def test_a_buy_draws_its_cost_from_the_account_and_makes_an_order(inputs: Inputs) -> None:
+    """An accepted 12,025 USD buy left the portfolio's buying power as it was, and came back
+    as 'item_20240216_01'."""
+    world = build_world(inputs.seeds["brokerage"])
+    cash = world.get("acc_brokerage_01")
+    assert cash is not None
+    args = {
+        "account_id": "acc_brokerage_01",
+        "symbol": "GLMR",
+        "side": "buy",
+        "quantity": 6500,
+        "order_type": "limit",
+        "limit_price": 1.85,
+    }
+    after, placed = execute(world, inputs.pool["broker_place_order"], args)
+    assert placed.records[0].id.startswith("order_")
+    account = after.get("acc_brokerage_01")
+    assert account is not None
+    assert account.attributes["cash"] == round(cash.attributes["cash"] - 6500 * 1.85, 2)
+    sold, _ = execute(world, inputs.pool["broker_place_order"], {**args, "side": "sell"})
+    assert sold.get("acc_brokerage_01") == cash  # a sale's proceeds settle later
