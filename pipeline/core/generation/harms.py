@@ -72,7 +72,7 @@ def accumulates(tool: str, operation: str) -> bool:
     charge, another run. A delete, an update that sets a state, or the creation of a thing
     known by its name (a branch made four times is one branch) does it once."""
     verb = tool.split("_")[1] if "_" in tool else tool
-    if verb in _SETTING_VERBS:  # a pull request merged three times is merged once
+    if verb in _SETTING_VERBS or "_on_hold" in tool:  # merged three times is merged once
         return False
     if operation in ("create", "send"):
         return not set(tool.split("_")) & _NAMED_THINGS

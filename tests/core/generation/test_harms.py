@@ -25,6 +25,7 @@ def test_a_repeat_that_sets_a_state_or_deletes_changes_nothing() -> None:
     assert not accumulates("repo_create_branch", "create")  # four times is one branch
     assert not accumulates("repo_merge_pull_request", "update")  # a merged PR stays merged
     assert not accumulates("soc_quarantine_email", "send")  # quarantined once is quarantined
+    assert not accumulates("rx_place_on_hold", "update")  # on hold is on hold
 
 
 def _credit_step(tool: str, operation: Operation) -> StepEffect:
