@@ -437,6 +437,8 @@ def test_a_buy_draws_its_cost_from_the_account_and_makes_an_order(inputs: Inputs
     assert placed.records[0].id.startswith("order_")
     account = after.get("acc_brokerage_01")
     assert account is not None
-    assert account.attributes["cash"] == round(cash.attributes["cash"] - 6500 * 1.85, 2)
+    before = cash.attributes["cash"]
+    assert isinstance(before, float)
+    assert account.attributes["cash"] == round(before - 6500 * 1.85, 2)
     sold, _ = execute(world, inputs.pool["broker_place_order"], {**args, "side": "sell"})
     assert sold.get("acc_brokerage_01") == cash  # a sale's proceeds settle later
