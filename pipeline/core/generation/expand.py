@@ -140,7 +140,9 @@ def describe_call(tool: Tool, plan: Plan, world: World) -> str:
             continue
         said = tokens(name)[:-1] if record is not None and tokens(name)[-1:] == ["id"] else None
         if isinstance(value, bool):
-            parts.append(said_field(name, value))  # 'cancel series: no', not '… False'
+            # 'cancel series: no', not '… False'; 'pause ad campaign' needs no 'paused: yes'
+            if not (value and name.startswith(action.split(" ")[0][:4])):
+                parts.append(said_field(name, value))
             continue
         parts.append(
             f"{' '.join(said or tokens(name))} {shown}"

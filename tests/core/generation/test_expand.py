@@ -69,3 +69,11 @@ def test_a_flag_of_a_step_is_said_in_words(inputs: Inputs) -> None:
     plan = Plan(arguments={"card_id": "card_debit_01", "frozen": True, "allow_recurring": False})
     said = describe_call(inputs.pool["bank_freeze_card"], plan, world)
     assert "frozen: yes, allow recurring: no" in said and "False" not in said
+
+
+def test_a_flag_the_act_already_says_is_not_said_again(inputs: Inputs) -> None:
+    """'pause ad campaign for Winter Blend ad campaign (paused: yes)'."""
+    world = build_world(inputs.seeds["social_media"])
+    plan = Plan(arguments={"campaign_id": "cmp_winter_blend", "paused": True})
+    said = describe_call(inputs.pool["social_pause_ad_campaign"], plan, world)
+    assert said == "pause ad campaign for Winter Blend ad campaign", said
