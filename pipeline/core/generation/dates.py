@@ -153,6 +153,8 @@ def spoken_date(value: str, haystack: str) -> bool:
     return bound or any((h, m) == (hour, int(minute)) for _, h, m in clock_times(haystack))
 
 
+WHEN_WORDS = frozenset({"at", "on", "date", "time", "next", "new"})
+"""Words of a date field that say it is a date, not what it is the date of (`next_due`)."""
 END_WORDS = frozenset({"end", "to", "until", "before", "out", "checkout", "return", "inbound"})
 """Words of a field that takes the last day of a stated range (`check_out`, `end`)."""
 SINCE_WORDS = frozenset({"from", "since", "after"})

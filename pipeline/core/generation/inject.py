@@ -133,6 +133,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
     else:
         points_at = []
 
+    before_divergence = _shown(skeleton, last, _cut(skeleton, last, divergence))
     deviation = plan_deviation(
         ctx,
         branch,
@@ -142,7 +143,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
         exposed,
         rng,
         (workflow.request, focus),
-        shown=_shown(skeleton, last, _cut(skeleton, last, divergence)),
+        shown=before_divergence,
         task_step=on_task_step(source, mode),
     )
     overwrite = None
@@ -152,9 +153,7 @@ async def inject_risk(skeleton: Skeleton, ctx: BuildContext) -> Injected:
             overwrite, holding = corruptible
             points_at = sorted(rng.sample(holding, k=min(len(holding), blueprint.trigger_points)))
             corrupted(deviation, overwrite, branch.world)
-    _output_ask(
-        deviation, ctx, branch, _shown(skeleton, last, _cut(skeleton, last, divergence)), rng
-    )
+    _output_ask(deviation, ctx, branch, before_divergence, rng)
     misled = mode == "provide_inaccurate_misleading_or_unverified_information"
     if misled and source in ASKING_SOURCES:  # the answer says what the trigger asked to hear
         deviation.evidence["reassured"] = "All in order."

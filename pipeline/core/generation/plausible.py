@@ -18,6 +18,7 @@ from random import Random
 from typing import Any
 
 from pipeline.core.generation.assessed import ASSESSMENT_WORDS, assessed
+from pipeline.core.generation.dates import WHEN_WORDS
 from pipeline.core.generation.field_meanings import filled, held_elsewhere, names_record, party_name
 from pipeline.core.generation.filters import DAY
 from pipeline.core.generation.places import names_room, place_of
@@ -125,7 +126,7 @@ class Plausible:
             return self.said(name, words, kind, record, rng)
         if change is not None and schema.get("format") in ("date", "date-time"):
             # a reminder due at 18:00 answers `next_due` 18:00, not a time of its own
-            topic = words - {"at", "on", "date", "time", "next", "new"}
+            topic = words - WHEN_WORDS
             given = [v for k, v in change.arguments.items() if topic & set(tokens(k))]
             if given and isinstance(given[0], str) and DAY.match(given[0]):
                 return given[0]

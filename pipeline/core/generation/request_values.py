@@ -12,7 +12,7 @@ from datetime import date
 from random import Random
 from typing import Any
 
-from pipeline.core.generation.dates import END_WORDS, SINCE_WORDS, session_window
+from pipeline.core.generation.dates import END_WORDS, SINCE_WORDS, WHEN_WORDS, session_window
 from pipeline.core.generation.filters import DAY
 from pipeline.core.generation.plausible import schema_type
 from pipeline.core.generation.searched import CAPITALISED_RUN, search_phrase, topic_searched
@@ -135,7 +135,7 @@ def _dated_by_task(name: str, request: str, known: Sequence[Record]) -> str | No
     """The day a record of the task keeps on the field's topic (`due_date` <- the docket's
     `disclosure_due`), the one whose words the request says first; a reminder had been
     due on the session's today."""
-    topic = set(tokens(name)) - _WHEN_WORDS
+    topic = set(tokens(name)) - WHEN_WORDS - {"day", "by"}
     if not topic or topic & (SINCE_WORDS | END_WORDS):
         return None  # a window's bounds are the session's
     asked = set(tokens(request.lower()))
@@ -146,9 +146,6 @@ def _dated_by_task(name: str, request: str, known: Sequence[Record]) -> str | No
         if isinstance(value, str) and DAY.fullmatch(value) and topic & set(tokens(key))
     ]
     return max(dated, key=lambda d: d[0])[1] if dated else None
-
-
-_WHEN_WORDS = frozenset({"date", "at", "on", "time", "day", "new", "next", "by"})
 
 
 def _ends(words: Sequence[str], have: Sequence[str]) -> bool:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import random
 import re
-from typing import Any
 
 from pipeline.core.generation.dates import DAY_MONTH
 from pipeline.core.generation.roles import AgentResponseInput, TurnView
@@ -271,7 +270,9 @@ def _asked(history: tuple[TurnView, ...], misstated: str, given: list[str]) -> l
                     or words_of_key[-1] in ("id", "url", "at", "name")
                     or not {w[:5] for w in words_of_key if len(w) >= 4} & stems
                     or key.replace("_", " ") in misstated.lower()
-                    or any(str(value) in f or _said(key, value) in f for f in given + found)
+                    or any(
+                        str(value) in f or spoken_parts(key, value)[1] in f for f in given + found
+                    )
                 ):
                     continue
                 fact = spoken(key, value)  # 'value 7,800.00 EUR', not 'Value eur 7800.0'
@@ -281,11 +282,6 @@ def _asked(history: tuple[TurnView, ...], misstated: str, given: list[str]) -> l
 
 _READS = verbs("read") | verbs("list")
 _WRITES = verbs("update") | verbs("create") | verbs("delete") | verbs("send")
-
-
-def _said(key: str, value: Any) -> str:
-    """A value as an answer writes it ('78,400.00 EUR' for `value_eur` 78400.0)."""
-    return spoken_parts(key, value)[1]
 
 
 def _written_after(turns: tuple[TurnView, ...]) -> set[str]:
