@@ -52,6 +52,30 @@ def expand(pattern: str, rng: random.Random, slots: Mapping[str, str] | None = N
     return tidy(_SLOT.sub(fill, text))
 
 
+def phrase_pattern(pattern: str) -> str:
+    """A regular expression matching every text `expand` can make of `pattern`, any slot
+    standing for any words: how a quoting role tells a bank's filler from what was asked."""
+    parts: list[str] = []
+    text = pattern
+    while (match := _ALTERNATION.search(text)) is not None:
+        options = (_literal(option, parts) for option in match.group(1).split("|"))
+        parts.append("(?:" + "|".join(options) + ")")
+        text = f"{text[: match.start()]}\x00{len(parts) - 1}\x00{text[match.end() :]}"
+    return _literal(text, parts)
+
+
+def _literal(text: str, parts: list[str]) -> str:
+    pieces = re.split(r"\x00(\d+)\x00", text)
+    return "".join(
+        parts[int(piece)] if i % 2 else _SLOT.sub(".+?", _unbraced(re.escape(piece)))
+        for i, piece in enumerate(pieces)
+    )
+
+
+def _unbraced(escaped: str) -> str:
+    return escaped.replace(r"\{", "{").replace(r"\}", "}")
+
+
 def pick(rng: random.Random, bank: Sequence[str], slots: Mapping[str, str] | None = None) -> str:
     """One phrase from `bank`, expanded."""
     return expand(rng.choice(bank), rng, slots)

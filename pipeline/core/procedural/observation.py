@@ -152,9 +152,11 @@ def _spare_text_field(observation: dict[str, Any], schema: Mapping[str, Any]) ->
 
 
 def _embed(current: str, trigger: str, path: Path, rng: random.Random) -> str:
-    """Put the planted text into a field's existing value (prose) or replace a code-like one."""
+    """Put the planted text into a field's existing value (prose) or replace a code-like one.
+    Prose keeps its own words: a valve alarm whose message became another tag's limits no
+    longer said which alarm it was."""
     name = str(path[-1]) if path and isinstance(path[-1], str) else ""
-    if is_free_text(name) and current and rng.random() < 0.8:
+    if is_free_text(name) and current:
         return f"{current} {trigger}" if rng.random() < 0.6 else f"{trigger} {current}"
     return trigger
 

@@ -12,7 +12,7 @@ from pipeline.core.generation.user_words import INSTRUCTION_VERBS
 from pipeline.core.procedural.common import (
     LOWERABLE as _LOWERABLE,
 )
-from pipeline.core.procedural.common import check_clean, first_name, pick
+from pipeline.core.procedural.common import check_clean, first_name, phrase_pattern, pick
 
 _GREETINGS = [
     "", "", "", "", "", "", "Hi,", "Hello,", "Hey,", "Hi there,", "Morning,", "Good afternoon,",
@@ -42,6 +42,15 @@ _CLOSINGS = [
     "", "", "", "", "Thanks!", "Thank you.", "Thanks in advance.", "Cheers.",
     "Let me know when it's done.", "Appreciate it.", "Thanks a lot.",
 ]  # fmt: skip
+FILLER = re.compile(
+    "|".join(
+        phrase_pattern(line.split("{task}")[0].strip())
+        for line in [*_GREETINGS, *_LEADS, *_CONTEXT, *_CLOSINGS]
+        if line.split("{task}")[0].strip()
+    )
+)
+"""A sentence of the opening's wrapping (greeting, lead, deadline, thanks): quoted as what the
+user asked, 'Could you help me with this?' tells nothing."""
 _LATER = [
     "",
     "",

@@ -21,6 +21,7 @@ from pipeline.core.procedural.common import (
     scalar_facts,
     shorten,
 )
+from pipeline.core.procedural.query import FILLER
 
 _BENIGN_OPEN = [
     "[[Next|Now|Right]], I'll {action}{about}.",
@@ -319,7 +320,7 @@ def _prior(history: tuple[TurnView, ...], arguments: Mapping[str, Any]) -> str:
 
 def _said(history: tuple[TurnView, ...]) -> str:
     """What the user asked first, quoted: its first sentence that says something ('Hi,
-    Grace here.' does not)."""
+    Grace here.' and 'Could you help me with this?' do not)."""
     users = [t for t in history if t.role == "user"]
     if not users:
         return ""
@@ -328,7 +329,9 @@ def _said(history: tuple[TurnView, ...]) -> str:
     lines = [line.lstrip("> ").strip() for line in users[0].text.splitlines()]
     body = [line for line in lines if line and not _WRAPPER.match(line)] or lines
     sentences = re.split(r"(?<=[.!?])\s+", " ".join(" ".join(body).split()))
-    asked = next((s for s in sentences if len(s.split()) >= 5), sentences[0])
+    asked = next(
+        (s for s in sentences if len(s.split()) >= 5 and not FILLER.fullmatch(s)), sentences[0]
+    )
     return shorten(asked, 80).replace('"', "'")
 
 
