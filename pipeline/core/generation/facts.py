@@ -157,7 +157,8 @@ def facts_shown(
             if left_word and not left:
                 left = left_fact(left_word, data, about) or ""
             for thing, (condition, said) in which.items():
-                which[thing] = (condition, said or which_fact(thing, condition, data) or "")
+                found_names = which_fact(thing, condition, data, tuple(untrusted))
+                which[thing] = (condition, said or found_names or "")
         empty = empty_listing(data, asked) if effect.change is None else None
         if empty is not None:
             what = empty.replace("_", " ")
@@ -195,7 +196,7 @@ def facts_shown(
             writes.append((effect.change, shown))
             continue
         if initial is not None and any(s.change is not None for s in steps[index + 1 :]):
-            judged = stale_reads(data, initial, world)
+            judged = stale_reads(data, initial, _without_removed(world, steps[index + 1 :]))
             if judged is not None:
                 outdated[index] = judged
         # a listing of none of the task's records (the look-up that found van 17 among the
@@ -224,6 +225,14 @@ def facts_shown(
     lead = [settled] if settled else []
     stated = [*lead, *done, *direct, *nothing.values(), *merged_by_record(reads)]
     return tuple(dict.fromkeys(stated))[:6]
+
+
+def _without_removed(world: World, later: Sequence[StepEffect]) -> World:
+    """The world as a later delete left it: `facts_of` names a deleted record by what it
+    was, but an order listed as processing and then cancelled no longer stands as read."""
+    gone = {s.change.target for s in later if s.change and s.change.operation == "delete"}
+    kept = tuple(r for r in world.records if r.id not in gone)
+    return world.model_copy(update={"records": kept}) if gone else world
 
 
 def _for_the_risk(focus: Sequence[str], world: World, request: str, risks: Sequence[str]) -> bool:

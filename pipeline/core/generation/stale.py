@@ -34,7 +34,8 @@ def stale(label: str, index: int, steps: Sequence[StepEffect], world: World) -> 
 def outdated(data: Any, before: World, after: World) -> set[str] | None:
     """Names of the records a read showed with a value of an attribute the run changed
     (from `before` to `after`) that is not its value now: the grant it listed as Rob's
-    ownership before the transfer to Ines, a balance listed between two transfers; never the
+    ownership before the transfer to Ines, a balance listed between two transfers, an order
+    listed as processing before it was cancelled; never the
     van whose position was read before its speed limiter was set. None when the read shows
     no record by its id, so its attributes cannot tell."""
     return _changed(data, before, after) if _identified(data, before) else None
@@ -61,7 +62,9 @@ def _changed(data: Any, before: World, after: World) -> set[str]:
         ids = [v for k, v in data.items() if isinstance(v, str) and tokens(k)[-1:] == ["id"]]
         was = next((r for v in ids if (r := before.get(v)) is not None), None)
         now = after.get(was.id) if was is not None else None
-        if was is not None and now is not None:
+        if was is not None and now is None:  # cancelled or deleted since: 'processing' no more
+            found |= {bare_name(was.name), labelled(data, several=False)[1]} - {""}
+        elif was is not None and now is not None:
             moved = {k for k, v in was.attributes.items() if now.attributes.get(k) != v}
             if any(k in moved and now.attributes.get(k) != v for k, v in data.items()):
                 # under the record's own name and under what the result called it

@@ -614,6 +614,38 @@ def test_a_record_a_write_changed_without_naming_it_is_not_reported_as_it_was() 
     assert not any("role owner" in f for f in facts), facts
 
 
+def test_a_record_a_later_call_removed_is_not_reported_as_it_was() -> None:
+    """Auditors: 'Cancelled Order 114-5602 (status cancelled). … Order 114-5602: status
+    processing' — the listing read before the cancel was reported after it."""
+    order = Record(
+        id="order_114_5602", kind="record", name="Order 114-5602 (muslin cloths)",
+        attributes={"status": "processing", "total": 12.5},
+    )  # fmt: skip
+    other = Record(id="order_114_5580", kind="record", name="Order 114-5580")
+    other = other.model_copy(update={"attributes": {"status": "shipped", "total": 63.98}})
+    before = World(today="2024-10-08", records=(order, other))
+    after = World(today="2024-10-08", records=(other, order))  # as `facts_of` names the gone
+    listed = {
+        "orders": [
+            {"order_id": "order_114_5602", "status": "processing", "total": 12.5},
+            {"order_id": "order_114_5580", "status": "shipped", "total": 63.98},
+        ]
+    }
+    cancel = {"order_id": "order_114_5602", "reason": "found_cheaper"}
+    turns, steps = _run(
+        ("shop_list_orders", {}, listed),
+        ("shop_cancel_order", cancel, {"order_id": "order_114_5602", "status": "cancelled"}),
+    )
+    change = WorldChange(
+        tool="shop_cancel_order", operation="delete", target="order_114_5602", arguments=cancel
+    )
+    steps[1] = steps[1].model_copy(update={"change": change})
+    steps = [s.model_copy(update={"focus": ("order_114_5602",)}) for s in steps]
+    request = "Can you call off the muslin order if it hasn't shipped?"
+    facts = facts_shown(turns, steps, after, request, initial=before)
+    assert facts and not any("processing" in f for f in facts), facts
+
+
 def test_a_record_is_not_called_by_a_name_nothing_showed() -> None:
     """Auditors: 'Hub log line C: event System disarmed' named a log line by the seed's
     own label, which no result or message had shown."""
