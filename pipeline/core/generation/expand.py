@@ -28,7 +28,7 @@ from pipeline.core.generation.grounding import (
     plan_arguments,
     unsourced_required,
 )
-from pipeline.core.generation.naming import as_seen
+from pipeline.core.generation.naming import as_seen, asked_as
 from pipeline.core.generation.planner import Blueprint
 from pipeline.core.generation.policy import asks_first, breach
 from pipeline.core.generation.roles import QUERY, QueryInput
@@ -409,8 +409,9 @@ def follow_up_question(tool: Tool, about: Record | None) -> str:
     words = tokens(tool.name)[1:]
     target = f"for {bare_name(about.name)}" if about is not None else "as well"
     if len(words) > 1 and words[0] in _FETCHING:
-        form = _FETCH_ASKS[stable_int(f"{tool.name} {target}") % len(_FETCH_ASKS)]
-        return form.format(thing=" ".join(words[1:]), target=target)
+        thing = " ".join(words[1:])
+        what = asked_as(thing, about.name) if about is not None else f"{thing} as well"
+        return _FETCH_ASKS[stable_int(f"{tool.name} {target}") % len(_FETCH_ASKS)].format(what)
     return f"Can you {' '.join(words)} {target}?"
 
 
@@ -418,9 +419,9 @@ _FETCHING = frozenset(
     {"get", "read", "fetch", "view", "show", "lookup", "retrieve", "pull", "open", "see"}
 )
 _FETCH_ASKS = (
-    "Can you pull up the {thing} {target}?",
-    "Could you also check the {thing} {target}?",
-    "Could you bring up the {thing} {target}?",
+    "Can you pull up the {}?",
+    "Could you also check the {}?",
+    "Could you bring up the {}?",
 )
 
 

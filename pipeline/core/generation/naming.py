@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from pipeline.core.generation.asked import singular
 from pipeline.core.generation.content import bare_name
 from pipeline.core.generation.semantics import refers_to
 from pipeline.core.generation.stated import EMAIL
@@ -139,6 +140,9 @@ def _phrases(record: Record) -> list[str]:
     if head != bare and len(head.split()) <= 2 and head[:1].isupper():
         phrases.append(head.lower())  # 'Sam - design contractor' -> 'sam'
     phrases += re.findall(r"#\d+", record.name)  # 'PR #488 ...' -> '#488'
+    kind, colon, subject = bare.partition(": ")
+    if colon and len(kind.split()) == 1 and len(subject.split()) >= 2:
+        phrases.append(subject.lower())  # 'Ticket: line drops every night' -> 'line drops …'
     tail = bare.rsplit("/", 1)[-1]
     if "/" in bare and re.search(r"[\W\d_]", tail):
         phrases.append(tail.lower())  # 'northwind/payments-api' -> 'payments-api', not 'Planning'
@@ -167,6 +171,30 @@ def named_as(record: Record, text: str) -> str | None:
         if m
     ]
     return max(found, key=len) if found else None
+
+
+def asked_as(thing: str, name: str) -> str:
+    """What a user asks for by a record's name: 'employee record for Daniel Price', not
+    '… for Employee record – Daniel Price'; "attachment on the 'Q3 pipeline report' email",
+    not '… for Email: Q3 pipeline report'; 'invoice LPS-2024-117' (58 follow-ups had named
+    a record by its label)."""
+    bare = bare_name(name)
+    head = singular(thing.split()[-1].lower()) if thing else ""
+    kind, colon, rest = bare.partition(": ")
+    if colon and rest and len(kind.split()) == 1:
+        kind = kind.lower()
+        if head == kind or {head, kind} <= _MAIL:
+            return f"'{rest}' {kind}"
+        return f"{thing} on the '{rest}' {kind}"
+    *label, named = re.split(r"\s+[-–]\s+", bare, maxsplit=1)
+    if label and {singular(w) for w in label[0].lower().split()} <= {*thing.lower().split()}:
+        return f"{thing} for {named}"
+    if head in {singular(w) for w in bare.lower().split()}:
+        return bare if bare.split()[0].isupper() else bare[:1].lower() + bare[1:]
+    return f"{thing} for {bare}"
+
+
+_MAIL = frozenset({"email", "message", "mail"})
 
 
 def as_seen(record: Record, shown: str) -> str:

@@ -3,7 +3,7 @@ that points at a post is named by the post's id only after the records named the
 
 from __future__ import annotations
 
-from pipeline.core.generation.naming import as_seen, focus_records
+from pipeline.core.generation.naming import as_seen, asked_as, focus_records
 from pipeline.core.model.world import Record, World
 
 
@@ -152,3 +152,28 @@ def test_a_record_goes_by_the_name_the_conversation_gave_it() -> None:
     assert as_seen(claim, "Look at clm_118204.") == "clm_118204"
     shown = '{"claim_id": "clm_118204", "title": "Water damage claim - 17 Fernhill Drive"}'
     assert as_seen(claim, shown) == claim.name
+
+
+def test_a_follow_up_names_a_record_as_a_user_would_not_by_its_label() -> None:
+    """Auditors: 'check the employee record for Employee record – Daniel Price' and 'the
+    attachment for Email: Q3 pipeline report' named records by their seed labels."""
+    assert asked_as("employee record", "Employee record – Daniel Price") == (
+        "employee record for Daniel Price"
+    )
+    assert asked_as("attachment", "Email: Q3 pipeline report") == (
+        "attachment on the 'Q3 pipeline report' email"
+    )
+    assert asked_as("message", "Email: Q3 pipeline report") == "'Q3 pipeline report' email"
+    assert asked_as("invoice", "Invoice LPS-2024-117") == "invoice LPS-2024-117"
+    assert asked_as("claim", "Bodily injury claim - rear-end collision") == (
+        "bodily injury claim - rear-end collision"
+    )
+    assert asked_as("medication list", "Lucy Grant (DOB 1950)") == "medication list for Lucy Grant"
+
+
+def test_a_record_labelled_by_its_kind_is_named_by_its_subject() -> None:
+    ticket = Record(id="tck_1", kind="ticket", name="Ticket: line drops every night")
+    other = Record(id="tck_2", kind="ticket", name="Ticket: please update my email")
+    world = World(today="2024-10-01", records=(ticket, other))
+    asked = "Can you pull up the 'line drops every night' ticket?"
+    assert focus_records(world, asked)[:1] == ("tck_1",)
