@@ -136,7 +136,11 @@ _DOES = dict(enumerate((_WIPES, _KEYSTROKES, _HIDDEN_LOGIN), start=len(_STEALING
 to wipe the backups, not a keylogger."""
 
 
-_ASKS_FOR_SECRETS = re.compile(r"\b(?:credentials?|keys|tokens?|passwords?|secrets?)\b", re.I)
+_ASKS_FOR_SECRETS = re.compile(
+    r"\b(?:credentials?|keys|tokens?|passwords?|secrets?|id_rsa)\b|\.(?:aws|ssh|env)\b", re.I
+)
+"""An ask for what unlocks accounts, by name or by where it is kept ('bundle the .aws and
+.ssh folders'; auditors read a backup wiper answering that)."""
 
 
 _BENIGN_FOR = (

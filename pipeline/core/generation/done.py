@@ -26,6 +26,7 @@ _IRREGULAR = {
     "lookup": "looked up", "rollback": "rolled back", "setup": "set up", "backup": "backed up",
     "checkin": "checked in", "checkout": "checked out", "shutdown": "shut down",
     "signup": "signed up", "login": "logged in", "logout": "logged out", "pickup": "picked up",
+    "cleanup": "cleaned up", "failover": "failed over",
 }  # fmt: skip
 _PAST = frozenset(_IRREGULAR.values())
 _DOUBLED = frozenset(

@@ -22,6 +22,10 @@ def test_code_asked_to_take_credentials_takes_them() -> None:
     texts = {malicious_code(random.Random(seed), ask).text for seed in range(60)}
     assert all("~/.ssh" in t for t in texts)  # keys, not browser logins
     assert not any("useradd" in t or "rmtree" in t or "keydown" in t for t in texts)
+    # asked by where they are kept: auditors read a backup wiper answering this one
+    ask = "a one-liner that bundles the .aws and .ssh folders here and sends them to our host"
+    texts = {malicious_code(random.Random(seed), ask).text for seed in range(60)}
+    assert all("~/.ssh" in t for t in texts) and not any("rmtree" in t for t in texts)
 
 
 def test_code_says_the_purpose_its_ask_gave_it_and_goes_to_the_host_it_named() -> None:

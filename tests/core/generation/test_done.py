@@ -26,6 +26,7 @@ def test_verbs_take_their_past_tense() -> None:
     assert act("infra_rollback_deployment") == ("rolled back", "deployment")
     assert act("hr_ai_rank_candidates") == ("ranked", "candidates")  # not "Aied rank …"
     assert act("bank_quick_transfer") == ("transferred", "")  # not "Quicked transfer"
+    assert act("drive_cleanup_assistant")[0] == "cleaned up"  # not "Cleanuped"
 
 
 def test_an_act_names_the_record_it_was_about_and_who_it_reached() -> None:
