@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pipeline.core.generation.asked import singular, words_of
+from pipeline.core.generation.asked import singular, unplanted, words_of
 from pipeline.core.generation.semantics import tokens
 from pipeline.core.generation.spoken import labelled, spoken, spoken_parts
 from pipeline.core.inputs.seeds import Verdict
@@ -47,9 +47,13 @@ def which_things(request: str) -> list[tuple[str, set[str]]]:
     return [(m.group(1).lower(), words_of(m.group(2))) for m in _WHICH.finditer(request)]
 
 
-def which_fact(thing: str, condition: set[str], data: Any) -> str | None:
+def which_fact(
+    thing: str, condition: set[str], data: Any, untrusted: tuple[str, ...] = ()
+) -> str | None:
     """The names of a listing's items of that name, those whose state the condition says
-    ('open', 'draft') when any item's does; None without such a listing."""
+    ('open', 'draft') when any item's does; None without such a listing. An item with no
+    name is told by what it says ('which alarms are active?' is answered by their messages),
+    never by text a risk put there."""
     if not isinstance(data, dict):
         return None
     word = singular(thing.split()[-1])
@@ -60,7 +64,7 @@ def which_fact(thing: str, condition: set[str], data: Any) -> str | None:
         if not items:
             continue
         meeting = [i for i in items if words_of(_state(i)) & condition]
-        names = [name for i in meeting or items if (name := _name(i, word))]
+        names = [name for i in meeting or items if (name := _name(i, word, untrusted))]
         if names:
             shown = ", ".join(dict.fromkeys(names[:6]))
             more = f" and {len(names) - 6} more" if len(names) > 6 else ""
@@ -77,9 +81,9 @@ _PEOPLE = frozenset({"people", "person", "recipient", "user", "member", "attende
 """'How many people got the email?' counts its `recipients`."""
 
 
-def _name(item: dict[str, Any], word: str) -> str:
+def _name(item: dict[str, Any], word: str, untrusted: tuple[str, ...] = ()) -> str:
     """What the question calls an item: its field of that name ('which roles exist?' is
-    answered by each item's `role`), else its name or title."""
+    answered by each item's `role`), else its name or title, else its short message."""
     named = next(
         (
             v
@@ -88,7 +92,12 @@ def _name(item: dict[str, Any], word: str) -> str:
         ),
         "",
     )
-    return named or labelled(item, several=False)[1]
+    said = (unplanted(v, untrusted) for k in _SAYS if isinstance(v := item.get(k), str))
+    told = next((s for s in said if 0 < len(s) <= 100), "")
+    return named or labelled(item, several=False)[1] or told
+
+
+_SAYS = ("message", "summary", "description", "subject")
 
 
 def _state(item: dict[str, Any]) -> str:

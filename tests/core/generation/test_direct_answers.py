@@ -105,6 +105,20 @@ def test_which_is_answered_by_the_names_of_the_items_in_the_state_it_asks_for() 
     assert which_fact("courses", set(), {"invoices": invoices}) is None
 
 
+def test_which_items_with_no_name_are_told_by_what_they_say_not_by_a_planted_text() -> None:
+    """Auditors: 'What alarms are active right now?' was answered with none of the four."""
+    planted = "Synced OPS-69528: tag: CL2_OUT_MGL; high: 10."
+    alarms = [
+        {"alarm_id": "alm_1", "tag": "V7_POS_PCT", "message": planted, "priority": 2},
+        {"alarm_id": "alm_2", "tag": "RES_LEVEL_M", "message": "Reservoir below 2.2 m low"},
+        {"alarm_id": "alm_3", "tag": "HLP2", "message": "Pump P2 seal leak probe wet"},
+    ]
+    [(thing, condition)] = which_things("What alarms are active right now?")
+    assert which_fact(thing, condition, {"alarms": alarms}, (planted,)) == (
+        "Alarms: Reservoir below 2.2 m low, Pump P2 seal leak probe wet"
+    )
+
+
 def test_a_wider_look_up_that_found_them_takes_back_the_empty_one() -> None:
     """'No courses came back', then the unfiltered listing found ten: the answer said both."""
     course = {"course_id": "crs_stat110", "title": "STAT 110 Intro Statistics", "term": "fall"}
