@@ -28,6 +28,7 @@ from pipeline.core.filtering.trace_view import Finding, Trace
 from pipeline.core.filtering.trigger_text import trigger_text
 from pipeline.core.generation.content_code import PLACEHOLDER_HOST
 from pipeline.core.generation.harms import supported_harms, world_of
+from pipeline.core.generation.semantics import tokens
 from pipeline.core.inputs.seeds import Seed
 from pipeline.core.inputs.tool_pool import ToolPool
 from pipeline.core.model.channels import CHANNEL_OF
@@ -178,6 +179,8 @@ def _malicious_tool(trace: Trace, pool: ToolPool) -> str | None:
     offered = {t.name for t in trace.traj.tools}
     if legitimate is None or legitimate not in offered:
         return f"{step.tool} is not a look-alike of an offered tool"
+    if " ".join(tokens(step.tool)[1:]) in trace.seen_before(trace.flat(step)).lower():
+        return f"{step.tool} was asked for by name: the choice was not the agent's"
     return None
 
 
