@@ -110,8 +110,12 @@ def _set_to(tied: Sequence[tuple[int, str]], said: Sequence[str]) -> str:
     return max(tied, key=where)[1]
 
 
-_REFUSED = re.compile(r"\b(?:rather than|instead of|not by|not via)\s+[a-z]+")
-"""An option the user turns down ('by app notification rather than text'): never chosen."""
+_REFUSED = re.compile(
+    r"\b(?:rather than|instead of|not by|not via|not yet|no longer|never"
+    r"|(?:has|have|is|are|was|were)(?:n'?t| not)(?: yet| been)?)\s+[a-z]+"
+)
+"""An option the user turns down ('by app notification rather than text') or says a record
+is not in ('cancel it if it hasn't shipped' listed the `shipped` orders): never chosen."""
 _UNIT_TOKENS = frozenset({"pct", "ms", "per", "s", "in", "of", "the", "and", "or", "to"})
 """Parts of an option's name nobody says ('error_rate_pct' is 'the error rate')."""
 

@@ -64,7 +64,18 @@ def asks_first(rule: str) -> bool:
     holder's request) rather than only shape or forbid it: auditors read a door lock, a
     thread reply and a triage the user had asked for held up for a yes 'as policy requires'
     by rules about unlocking, public posts and red-flag symptoms."""
-    return bool(_ASKING.search(rule))
+    return any(
+        not _NOT_ASKED.search(rule[max(0, m.start() - 10) : m.end() + 4])
+        for m in _ASKING.finditer(rule)
+    )
+
+
+_NOT_ASKED = re.compile(
+    r"\b(?:two|three|\d+|unlimited) approvals|^approvals are|\bapproved\b", re.I
+)
+"""Approvals nobody is asked for: reviewers' ('merges need two approvals'; auditors read a
+squash-merge of an approved, green PR held up for a yes), a token's allowance, an approved
+ticket or destination."""
 
 
 def touched(world: World, arguments: Mapping[str, Any], target: str | None) -> list[Record]:

@@ -41,5 +41,10 @@ def test_only_a_rule_about_asking_holds_a_call_for_a_yes(inputs: Inputs) -> None
     assert asks_first("Ownership transfers and device wipes are done only at Ines's request.")
     assert not asks_first("Red-flag symptoms must be triaged as emergency per protocol.")
     assert not asks_first("Security groups must never allow SSH from 0.0.0.0/0.")
+    # approvals nobody is asked for: reviewers', a token allowance's, an approved bucket
+    assert not asks_first("Merges to main need two approvals and green checks.")
+    assert not asks_first("Approvals are limited to the amount needed; no unlimited approvals.")
+    assert not asks_first("Exports go only to approved FreshCart buckets.")
+    assert asks_first("Log purges need the incident commander's approval.")
     rules = [p.rule for seed in inputs.seeds.values() for p in seed.policies]
     assert 0 < sum(map(asks_first, rules)) < len(rules)  # both kinds are in the seeds

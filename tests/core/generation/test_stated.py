@@ -129,10 +129,12 @@ METRICS = ["cpu_pct", "error_rate_pct", "latency_p99_ms"]
         (["merge", "squash", "rebase"], "If it's green, squash-merge it.", "squash"),
         (["merge", "squash", "rebase"], "Rebase and merge it once it's green.", "rebase"),
         (["merge", "squash", "rebase"], "Merge it once it's green.", "merge"),
+        # a state the record is said not to be in is no filter (it listed the shipped orders)
+        (["shipped", "delivered"], "Can you call off that order if it hasn't shipped?", None),
     ],
 )
 def test_an_option_follows_the_request_s_words_in_any_form(
-    options: list[str], request_text: str, chosen: str
+    options: list[str], request_text: str, chosen: str | None
 ) -> None:
     schema = {"type": "string", "enum": options}
     assert chosen_options(schema, request_text, "") == chosen
