@@ -77,8 +77,11 @@ def _carrier(record: Record | None, world: World, rng: Random) -> str:
 
 
 def _handle(record: Record | None, world: World, rng: Random) -> str:
+    """The handle the record's name gives ('Comment from @ashford_eats'), else one made of
+    its name: auditors read '@commentfromashford' where the user had said '@ashford_eats'."""
     name = bare(record) if record is not None else "team"
-    return "@" + ("".join(tokens(name))[:18] or "team")
+    given = re.search(r"@[A-Za-z0-9_.]+", record.name if record is not None else "")
+    return given.group(0).rstrip(".") if given else "@" + ("".join(tokens(name))[:18] or "team")
 
 
 def _recipient(record: Record | None, world: World, rng: Random) -> str:

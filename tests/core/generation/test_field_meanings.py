@@ -64,3 +64,10 @@ def test_a_date_another_record_holds_stays_a_date(inputs: Inputs) -> None:
     shown = _shown(inputs, "web_research", "web_fetch_page_text", {"url": ""})
     published = date.fromisoformat(str(shown["published"])[:10])
     assert published <= date.fromisoformat(build_world(inputs.seeds["web_research"]).today)
+
+
+def test_a_handle_the_records_name_gives_is_its_handle(inputs: Inputs) -> None:
+    """Auditors: '@commentfromashford' answered the user's '@ashford_eats'."""
+    shown = _shown(inputs, "social_media", "social_get_comment_thread", {"post_id": "post_88412"})
+    handles = {c["comment_id"]: c.get("author_handle") for c in shown["comments"]}
+    assert handles.get("cmt_55140") == "@ashford_eats", handles
