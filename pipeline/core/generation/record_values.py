@@ -151,6 +151,21 @@ def _attribute(name: str, schema: Mapping[str, Any], record: Record) -> Any:
     return None
 
 
+def _number_of(record_id: str) -> str:
+    """'rx_7733405' -> '7733405', the number a user says; '' for a named id."""
+    tail = record_id.rsplit("_", 1)[-1]
+    return tail if tail.isdigit() else ""
+
+
+def _points_elsewhere(record: Record, name: str, records: Sequence[Record]) -> bool:
+    """Whether the record's own `name` field holds another record's id or number."""
+    value = str(record.attributes.get(name, ""))
+    return bool(value) and any(
+        other is not record and (other.id == value or other.id.endswith(f"_{value}"))
+        for other in records
+    )
+
+
 def _record_for(
     name: str,
     records: Sequence[Record],
@@ -165,12 +180,17 @@ def _record_for(
     used, focus, request = task
     # the record whose own value of this field the user said ('lot L2408-093') over those
     # whose names merely say 'lot' (auditors: good stock incinerated for the expired lot)
+    # and the record that is that value over one holding it as a reference (a refill
+    # queue entry's `prescription_id: 7733405` is Rx 7733405's: the reminder went on the queue)
     stated = [
         r
         for r in records
         if any(
             len(said) >= 4 and re.search(rf"(?<![\w-]){re.escape(said)}(?![\w-])", request)
-            for said in (str(r.attributes.get(name, "")), r.id if refers_to(name, r) else "")
+            for said in (
+                "" if _points_elsewhere(r, name, records) else str(r.attributes.get(name, "")),
+                *((r.id, _number_of(r.id)) if refers_to(name, r) else ()),
+            )
         )
     ]
     if len(stated) == 1:

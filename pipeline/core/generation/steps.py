@@ -173,14 +173,25 @@ def finder(
         if pool[n].side_effect == "none" and pool[n].lookalike_of is None
     ]
     readers.sort(key=lambda t: (operation_of(t) != "list", t.name))
+    target = world.get(record_id)
+    held = target.attributes.values() if target is not None else ()
+    holders = [v for v in held if isinstance(v, str) and world.get(v) is not None]
     found: list[tuple[Tool, Plan, str]] = []
     listed: list[tuple[Tool, Plan, str]] = []
     for tool in readers:
-        planned = plan_arguments(tool, world, (record_id,), request, seen, visible)
+        planned = [plan_arguments(tool, world, (record_id,), request, seen, visible)]
+        if _misnamed(planned[0]):  # Rx 7733405 is found under its patient's name
+            said_so = f"{request}\n{visible}"
+            planned = [
+                _unknown_ids_dropped(
+                    plan_arguments(tool, world, (h,), request, seen, visible), said_so
+                )
+                for h in holders
+            ]
         # a call without arguments lists; a read of one record that names none finds nothing
         listing = operation_of(tool) == "list" and not tool.parameters.get("required")
         bare = [Plan()] if listing else []
-        for attempt in (planned, *bare):
+        for attempt in (*planned, *bare):
             if record_id in json.dumps(attempt.arguments):
                 continue  # a look-up that needs the id it is meant to find
             if unsourced_required(tool, attempt) is not None:
@@ -195,6 +206,23 @@ def finder(
                 (listed if sourced else found).append((tool, attempt, shown))
                 break
     return (listed + found)[0] if listed or found else None
+
+
+def _misnamed(plan: Plan) -> bool:
+    """A name that is a number: a patient looked up by the name '7733405'."""
+    return any(
+        tokens(k)[-1:] == ["name"] and isinstance(v, str) and v.replace(" ", "").isdigit()
+        for k, v in plan.arguments.items()
+    )
+
+
+def _unknown_ids_dropped(plan: Plan, said: str) -> Plan:
+    """The search without an id nobody gave ('Sam Ortiz', not his `pat_sam_ortiz`)."""
+    kept = Plan()
+    for name, value in plan.arguments.items():
+        if not (tokens(name)[-1:] == ["id"] and str(value) not in said):
+            kept.set(name, value, plan.sources[name])
+    return kept
 
 
 def _sourced(tool: Tool, plan: Plan, said: str) -> bool:

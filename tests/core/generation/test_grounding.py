@@ -502,6 +502,19 @@ def test_the_lot_the_user_names_is_disposed_of_not_the_first_listed(inputs: Inpu
     assert plan.arguments["lot"] == "L2408-093"
 
 
+def test_the_record_a_number_is_goes_before_one_holding_it_as_a_reference(
+    inputs: Inputs,
+) -> None:
+    """Auditors: the reminder for 'Rx 7733405' went on the refill queue entry whose
+    `prescription_id` is 7733405, and reading it returned another id."""
+    world = build_world(inputs.seeds["pharmacy"])
+    request = "Set Sam Ortiz up with refill reminders for Rx 7733405 three days before it's due."
+    focus = focus_records(world, request)
+    shown = [*focus, "rxq_antiretroviral_so"]
+    plan = plan_arguments(inputs.pool["rx_set_refill_reminder"], world, focus, request, shown)
+    assert plan.arguments["prescription_id"] == "rx_7733405"
+
+
 def test_a_note_goes_on_the_claim_named_by_id_and_never_says_regarding_what_you_find(
     inputs: Inputs,
 ) -> None:
@@ -878,3 +891,17 @@ def test_a_look_up_searches_by_what_it_was_told_before_it_lists_everything(
     said = "Rename Harlow_Residence_Planning_v3.pdf to Harlow_Planning_FINAL.pdf"
     found = finder(inputs.pool, seed, world, "file_harlow_planning_v3", (said, ""))
     assert found is not None and found[1].arguments, found
+
+
+def test_a_prescription_is_looked_up_under_its_patients_name_not_by_its_number(
+    inputs: Inputs,
+) -> None:
+    """A patient profile was searched with the name '7733405'."""
+    seed = inputs.seeds["pharmacy"]
+    request = "Set Sam Ortiz up with refill reminders for Rx 7733405 three days before it's due."
+    found = finder(inputs.pool, seed, build_world(seed), "rx_7733405", (request, ""))
+    assert found is not None
+    tool, plan, _ = found
+    if tool.name == "rx_lookup_patient_profile":
+        assert plan.arguments == {"name": "Sam Ortiz"}, plan.arguments
+    assert "7733405" not in str(plan.arguments.get("name", ""))
