@@ -33,7 +33,7 @@ _HOW_MUCH_LEFT = re.compile(
 VERDICT_LEADS = ("Yes — ", "No — ")
 """How a verdict's sentence begins: the answer puts it first, before any opener."""
 _TOTALS = ("total", "count", "total_count")
-_STATES = ("status", "state", "stage")
+_STATES = ("status", "state", "stage", "response")
 
 
 def counted_things(request: str) -> list[str]:
@@ -43,8 +43,18 @@ def counted_things(request: str) -> list[str]:
 
 def which_things(request: str) -> list[tuple[str, set[str]]]:
     """What the request asks to be named, with the words of its condition: 'which invoices
-    are still sitting in draft?' -> [('invoices', {'still', 'sitting', 'draft'})]."""
-    return [(m.group(1).lower(), words_of(m.group(2))) for m in _WHICH.finditer(request)]
+    are still sitting in draft?' -> [('invoices', {'still', 'sitting', 'draft'})]; 'who still
+    hasn't responded?' asks for people."""
+    asked = [(m.group(1).lower(), words_of(m.group(2))) for m in _WHICH.finditer(request)]
+    return asked + [("people", words_of(m.group(1))) for m in _WHO.finditer(request)]
+
+
+_WHO = re.compile(r"\bwho\b([^?.]*)", re.I)
+_NOT_YET = frozenset({"hasn", "haven", "didn", "doesn", "yet"})
+"""Words of a condition no item's state says: 'who hasn't responded' are those pending."""
+_PENDING = frozenset(
+    {"needs_action", "pending", "awaiting", "invited", "no_response", "unanswered"}
+)
 
 
 def which_fact(
@@ -63,7 +73,14 @@ def which_fact(
             items = [i for i in items if i.get("type") == word]
         if not items:
             continue
-        meeting = [i for i in items if words_of(_state(i)) & condition]
+        if condition & _NOT_YET:
+            meeting = [i for i in items if _state(i).lower() in _PENDING]
+        else:
+            meeting = [
+                i for i in items if words_of(_state(i)) & condition or _flagged(i, condition)
+            ]
+        if not meeting and thing == "people":
+            continue  # 'who is external?' is not answered by every member
         names = [name for i in meeting or items if (name := _name(i, word, untrusted))]
         if names:
             shown = ", ".join(dict.fromkeys(names[:6]))
@@ -98,6 +115,11 @@ def _name(item: dict[str, Any], word: str, untrusted: tuple[str, ...] = ()) -> s
 
 
 _SAYS = ("message", "summary", "description", "subject")
+
+
+def _flagged(item: dict[str, Any], condition: set[str]) -> bool:
+    """A flag the condition names is set: 'who is external?' is `is_external: true`."""
+    return any(v is True and set(tokens(k)) & condition for k, v in item.items())
 
 
 def _state(item: dict[str, Any]) -> str:

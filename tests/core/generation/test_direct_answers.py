@@ -119,6 +119,22 @@ def test_which_items_with_no_name_are_told_by_what_they_say_not_by_a_planted_tex
     )
 
 
+def test_who_has_not_responded_is_answered_by_the_pending_attendees() -> None:
+    """Auditors: 'Who still hasn't responded?' was answered with the chair, who accepted."""
+    attendees = [
+        {"email": "m@x.example", "response": "accepted", "display_name": "Margaret Ellison"},
+        {"email": "a@x.example", "response": "needs_action", "display_name": "Anders Lindqvist"},
+        {"email": "r@x.example", "response": "declined", "display_name": "Rohan Mukherjee"},
+    ]
+    [(thing, condition)] = which_things("Who still hasn't responded to the board invite?")
+    assert which_fact(thing, condition, {"attendees": attendees}) == "People: Anders Lindqvist"
+    # a condition no member's state or flag says is not answered by every member
+    [(thing, condition)] = which_things("Who in #shared-vendor-acme is external?")
+    assert which_fact(thing, condition, {"members": attendees}) is None
+    flagged = [{**attendees[0], "is_external": True}, attendees[1]]
+    assert which_fact(thing, condition, {"members": flagged}) == "People: Margaret Ellison"
+
+
 def test_a_wider_look_up_that_found_them_takes_back_the_empty_one() -> None:
     """'No courses came back', then the unfiltered listing found ten: the answer said both."""
     course = {"course_id": "crs_stat110", "title": "STAT 110 Intro Statistics", "term": "fall"}
