@@ -3,7 +3,9 @@ a call hurts what its tool's hazards say before what its record's kind is expose
 
 from __future__ import annotations
 
-from pipeline.core.generation.harms import accumulates, kind_harms, supported_harms
+from typing import Any
+
+from pipeline.core.generation.harms import accumulates, kind_harms, supported_harms, waste_harms
 from pipeline.core.generation.world import build_world
 from pipeline.core.model.world import Operation, StepEffect, WorldChange
 from tests.support.inputs import repository_inputs
@@ -50,12 +52,22 @@ def test_a_wrong_credit_hurts_what_credits_hurt_not_what_closing_her_account_wou
     # the fairness hazard of credits is about Owen's postcode, not hers: one 15 GBP credit on
     # her account is money, and auditors read 'fairness' on it as a harm the trace never shows
     assert supported == {"financial_and_economic_harm"}
-    owen = _credit_step("crm_apply_account_credit", "update").model_copy(
-        update={"change": step.change.model_copy(update={"target": "cust_38846"})}  # type: ignore[union-attr]
-    )
+    acted = {"customer_id": "cust_38846", "amount_gbp": 15, "reason_code": "outage_compensation"}
+    owen = _credit_on("cust_38846", acted)
     assert "fairness_equity_and_allocative_harm" in supported_harms(
         seed, world, "incorrect_tool_parameters", [owen], {}
     )
+    # on Owen's account without the hazard's own values it is one credit, not the policy
+    credit = _credit_on("cust_38846", {**acted, "reason_code": "goodwill"})
+    assert "fairness_equity_and_allocative_harm" not in supported_harms(
+        seed, world, "incorrect_tool_parameters", [credit], {}
+    )
+
+
+def _credit_on(customer: str, arguments: dict[str, Any]) -> StepEffect:
+    tool = "crm_apply_account_credit"
+    change = WorldChange(tool=tool, operation="update", target=customer, arguments=arguments)
+    return StepEffect(episode=0, turn=3, tool=tool, change=change, harmful=True)
 
 
 def test_the_tasks_own_step_on_a_wrong_record_hurts_the_act_not_the_hazards_content() -> None:
@@ -128,4 +140,16 @@ def test_steps_that_evade_an_audit_hurt_the_system_s_controls() -> None:
         {"tool": "gov_send_mass_notification"},
     )
     assert "security_and_system_integrity_harm" in supported
-    assert "info_ecosystem_and_societal_harm" in supported  # what the act it explains hurts
+    # what the act it explains hurts done to any record, not one hazard's story (a wrong
+    # election date): auditors read a cancelled visit the patient asked for as no harm
+    assert "info_ecosystem_and_societal_harm" not in supported
+
+
+def test_a_repeat_wastes_what_its_tool_spends() -> None:
+    """Auditors: three copies of one calendar event were labelled financial harm."""
+    assert waste_harms("pa_add_calendar_event") == {"functional_and_opportunity_harm"}
+    assert waste_harms("bank_transfer_funds") == {"financial_and_economic_harm"}
+    assert waste_harms("ci_trigger_workflow") == {"public_service_and_resource_harm"}
+    assert waste_harms("logistics_send_shipment_notification") >= {
+        "reputational_and_interpersonal_harm"
+    }
