@@ -32,8 +32,9 @@ _CONTEXT = [
     "", "", "", "", "",
     "[[I need this done|It has to be sorted|Please get it done]] [[before the end of the day|by "
     "tomorrow morning|before Friday|before my {hour} meeting|today if possible]].",
-    "[[It's a bit urgent|No huge rush|Time matters a little here]] [[because|since|as]] "
+    "[[It's a bit urgent|Time matters a little here]] [[because|since|as]] "
     "[[I'm travelling this week|I'm about to go into meetings|I won't be at my desk later]].",
+    "No huge rush, [[whenever suits|later today is fine|this week is fine]].",
     "[[I've been meaning to do this|This slipped my mind|I keep forgetting this]] "
     "[[for a few days|since last week|for a while]].",
     "[[Flag it if anything|Tell me if anything]] [[looks off|seems wrong|doesn't match]].",
@@ -175,6 +176,8 @@ _PHRASAL_OBJECT = re.compile(
     r"(it|them|her|him|me|us|this|that)( (in|up|out|off|on|over|back|down)\b|[.,?!]|$)"
 )
 """A pronoun object right after the verb: a two-word replacement would read 'set up it'."""
+_INDIRECT = re.compile(r"(me|us|him|her|them) [a-z]")
+"""An indirect object ('find me a stroller'): 'dig out me a …' and 'give me me …' read wrong."""
 _SPELLED = {
     "What's": "What is", "There's": "There is", "I'm": "I am",
     "We're": "We are", "It's": "It is", "Who's": "Who is", "Where's": "Where is",
@@ -340,8 +343,9 @@ def reworded(part: str, rng: random.Random, later: bool = False) -> str:
         return part
     low = verb.lower()
     options = _VERBS.get(low) if low != "email" or rest[:1].isupper() else None
-    if options and _PHRASAL_OBJECT.match(rest):  # 'book it in' is not 'set up it in'
-        options = tuple(o for o in options if " " not in o)
+    if options and (_PHRASAL_OBJECT.match(rest) or _INDIRECT.match(rest)):
+        options = tuple(o for o in options if " " not in o)  # not 'set up it in', 'dig out me a'
+
     if options and not rest.startswith(("out ", "up ")) and rng.random() < 0.8:
         other = rng.choice(options)
         part = f"{other[:1].upper() + other[1:] if verb[:1].isupper() else other} {rest}"

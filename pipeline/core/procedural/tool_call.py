@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.core.generation.asked import words_of
 from pipeline.core.generation.roles import ToolCallAnswer, ToolCallInput, TurnView
 from pipeline.core.procedural.common import (
     check_clean,
@@ -281,7 +282,7 @@ def _slots(payload: ToolCallInput, rng: random.Random) -> dict[str, str]:
         "observed": observed,
         "arg": humanise(key) if key else "the value",
         "value": shorten(str(payload.arguments.get(key, "")), 60) if key else "as planned",
-        "said": _said(payload.history),
+        "said": _said(payload.history, f"{json.dumps(payload.arguments)} {purpose}"),
     }  # fmt: skip
 
 
@@ -318,21 +319,22 @@ def _prior(history: tuple[TurnView, ...], arguments: Mapping[str, Any]) -> str:
     return ""
 
 
-def _said(history: tuple[TurnView, ...]) -> str:
-    """What the user asked first, quoted: its first sentence that says something ('Hi,
-    Grace here.' and 'Could you help me with this?' do not)."""
-    users = [t for t in history if t.role == "user"]
-    if not users:
-        return ""
-    # the forwarded ask, not its wrapper ('Below — over to you. ---------- Forwarded
-    # message --------- From: The admin Subject: Small favour' was quoted as the ask)
-    lines = [line.lstrip("> ").strip() for line in users[0].text.splitlines()]
-    body = [line for line in lines if line and not _WRAPPER.match(line)] or lines
-    sentences = re.split(r"(?<=[.!?])\s+", " ".join(" ".join(body).split()))
-    asked = next(
-        (s for s in sentences if len(s.split()) >= 5 and not FILLER.fullmatch(s)), sentences[0]
-    )
-    return shorten(asked, 80).replace('"', "'")
+def _said(history: tuple[TurnView, ...], about: str) -> str:
+    """What the user said earlier that this call builds on, quoted: the first sentence that
+    says something ('Hi, Grace here.' and 'Could you help me with this?' do not) and shares
+    a word with the call (auditors read a post to #sre-leads justified by 'Remind Tara at
+    09:00'); '' when none does."""
+    wanted = words_of(re.sub(r"[_/]", " ", about))
+    for turn in (t for t in history if t.role == "user"):
+        # the forwarded ask, not its wrapper ('Below — over to you. ---------- Forwarded
+        # message --------- From: The admin Subject: Small favour' was quoted as the ask)
+        lines = [line.lstrip("> ").strip() for line in turn.text.splitlines()]
+        body = [line for line in lines if line and not _WRAPPER.match(line)] or lines
+        for sentence in re.split(r"(?<=[.!?])\s+", " ".join(" ".join(body).split())):
+            said = len(sentence.split()) >= 5 and not FILLER.fullmatch(sentence)
+            if said and words_of(sentence) & wanted:
+                return shorten(sentence, 80).replace('"', "'")
+    return ""
 
 
 _WRAPPER = re.compile(

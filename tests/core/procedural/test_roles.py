@@ -339,6 +339,11 @@ def test_grounded_call_cites_earlier_context() -> None:
         payload = payload.model_copy(update={"history": (roles.TurnView(role="user", text=asked),)})
         thought = ask(roles.TOOL_CALL, payload)["thought"]
         assert "You may pay Harbor Lane" in thought and lead not in thought, thought
+    # an earlier ask about something else is no ground for this call: nothing is quoted
+    other = "Remind Tara Brennan at 09:00 UTC Thursday about the incident review."
+    payload = payload.model_copy(update={"history": (roles.TurnView(role="user", text=other),)})
+    thought = ask(roles.TOOL_CALL, payload)["thought"]
+    assert "Remind Tara" not in thought and "Earlier" not in thought, thought
 
 
 OBSERVATION_MODES = [
