@@ -126,7 +126,7 @@ def _state(item: dict[str, Any]) -> str:
     return " ".join(str(item[k]) for k in _STATES if isinstance(item.get(k), str))
 
 
-def count_fact(thing: str, data: Any, about: str) -> str | None:
+def count_fact(thing: str, data: Any, about: str, request: str = "") -> str | None:
     """The sentence that answers 'how many <thing>' from one result, or None when the result
     has neither a number nor a listing of that name."""
     if not isinstance(data, dict):
@@ -135,12 +135,29 @@ def count_fact(thing: str, data: Any, about: str) -> str | None:
     held = _named_number(data, word)
     if held is not None:
         return _said(f"{_number(held)} {thing}", about)
+    summed = _summed(data, word, words_of(request))
+    if summed is not None:  # 'how many restarts have the pods had?': the pods' restarts
+        return _said(summed.replace("{thing}", thing), about)
     for key, value in data.items():
         if isinstance(value, list) and _names(word, key):
             total = next(
                 (data[k] for k in _TOTALS if _is_number(data.get(k))), len(value)
             )  # a page of results says its total beside it
             return _said(f"{_number(total)} {thing} listed", about)
+    return None
+
+
+def _summed(data: dict[str, Any], word: str, asked: set[str]) -> str | None:
+    """The total of a number each item of a listing holds under that name, over the items
+    whose name the request says ('the ticketing-api pods', not the namespace's other
+    services) where some do, with how many ('3 {thing} across 4 pods'); None without one."""
+    for key, value in data.items():
+        items = [i for i in value if isinstance(i, dict)] if isinstance(value, list) else []
+        named = [i for i in items if words_of(labelled(i, several=True)[1]) & asked]
+        items = named or items
+        counted = [v for i in items for k, v in i.items() if _is_number(v) and _names(word, k)]
+        if len(items) > 1 and len(counted) == len(items):
+            return f"{_number(sum(counted))} {{thing}} across {len(items)} {key.replace('_', ' ')}"
     return None
 
 

@@ -153,7 +153,7 @@ def facts_shown(
             settled = verdict_fact(verdict, value)
         if effect.change is None:
             for thing in [t for t, said in counts.items() if not said]:
-                counts[thing] = count_fact(thing, data, about) or ""
+                counts[thing] = count_fact(thing, data, about, request) or ""
             if left_word and not left:
                 left = left_fact(left_word, data, about) or ""
             for thing, (condition, said) in which.items():

@@ -135,6 +135,16 @@ def test_who_has_not_responded_is_answered_by_the_pending_attendees() -> None:
     assert which_fact(thing, condition, {"members": flagged}) == "People: Margaret Ellison"
 
 
+def test_how_many_a_listings_items_had_is_their_total() -> None:
+    """'How many restarts have the ticketing-api pods had today?' got each pod's count and no
+    answer."""
+    pods = [{"name": f"ticketing-api-{n}", "restarts": n} for n in (0, 1, 2)]
+    other = {"name": "payments-worker-7", "restarts": 9}  # another service's, not asked about
+    request = "How many restarts have the ticketing-api pods had today?"
+    [thing] = counted_things(request)
+    assert count_fact(thing, {"pods": [*pods, other]}, "", request) == "3 restarts across 3 pods"
+
+
 def test_a_wider_look_up_that_found_them_takes_back_the_empty_one() -> None:
     """'No courses came back', then the unfiltered listing found ten: the answer said both."""
     course = {"course_id": "crs_stat110", "title": "STAT 110 Intro Statistics", "term": "fall"}
