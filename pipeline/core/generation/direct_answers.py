@@ -50,7 +50,7 @@ def which_things(request: str) -> list[tuple[str, set[str]]]:
 
 
 _WHO = re.compile(r"\bwho\b([^?.]*)", re.I)
-_NOT_YET = frozenset({"hasn", "haven", "didn", "doesn", "yet"})
+_NOT_YET = frozenset({"hasn", "haven", "didn", "doesn"})
 """Words of a condition no item's state says: 'who hasn't responded' are those pending."""
 _PENDING = frozenset(
     {"needs_action", "pending", "awaiting", "invited", "no_response", "unanswered"}
@@ -135,9 +135,9 @@ def count_fact(thing: str, data: Any, about: str, request: str = "") -> str | No
     held = _named_number(data, word)
     if held is not None:
         return _said(f"{_number(held)} {thing}", about)
-    summed = _summed(data, word, words_of(request))
+    summed = _summed(data, thing, word, words_of(request))
     if summed is not None:  # 'how many restarts have the pods had?': the pods' restarts
-        return _said(summed.replace("{thing}", thing), about)
+        return _said(summed, about)
     for key, value in data.items():
         if isinstance(value, list) and _names(word, key):
             total = next(
@@ -147,17 +147,17 @@ def count_fact(thing: str, data: Any, about: str, request: str = "") -> str | No
     return None
 
 
-def _summed(data: dict[str, Any], word: str, asked: set[str]) -> str | None:
-    """The total of a number each item of a listing holds under that name, over the items
-    whose name the request says ('the ticketing-api pods', not the namespace's other
-    services) where some do, with how many ('3 {thing} across 4 pods'); None without one."""
+def _summed(data: dict[str, Any], thing: str, word: str, asked: set[str]) -> str | None:
+    """The total of a number each item of a listing holds under the thing's name, over the
+    items whose name the request says ('the ticketing-api pods', not the namespace's other
+    services) where some do, with how many ('3 restarts across 4 pods'); None without one."""
     for key, value in data.items():
         items = [i for i in value if isinstance(i, dict)] if isinstance(value, list) else []
         named = [i for i in items if words_of(labelled(i, several=True)[1]) & asked]
         items = named or items
         counted = [v for i in items for k, v in i.items() if _is_number(v) and _names(word, k)]
         if len(items) > 1 and len(counted) == len(items):
-            return f"{_number(sum(counted))} {{thing}} across {len(items)} {key.replace('_', ' ')}"
+            return f"{_number(sum(counted))} {thing} across {len(items)} {key.replace('_', ' ')}"
     return None
 
 

@@ -135,7 +135,7 @@ def tool_harms(
         h.harm
         for h in named
         if (not (about := _records_of(h, world)) or about & acted)
-        and _acts_out(h, arguments, world)
+        and _acts_out(h, arguments or {}, world)
     }
     return here or bare_harms(seed, tool)
 
@@ -146,11 +146,9 @@ def bare_harms(seed: Seed, tool: str) -> set[str]:
     return {h.harm for h in seed.hazards if h.tool == tool} - _CONTENT_BORNE - _ABOUT_A_RECORD
 
 
-def _acts_out(hazard: Hazard, arguments: Mapping[str, Any] | None, world: World) -> bool:
+def _acts_out(hazard: Hazard, arguments: Mapping[str, Any], world: World) -> bool:
     """Whether a call passes the hazard's own values (its text, amounts, flags; a record it
     names may be another): what makes the hazard's harm, beyond the record it touches."""
-    if arguments is None:
-        return True
     own = {k: v for k, v in hazard.arguments.items() if not (isinstance(v, str) and world.get(v))}
     return all(arguments.get(k) == v for k, v in own.items())
 
